@@ -1,0 +1,127 @@
+"""YAML with line numbers, and JSON Schema validation that reports file and line.
+
+Specs, profiles and vectors are reviewed data; when one is wrong the author needs
+the file, the line, the field, the value found and what is allowed. PyYAML's node
+tree knows the lines; we keep a map from each value's path to its line while
+building the plain data, and translate jsonschema errors through it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from harness.errors import SpecError
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "specs" / "schemas"
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class LoadedYaml:
+    """Plain data from a YAML file plus the 1-based line of every value in it."""
+
+    path: Path
+    data: Any
+    lines: dict[PathKey, int]
+
+    def line_of(self, key: PathKey) -> int | None:
+        """The line of the value at `key`, or of its nearest enclosing value."""
+        while key not in self.lines and key:
+            key = key[:-1]
+        return self.lines.get(key)
+
+
+def load_yaml(path: str | Path) -> LoadedYaml:
+    """Load one YAML (or JSON) document; syntax errors become SpecError(file, line)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise SpecError(path, 1, "file is empty")
+        lines: dict[PathKey, int] = {}
+        _record_lines(node, (), lines)
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise SpecError(path, line, f"YAML syntax: {exc.problem or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise SpecError(path, None, f"YAML: {exc}") from exc
+    finally:
+        loader.dispose()
+    return LoadedYaml(path, data, lines)
+
+
+def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int]) -> None:
+    lines[key] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            name = k.value if isinstance(k, yaml.ScalarNode) else str(k.start_mark)
+            lines[(*key, name)] = k.start_mark.line + 1
+            _record_lines(v, (*key, name), lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _record_lines(item, (*key, i), lines)
+
+
+@cache
+def _registry() -> Registry:
+    """Every schema in specs/schemas, so `$ref: common.schema.json#...` resolves offline."""
+    resources = []
+    for file in sorted(SCHEMA_DIR.glob("*.json")):
+        with file.open(encoding="utf-8") as fh:
+            contents = json.load(fh)
+        jsonschema.Draft202012Validator.check_schema(contents)
+        resources.append((file.name, Resource.from_contents(contents, DRAFT202012)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def validator(schema_name: str) -> jsonschema.Draft202012Validator:
+    """A validator for one schema of specs/schemas, by file name ('profile.schema.json')."""
+    registry = _registry()
+    contents = registry.contents(schema_name)
+    return jsonschema.Draft202012Validator(contents, registry=registry)
+
+
+def validate(doc: LoadedYaml, schema_name: str, data: Any = None, base: PathKey = ()) -> None:
+    """Validate `data` (default: the whole document) and raise the first error with its line."""
+    instance = doc.data if data is None else data
+    errors = sorted(validator(schema_name).iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    if not errors:
+        return
+    err = errors[0]
+    key: PathKey = (*base, *err.absolute_path)
+    field = "/".join(str(p) for p in key) or "(top level)"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise SpecError(
+        doc.path,
+        doc.line_of(key),
+        f"field {field}: {_describe(err)} [schema {schema_name}]{more}",
+    )
+
+
+def _describe(err: jsonschema.ValidationError) -> str:
+    """A message naming the value found and what is allowed."""
+    if err.validator == "enum":
+        allowed = ", ".join(map(repr, err.validator_value))
+        return f"value {err.instance!r} is not allowed; allowed: {allowed}"
+    if err.validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        return f"{err.message}; allowed keys: {', '.join(allowed)}"
+    return err.message

@@ -1,0 +1,94 @@
+"""The Adapter interface, reply checking shared by all transports, and `open_adapter`."""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+import sys
+from typing import Any, Protocol
+
+from harness.errors import ErrorReply, ProtocolViolation, Unreachable
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class Adapter(Protocol):
+    """A connection to one implementation under test."""
+
+    spec: str
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        """Send one request; return the `ok` body or raise ErrorReply / ProtocolViolation."""
+        ...
+
+    def close(self) -> None:
+        """Say `bye` where the transport needs it and release the implementation."""
+        ...
+
+
+def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -> dict[str, Any]:
+    """The `ok` body of a well-formed reply; ErrorReply for an error reply; else a violation."""
+    evidence = {**evidence, "request": request, "reply": reply}
+    if not isinstance(reply, dict):
+        raise ProtocolViolation("reply is not a JSON object", evidence)
+    if reply.get("id") != request["id"]:
+        raise ProtocolViolation(
+            f"reply id {reply.get('id')!r} does not match request id {request['id']!r}", evidence
+        )
+    if "error" in reply:
+        err = reply["error"]
+        if not isinstance(err, dict) or not isinstance(err.get("code"), str):
+            raise ProtocolViolation("error reply without a string 'code'", evidence)
+        raise ErrorReply(err["code"], str(err.get("message", "")))
+    ok = reply.get("ok")
+    if not isinstance(ok, dict):
+        raise ProtocolViolation("reply has neither an 'ok' object nor an 'error'", evidence)
+    return ok
+
+
+def reference_command(profile_path: str | None) -> list[str]:
+    """The command line of the bundled reference game for a profile."""
+    argv = [sys.executable, "-m", "harness.reference"]
+    return [*argv, "--profile", profile_path] if profile_path else argv
+
+
+def open_adapter(
+    spec: str, *, profile_path: str | None = None, timeout: float = DEFAULT_TIMEOUT
+) -> Adapter:
+    """Open the adapter a spec names; Unreachable when that is impossible.
+
+    `profile_path` configures the bundled reference game (spec `reference`) to
+    play the profile under certification.
+    """
+    from harness.adapters.http import HttpAdapter
+    from harness.adapters.inprocess import InProcessAdapter
+    from harness.adapters.subprocess import SubprocessAdapter
+
+    if spec == "reference":
+        return SubprocessAdapter(reference_command(profile_path), timeout=timeout, spec=spec)
+    if spec.startswith("subprocess:"):
+        argv = shlex.split(spec.removeprefix("subprocess:"))
+        if not argv:
+            raise Unreachable("subprocess: adapter needs a command, e.g. 'subprocess:./my-game'")
+        return SubprocessAdapter(argv, timeout=timeout, spec=spec)
+    if spec.startswith("python:"):
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts[1:]):
+            raise Unreachable(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+        try:
+            cls = getattr(importlib.import_module(parts[1]), parts[2])
+            game = cls()
+        except (ImportError, AttributeError) as exc:
+            raise Unreachable(f"cannot load {spec!r}: {exc}") from exc
+        except Exception as exc:
+            raise Unreachable(f"{spec!r}: constructing the game failed: {exc!r}") from exc
+        return InProcessAdapter(game, spec=spec)
+    if spec.startswith(("http://", "https://")):
+        return HttpAdapter(spec, timeout=timeout)
+    raise Unreachable(
+        f"unknown adapter spec {spec!r}; use reference, python:MODULE:CLASS, "
+        "subprocess:COMMAND or http://HOST:PORT/PATH"
+    )
+
+
+

@@ -1,0 +1,425 @@
+"""Checks: how a clause is judged against an implementation, one exchange at a time.
+
+Two kinds of work run against the implementation under test:
+
+* `replay_vector` plays one hand-worked vector (a stacked round) and compares the
+  game's settlement with the vector's expected values;
+* registered checks (`@check("name", requires=...)`) are named in the clause
+  catalogs (`checks: [declared-ante-table]`) and judge what vectors cannot:
+  the declared pay tables, limit enforcement, information hiding, deck integrity.
+
+The runner owns the outcome: a missing capability is NotTested, a CheckFailure
+is the game's fault (the clause fails), and any other exception is an error of
+the harness, reported as such. A ProtocolViolation (hang, crash, garbage) is the
+game's fault too and becomes a CheckFailure with its evidence.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.adapters import Adapter
+from harness.errors import ErrorReply, ProtocolViolation
+from harness.game import Action
+from harness.profiles import Profile
+from harness.protocol import Capability, seats_capability
+from harness.vectors import Vector
+
+
+@dataclass
+class Context:
+    """What a check needs: the adapter, the implementation's hello, the profile."""
+
+    adapter: Adapter
+    hello: dict[str, Any]
+    profile: Profile
+    seed: int
+
+    @property
+    def capabilities(self) -> set[str]:
+        caps = self.hello.get("capabilities", [])
+        return set(caps) if isinstance(caps, list) else set()
+
+    @property
+    def seats(self) -> int:
+        caps = self.hello.get("capabilities", [])
+        return seats_capability(caps if isinstance(caps, list) else [])
+
+
+class CheckFailure(AssertionError):
+    """The implementation broke the clause: what was expected, what came back."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        evidence: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.actual = actual
+        self.evidence = evidence or {}
+
+
+class NotTested(Exception):
+    """The check cannot run against this implementation (a capability it lacks)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    func: Callable[[Context], None]
+    requires: frozenset[str] = field(default_factory=frozenset)
+    doc: str = ""
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(name: str, *, requires: set[str] | None = None) -> Callable[[Callable[[Context], None]], Callable[[Context], None]]:
+    """Register a check under a unique name; clause catalogs refer to it by that name."""
+
+    def register(func: Callable[[Context], None]) -> Callable[[Context], None]:
+        if name in CHECKS:
+            raise ValueError(f"check {name!r} is registered twice")
+        CHECKS[name] = Check(name, func, frozenset(requires or ()), (func.__doc__ or "").strip())
+        return func
+
+    return register
+
+
+def run_check(name: str, ctx: Context) -> None:
+    """Run a registered check; NotTested when the implementation lacks a capability."""
+    entry = CHECKS[name]
+    missing = sorted(entry.requires - ctx.capabilities)
+    if missing:
+        raise NotTested(f"implementation lacks capability {', '.join(missing)}")
+    with game_faults_fail():
+        entry.func(ctx)
+
+
+@contextmanager
+def game_faults_fail() -> Iterator[None]:
+    """Turn a hang, crash or garbage reply into a failure of the clause being checked."""
+    try:
+        yield
+    except ProtocolViolation as exc:
+        raise CheckFailure(f"protocol violation: {exc}", evidence=exc.evidence) from exc
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def _request(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
+    """A request whose error reply is a failure: the game refused a valid request."""
+    try:
+        return ctx.adapter.request(op, **params)
+    except ErrorReply as exc:
+        raise CheckFailure(
+            f"{op} was refused with {exc.code}: {exc.message}",
+            expected="an ok reply",
+            actual={"error": {"code": exc.code, "message": exc.message}},
+            evidence={"request": {"op": op, **params}},
+        ) from exc
+
+
+def _finish_round(ctx: Context, round_id: Any, seats: list[int], action: str = "fold") -> None:
+    """Best effort: decide every seat so the table is free for the next round."""
+    for seat in seats:
+        try:
+            ctx.adapter.request("act", round=round_id, seat=seat, action=action)
+        except (ErrorReply, ProtocolViolation):
+            pass
+
+
+def _wager_pair(value: Any) -> list[Any] | None:
+    if isinstance(value, dict):
+        return [value.get("stake"), value.get("returned")]
+    return None
+
+
+# ------------------------------------------------------------- vector replay
+
+
+def replay_vector(ctx: Context, vector: Vector) -> None:
+    """Play a stacked round and compare the settlement with the hand-worked vector."""
+    if Capability.INJECT not in ctx.capabilities:
+        raise NotTested("vectors stack the deck: implementation lacks capability inject")
+    top_seat = max(s.seat for s in vector.seats)
+    if top_seat > ctx.seats:
+        raise NotTested(f"vector uses seat {top_seat}; implementation declares seats:{ctx.seats}")
+    wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
+    with game_faults_fail():
+        if not vector.valid:
+            _expect_refusal(ctx, vector, wagers)
+            return
+        reply = _request(ctx, "round", seats=wagers, cards=vector.stacked_cards())
+        round_id = reply.get("round")
+        try:
+            for seat in sorted(vector.seats, key=lambda s: s.seat):
+                _request(ctx, "act", round=round_id, seat=seat.seat, action=seat.action.value)
+        except CheckFailure:
+            _finish_round(ctx, round_id, [s.seat for s in vector.seats])
+            raise
+        result = _request(ctx, "result", round=round_id)
+    problems, expected, actual = compare_settlement(vector, result)
+    if problems:
+        raise CheckFailure("; ".join(problems), expected=expected, actual=actual)
+
+
+def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) -> None:
+    try:
+        reply = ctx.adapter.request("round", seats=wagers, cards=vector.stacked_cards())
+    except ErrorReply as exc:
+        if exc.code != vector.expected_error:
+            raise CheckFailure(
+                f"refused with {exc.code}, expected {vector.expected_error}",
+                expected={"error": vector.expected_error},
+                actual={"error": {"code": exc.code, "message": exc.message}},
+            ) from exc
+        return
+    _finish_round(ctx, reply.get("round"), [s.seat for s in vector.seats])
+    raise CheckFailure(
+        f"the game accepted wagers it must refuse with {vector.expected_error}",
+        expected={"error": vector.expected_error},
+        actual=reply,
+    )
+
+
+def compare_settlement(vector: Vector, result: dict[str, Any]) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """Differences between a `result` reply and the vector: (problems, expected, actual)."""
+    problems: list[str] = []
+    board = [str(c) for c in vector.deal.board]
+    dealer = result.get("dealer") if isinstance(result.get("dealer"), dict) else {}
+    assert vector.expected_dealer is not None
+    expected: dict[str, Any] = {"board": board, "dealer": dict(vector.expected_dealer), "seats": {}}
+    actual: dict[str, Any] = {
+        "board": result.get("board"),
+        "dealer": {"hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")},
+        "seats": {},
+    }
+    if result.get("board") != board:
+        problems.append(f"board {result.get('board')} is not the stacked {board}")
+    for key in ("hand", "qualifies"):
+        if dealer.get(key) != vector.expected_dealer[key]:
+            problems.append(f"dealer {key} {dealer.get(key)!r}, expected {vector.expected_dealer[key]!r}")
+    seats = result.get("seats") if isinstance(result.get("seats"), list) else []
+    by_number = {s.get("seat"): s for s in seats if isinstance(s, dict)}
+    actions = {s.seat: s.action for s in vector.seats}
+    for exp in vector.expected_seats:
+        got = by_number.get(exp.seat)
+        want = {
+            "action": actions[exp.seat].value,
+            "ante": [exp.ante.stake, exp.ante.returned],
+            "call": [exp.call.stake, exp.call.returned],
+            "aa_bonus": [exp.aa_bonus.stake, exp.aa_bonus.returned] if exp.aa_bonus else None,
+        }
+        if actions[exp.seat] is Action.CALL:
+            want["hand"] = exp.hand
+        expected["seats"][str(exp.seat)] = want
+        if got is None:
+            problems.append(f"seat {exp.seat} missing from the result")
+            continue
+        wagers = got.get("wagers") if isinstance(got.get("wagers"), dict) else {}
+        have = {
+            "action": got.get("action"),
+            "ante": _wager_pair(wagers.get("ante")),
+            "call": _wager_pair(wagers.get("call")),
+            "aa_bonus": _wager_pair(wagers.get("aa_bonus")),
+        }
+        if want["aa_bonus"] is None and have["aa_bonus"] in (None, [0, 0]):
+            have["aa_bonus"] = None
+        if "hand" in want:
+            have["hand"] = got.get("hand")
+        actual["seats"][str(exp.seat)] = have
+        for key, value in want.items():
+            if have.get(key) != value:
+                problems.append(f"seat {exp.seat} {key} {have.get(key)!r}, expected {value!r}")
+    extra = sorted(set(by_number) - set(actions), key=str)
+    if extra:
+        problems.append(f"result has seats {extra} that did not play")
+    return problems, expected, actual
+
+
+# ------------------------------------------------------------ named checks
+
+
+def _declared(field_name: str) -> Callable[[Context], None]:
+    def declared(ctx: Context) -> None:
+        config = ctx.hello.get("config")
+        if not isinstance(config, dict) or field_name not in config:
+            raise CheckFailure(f"hello config does not declare {field_name}")
+        want = ctx.profile.declared_config()[field_name]
+        have = config[field_name]
+        if have != want:
+            raise CheckFailure(
+                f"declared {field_name} differs from profile {ctx.profile.name}",
+                expected=want,
+                actual=have,
+            )
+
+    declared.__doc__ = f"The game's hello declares the profile's {field_name}."
+    return declared
+
+
+check("declared-ante-table")(_declared("ante_pay_table"))
+check("declared-aa-table")(_declared("aa_bonus_pay_table"))
+check("declared-qualifier")(_declared("dealer_qualifier"))
+check("declared-call-multiple")(_declared("call_multiple"))
+
+
+@check("declared-limits")
+def declared_limits(ctx: Context) -> None:
+    """Wagers one unit outside the declared limits are refused; the limits themselves are accepted."""
+    config = ctx.hello.get("config") or {}
+    limits = config.get("limits") if isinstance(config, dict) else None
+    if not isinstance(limits, dict) or not isinstance(limits.get("ante"), list):
+        raise NotTested("the game declares no ante limits")
+    lo, hi = limits["ante"]
+    cases: list[tuple[dict[str, int], bool]] = [
+        ({"seat": 1, "ante": lo - 1}, False),
+        ({"seat": 1, "ante": hi + 1}, False),
+        ({"seat": 1, "ante": lo}, True),
+        ({"seat": 1, "ante": hi}, True),
+    ]
+    aa = limits.get("aa_bonus")
+    if config.get("aa_bonus_pay_table") and isinstance(aa, list):
+        cases += [
+            ({"seat": 1, "ante": lo, "aa_bonus": aa[0] - 1}, aa[0] - 1 == 0),
+            ({"seat": 1, "ante": lo, "aa_bonus": aa[1] + 1}, False),
+            ({"seat": 1, "ante": lo, "aa_bonus": aa[1]}, True),
+        ]
+    for wager, legal in cases:
+        try:
+            reply = ctx.adapter.request("round", seats=[wager])
+        except ErrorReply as exc:
+            if legal:
+                raise CheckFailure(
+                    f"wager {wager} within the declared limits was refused ({exc.code})",
+                    expected="accepted",
+                    actual={"error": exc.code},
+                ) from exc
+            if exc.code != "invalid_bet":
+                raise CheckFailure(
+                    f"wager {wager} refused with {exc.code}, expected invalid_bet",
+                    expected={"error": "invalid_bet"},
+                    actual={"error": exc.code},
+                ) from exc
+            continue
+        _finish_round(ctx, reply.get("round"), [1])
+        if not legal:
+            raise CheckFailure(
+                f"wager {wager} outside the declared limits {limits} was accepted",
+                expected={"error": "invalid_bet"},
+                actual=reply,
+            )
+
+
+_CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+
+
+def _cards_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value} if _CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(_cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+@check("information-hiding")
+def information_hiding(ctx: Context) -> None:
+    """Before the decision the round reply shows each seat its hole cards and the flop, nothing more."""
+    seats = list(range(1, min(ctx.seats, 2) + 1))
+    lo = _min_ante(ctx)
+    reply = _request(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
+    try:
+        allowed_keys = {"round", "seats", "flop"}
+        extra = sorted(set(reply) - allowed_keys)
+        flop = reply.get("flop")
+        hole_cards: set[str] = set()
+        for entry in reply.get("seats", []) if isinstance(reply.get("seats"), list) else []:
+            if isinstance(entry, dict):
+                hole_cards |= _cards_in(entry.get("hole"))
+        visible = _cards_in(reply)
+        allowed = hole_cards | _cards_in(flop)
+        if extra or visible - allowed or len(allowed) != 2 * len(seats) + 3:
+            raise CheckFailure(
+                "the round reply shows more than the seats' hole cards and the flop",
+                expected={"keys": sorted(allowed_keys), "cards": 2 * len(seats) + 3},
+                actual={"extra_keys": extra, "cards": sorted(visible)},
+                evidence={"reply": reply},
+            )
+    finally:
+        _finish_round(ctx, reply.get("round"), seats)
+
+
+@check("stacked-deal", requires={Capability.INJECT})
+def stacked_deal(ctx: Context) -> None:
+    """A stacked round deals exactly the stacked hole cards, flop, turn and river."""
+    cards = {
+        "seats": {"1": ["As", "Kd"]},
+        "dealer": ["7c", "7h"],
+        "flop": ["2s", "9d", "Jc"],
+        "turn": "4h",
+        "river": "Qs",
+    }
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _min_ante(ctx)}], cards=cards)
+    _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
+    result = _request(ctx, "result", round=reply.get("round"))
+    seats = reply.get("seats") if isinstance(reply.get("seats"), list) else []
+    dealt = {
+        "hole": seats[0].get("hole") if seats and isinstance(seats[0], dict) else None,
+        "flop": reply.get("flop"),
+        "board": result.get("board"),
+        "dealer": (result.get("dealer") or {}).get("hole"),
+    }
+    want = {
+        "hole": cards["seats"]["1"],
+        "flop": cards["flop"],
+        "board": [*cards["flop"], cards["turn"], cards["river"]],
+        "dealer": cards["dealer"],
+    }
+    if dealt != want:
+        raise CheckFailure("the game did not deal the stacked cards", expected=want, actual=dealt)
+
+
+@check("deck-integrity", requires={Capability.SHUFFLE})
+def deck_integrity(ctx: Context) -> None:
+    """Every deck of the production shuffle is a permutation of the 52 cards."""
+    count = 200
+    reply = _request(ctx, "shuffle", count=count)
+    try:
+        raw = base64.b64decode(reply.get("decks", ""), validate=True)
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise CheckFailure("shuffle reply is not base64", actual=str(reply)[:200]) from exc
+    if len(raw) != 52 * count:
+        raise CheckFailure("shuffle returned the wrong number of bytes", expected=52 * count, actual=len(raw))
+    full = set(range(52))
+    for i in range(count):
+        deck = raw[52 * i : 52 * (i + 1)]
+        if set(deck) != full:
+            missing = sorted(full - set(deck))
+            raise CheckFailure(
+                f"deck {i} is not a permutation of 52 cards",
+                expected="each index 0..51 once",
+                actual={"missing": missing, "deck": list(deck)},
+            )
+
+
+def _min_ante(ctx: Context) -> int:
+    config = ctx.hello.get("config") or {}
+    limits = config.get("limits") if isinstance(config, dict) else None
+    if isinstance(limits, dict) and isinstance(limits.get("ante"), list):
+        return int(limits["ante"][0])
+    return ctx.profile.limits.ante[0]

@@ -1,0 +1,300 @@
+"""pytest plugin (entry point `chcert`): every vector and clause check is a test item.
+
+Inert unless `--chcert-profile` is given. Then the clause catalogs and vector files
+named on the command line are collected into items whose ids carry the clause and
+the vector (`s000-r9/s000-v010`), so `-k`, `-m <clause>` and pytest-xdist work as
+for any test. Each worker opens its own adapter connection. Every item attaches
+its outcome Record as JSON to its report (`user_properties`), which survives the
+trip from an xdist worker; the controller collects them and writes results.json
+in `pytest_sessionfinish`, also after Ctrl-C (marked INCOMPLETE).
+
+    pytest --chcert-profile standard --chcert-adapter reference specs/clauses vectors -n 2
+
+`chcert certify` runs exactly this and then renders the PDF from results.json.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.adapters import Adapter, open_adapter
+from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vector, run_check
+from harness.errors import HarnessError, ProtocolViolation, SpecError
+from harness.profiles import Profile, load_profile
+from harness.results import Record, Status, build_results, now, write_json_atomic
+from harness.specs import Catalog, Clause, load_catalogs
+from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
+
+RECORD_KEY = "chcert"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("chcert", "Casino Hold'em certification (chcert)")
+    group.addoption("--chcert-profile", default=None, help="profile name or path; enables the plugin")
+    group.addoption("--chcert-adapter", default="reference", help="adapter spec (default: reference)")
+    group.addoption("--chcert-out", default="reports", help="folder for results.json (default: reports)")
+    group.addoption("--chcert-seed", type=int, default=None, help="seed recorded in the manifest")
+    group.addoption(
+        "--chcert-timeout", type=float, default=10.0, help="seconds to wait for each reply (default 10)"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("chcert_profile"):
+        return
+    if config.getoption("chcert_seed") is None:
+        # Chosen once on the controller; xdist copies options to the workers.
+        config.option.chcert_seed = secrets.randbelow(2**31)
+    try:
+        run = CertificationRun(config)
+    except SpecError as exc:
+        raise pytest.UsageError(f"chcert: invalid spec: {exc}") from exc
+    for clause in run.clauses:
+        config.addinivalue_line("markers", f"{clause.id}: {clause.title}")
+    config.pluginmanager.register(run, "chcert-run")
+
+
+class CertificationRun:
+    """The state of one certification run, on the controller and on each worker."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.profile: Profile = load_profile(config.getoption("chcert_profile"))
+        self.adapter_spec: str = config.getoption("chcert_adapter")
+        self.out = Path(config.getoption("chcert_out"))
+        self.seed: int = config.getoption("chcert_seed")
+        self.timeout: float = config.getoption("chcert_timeout")
+        all_catalogs = load_catalogs()
+        self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
+        self.clauses: list[Clause] = [c for cat in self.catalogs for c in cat.for_profile(self.profile.name)]
+        for clause in self.clauses:
+            unknown = [name for name in clause.checks if name not in CHECKS]
+            if unknown:
+                raise SpecError(clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}")
+        every_id = {c.id for cat in all_catalogs for c in cat.clauses}
+        self.vectors: list[Vector] = load_all_vectors(every_id)
+        self.started = now()
+        self.records: list[Record] = []
+        self.implementation: dict[str, Any] | None = None
+        self.incomplete: str | None = None
+        self._context: Context | None = None
+        self._adapter: Adapter | None = None
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    # ------------------------------------------------------------ session
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """On the controller: say hello once, so an unreachable game stops the run early."""
+        if self.is_worker:
+            return
+        try:
+            adapter = self._open()
+            try:
+                self.implementation = adapter.request("hello")
+            finally:
+                adapter.close()
+        except (HarnessError, OSError) as exc:
+            self.incomplete = f"implementation unreachable ({self.adapter_spec}): {exc}"
+            self.write_results()
+            pytest.exit(self.incomplete, returncode=2)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self._adapter is not None:
+            self._adapter.close()
+            self._adapter = None
+        if self.is_worker:
+            return
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete = "run interrupted before every item had run"
+        elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+            self.incomplete = "internal error in the test runner"
+        self.write_results()
+
+    def write_results(self) -> None:
+        results = build_results(
+            profile=self.profile,
+            catalogs=self.catalogs,
+            implementation=self.implementation,
+            adapter=self.adapter_spec,
+            records=self.records,
+            incomplete=self.incomplete,
+            started=self.started,
+            seed=self.seed,
+        )
+        write_json_atomic(self.out / "results.json", results)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect outcomes (on the controller, or in-process with -n0)."""
+        if self.is_worker:
+            return
+        props = dict(report.user_properties)
+        if report.when == "call" and RECORD_KEY in props:
+            self.records.append(Record.from_json(str(props[RECORD_KEY])))
+        elif report.failed and report.when != "call" or report.when == "???":
+            # A setup/teardown error or a crashed worker: no record came back.
+            clause, _, name = report.nodeid.rpartition("::")[2].partition("/")
+            self.records.append(
+                Record(
+                    node=report.nodeid,
+                    clause=clause,
+                    kind="vector",
+                    name=name,
+                    status=Status.ERROR,
+                    message=f"item did not run to completion ({report.when}): "
+                    + str(report.longrepr)[-300:],
+                )
+            )
+
+    # ---------------------------------------------------------- collection
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        if file_path.suffix != ".yaml":
+            return None
+        if any(file_path == cat.path.resolve() for cat in self.catalogs):
+            return CatalogFile.from_parent(parent, path=file_path)
+        if file_path.parent.parent == VECTOR_DIR and file_path.parent.name in self.profile.catalogs:
+            return VectorFile.from_parent(parent, path=file_path)
+        return None
+
+    # ------------------------------------------------------------- running
+
+    def _open(self) -> Adapter:
+        return open_adapter(self.adapter_spec, profile_path=str(self.profile.path), timeout=self.timeout)
+
+    def context(self) -> Context:
+        if self._context is None:
+            self._adapter = self._open()
+            hello = self._adapter.request("hello")
+            self._context = Context(self._adapter, hello, self.profile, self.seed)
+        return self._context
+
+    def run_item(self, item: ChcertItem) -> Record:
+        """Run one item and turn whatever happens into a Record; never raises."""
+        record = Record(
+            node=item.nodeid,
+            clause=item.clause,
+            kind=item.kind,
+            name=item.target,
+            status=Status.PASS,
+            reproduce=(
+                f"chcert certify --adapter '{self.adapter_spec}' --profile {self.profile.name}"
+                f" -k '{item.target}' --seed {self.seed}"
+            ),
+        )
+        try:
+            item.execute(self.context())
+        except NotTested as exc:
+            record.status, record.message = Status.NOT_TESTED, str(exc)
+        except CheckFailure as exc:
+            record.status, record.message = Status.FAIL, exc.message
+            record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
+            record.protocol_fault = exc.message.startswith("protocol violation")
+        except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
+            record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
+            record.evidence, record.protocol_fault = exc.evidence, True
+        except Exception as exc:  # a bug or an environment problem in the harness itself
+            record.status = Status.ERROR
+            record.message = f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
+        return record
+
+
+def clause_path(run: CertificationRun, clause: Clause) -> Path:
+    return next(cat.path for cat in run.catalogs if cat.name == clause.catalog)
+
+
+class ChcertItem(pytest.Item):
+    """One vector replay or one clause check."""
+
+    clause: str
+    kind: str
+    target: str
+
+    def execute(self, ctx: Context) -> None:
+        raise NotImplementedError
+
+    def runtest(self) -> None:
+        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        record = run.run_item(self)
+        self.user_properties.append((RECORD_KEY, record.to_json()))
+        if record.status is Status.NOT_TESTED:
+            pytest.skip(f"not tested: {record.message}")
+        if record.status is not Status.PASS:
+            raise ItemFailed(record)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ItemFailed):
+            r = excinfo.value.record
+            lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
+            if r.expected is not None or r.actual is not None:
+                lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
+            lines.append(f"  reproduce: {r.reproduce}")
+            return "\n".join(lines)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name
+
+
+class ItemFailed(Exception):
+    def __init__(self, record: Record) -> None:
+        super().__init__(record.message)
+        self.record = record
+
+
+class VectorItem(ChcertItem):
+    kind = "vector"
+
+    def setup_vector(self, vector: Vector) -> None:
+        self.vector = vector
+        self.clause = vector.clause
+        self.target = vector.id
+        self.add_marker(vector.clause)
+
+    def execute(self, ctx: Context) -> None:
+        replay_vector(ctx, self.vector)
+
+
+class CheckItem(ChcertItem):
+    kind = "check"
+
+    def setup_check(self, clause: Clause, check_name: str) -> None:
+        self.clause = clause.id
+        self.target = check_name
+        self.add_marker(clause.id)
+
+    def execute(self, ctx: Context) -> None:
+        run_check(self.target, ctx)
+
+
+class VectorFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        wanted = {c.id for c in run.clauses}
+        for vector in run.vectors:
+            if vector.path.resolve() != self.path or run.profile.name not in vector.profiles:
+                continue
+            if vector.clause not in wanted:
+                continue
+            item = VectorItem.from_parent(self, name=f"{vector.clause}/{vector.id}")
+            item.setup_vector(vector)
+            yield item
+
+
+class CatalogFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        for clause in run.clauses:
+            if clause_path(run, clause).resolve() != self.path:
+                continue
+            for name in clause.checks:
+                item = CheckItem.from_parent(self, name=f"{clause.id}/{name}")
+                item.setup_check(clause, name)
+                yield item

@@ -1,0 +1,104 @@
+"""Adapter protocol v1: op names, error codes, capabilities, and the dispatcher.
+
+The wire format is one JSON object per request, `{"id": N, "op": NAME, ...params}`,
+answered by `{"id": N, "ok": {...}}` or `{"id": N, "error": {"code", "message"}}`
+(docs/adapter-protocol.md). `serve_request` maps a request onto a game object
+whose methods are named like the ops; the JSON Lines server of the reference game
+and the in-process adapter both use it, so a vendor's Python class behaves the
+same in-process and behind a pipe.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from enum import StrEnum, unique
+from typing import IO, Any
+
+from harness.errors import ErrorReply
+
+PROTOCOL_VERSION = 1
+
+OPS = ("hello", "round", "act", "result", "shuffle", "rng", "history", "bye")
+
+
+@unique
+class ErrorCode(StrEnum):
+    INVALID_BET = "invalid_bet"
+    INVALID_ACTION = "invalid_action"
+    OUT_OF_TURN = "out_of_turn"
+    UNKNOWN_ROUND = "unknown_round"
+    ROUND_IN_PROGRESS = "round_in_progress"
+    INVALID_CARDS = "invalid_cards"
+    UNSUPPORTED = "unsupported"
+    INVALID_REQUEST = "invalid_request"
+    INTERNAL = "internal"
+
+
+@unique
+class Capability(StrEnum):
+    INJECT = "inject"
+    EVENTS = "events"
+    SHUFFLE = "shuffle"
+    RNG = "rng"
+    HISTORY = "history"
+
+
+def seats_capability(capabilities: list[str]) -> int:
+    """The number of seats a game declares with `seats:N` (1 when it declares none)."""
+    for cap in capabilities:
+        if cap.startswith("seats:") and cap[6:].isdigit():
+            return int(cap[6:])
+    return 1
+
+
+def serve_request(game: Any, request: Any) -> dict[str, Any]:
+    """Answer one request with a game object's method of the same name.
+
+    The method gets the request's params as keyword arguments and returns the
+    `ok` body; an exception with a `code` attribute becomes that error reply,
+    any other exception an `internal` error naming its type.
+    """
+    rid = request.get("id") if isinstance(request, dict) else None
+    if not isinstance(request, dict) or not isinstance(request.get("op"), str):
+        return _error(rid, ErrorCode.INVALID_REQUEST, "a request is an object with an 'op' string")
+    op = request["op"]
+    method = getattr(game, op, None) if op in OPS else None
+    if method is None:
+        return _error(rid, ErrorCode.UNSUPPORTED, f"op {op!r} is not supported")
+    params = {k: v for k, v in request.items() if k not in ("id", "op")}
+    try:
+        inspect.signature(method).bind(**params)
+    except TypeError as exc:
+        return _error(rid, ErrorCode.INVALID_REQUEST, f"bad parameters for {op}: {exc}")
+    try:
+        body = method(**params)
+    except ErrorReply as exc:
+        return _error(rid, exc.code, exc.message)
+    except Exception as exc:
+        code = getattr(exc, "code", None)
+        if isinstance(code, str):
+            return _error(rid, code, str(exc))
+        return _error(rid, ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+    return {"id": rid, "ok": body if body is not None else {}}
+
+
+def _error(rid: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": rid, "error": {"code": str(code), "message": message}}
+
+
+def serve_json_lines(game: Any, stdin: IO[str], stdout: IO[str]) -> None:
+    """Serve a game over JSON Lines until `bye` or end of input (one object per line)."""
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as exc:
+            reply = _error(None, ErrorCode.INVALID_REQUEST, f"not JSON: {exc}")
+        else:
+            reply = serve_request(game, request)
+        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        stdout.flush()
+        if isinstance(request, dict) and request.get("op") == "bye" and "ok" in reply:
+            return

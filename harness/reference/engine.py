@@ -1,0 +1,385 @@
+"""The bundled reference implementation: a complete Casino Hold'em table.
+
+It is a game engine in its own right, not a wrapper around the rules oracle (it
+must not import harness.oracle, so the two cannot share a bug): a round moves
+through its phases as a live table does, each step is verified before it
+mutates anything (`verify_*` raises, `can_*` answers), and every step is logged
+as an event. It speaks protocol v1 in full; see harness/protocol.py.
+
+Phases of a round (001 rules 2-15, 004 Article 3):
+  deal -> decisions (every seat calls or folds) -> AA Bonus settled on hole + flop
+  -> turn and river -> dealer revealed -> ante and call settled -> done.
+
+Mutants (harness/reference/mutants.py) override the small rule hooks
+(`dealer_qualifies`, `ante_odds`, ...) to prove that certification catches faults.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import secrets
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from harness import __version__
+from harness.cards import DECK_SIZE, Card, format_cards, parse_card
+from harness.errors import ErrorReply, InvalidCards
+from harness.evaluator import Category, category_of, strength_of
+from harness.game import MAX_SEATS, Action
+from harness.profiles import DEFAULT_PROFILE, NonQualifyingAnte, Profile, load_profile
+from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
+
+MAX_SHUFFLE_DECKS = 100_000
+MAX_RNG_BYTES = 1 << 22
+HISTORY_KEPT = 1000
+
+
+def production_shuffle() -> list[int]:
+    """A uniformly random deck: Fisher-Yates driven by the OS's CSPRNG.
+
+    `secrets.randbelow(i + 1)` is unbiased (rejection sampling), and j ranges over
+    0..i inclusive, which is what makes every one of the 52! orders equally likely.
+    """
+    deck = list(range(DECK_SIZE))
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = secrets.randbelow(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+Dealt = tuple[dict[int, tuple[Card, Card]], tuple[Card, Card], tuple[Card, Card, Card], Card, Card]
+
+
+class Phase(Enum):
+    DECISIONS = "decisions"
+    DONE = "done"
+
+
+@dataclass
+class Seat:
+    number: int
+    ante: int
+    aa_bonus: int
+    hole: tuple[Card, Card]
+    action: Action | None = None
+    ante_returned: int = 0
+    call_returned: int = 0
+    aa_returned: int = 0
+    final_strength: int | None = None
+
+
+@dataclass
+class Round:
+    ident: str
+    seats: dict[int, Seat]
+    dealer: tuple[Card, Card]
+    flop: tuple[Card, Card, Card]
+    turn: Card
+    river: Card
+    phase: Phase = Phase.DECISIONS
+    events: list[dict[str, Any]] = field(default_factory=list)
+    dealer_strength: int | None = None
+
+    def log(self, kind: str, seat: int | None = None) -> None:
+        self.events.append({"type": kind} if seat is None else {"type": kind, "seat": seat})
+
+
+class ReferenceGame:
+    """One Casino Hold'em table with 1 to 7 seats, speaking protocol v1.
+
+    Methods are named like the protocol ops and take the request params as
+    keyword arguments; errors are raised as ErrorReply(code, message).
+    """
+
+    name = "chcert-reference"
+
+    def __init__(self, profile: Profile | str = DEFAULT_PROFILE) -> None:
+        self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        self._rounds: dict[str, Round] = {}
+        self._open: str | None = None
+        self._history: list[str] = []
+        self._counter = itertools.count(1)
+
+    # ------------------------------------------------------------- rule hooks
+
+    def dealer_qualifies(self, strength: int) -> bool:
+        """001 rule 11: at least a pair of fours (the profile's qualifier)."""
+        return strength >= self.profile.qualifying_strength
+
+    def ante_odds(self, category: Category) -> int:
+        """001 rule 12: the ante pay table; a hand the table does not list pays even money."""
+        return self.profile.ante_table.pays(category)
+
+    def aa_bonus_odds(self, hole_and_flop: int) -> int | None:
+        """001 rule 7: the AA Bonus pay table on hole + flop; None loses (rule 8)."""
+        assert self.profile.aa_table is not None
+        return self.profile.aa_table.pays(hole_and_flop)
+
+    def aa_bonus_survives_fold(self) -> bool:
+        """001 rule 6: a fold surrenders the AA Bonus; 004 Article 6 keeps it."""
+        return not self.profile.fold_forfeits_aa_bonus
+
+    def compare(self, player: int, dealer: int) -> int:
+        """+1 if the player's hand is better, 0 on a tie, -1 if the dealer's is."""
+        return (player > dealer) - (player < dealer)
+
+    def settle_called_seat(self, seat: Seat, dealer: int) -> None:
+        """001 rules 12-15: settle the ante and call of a seat that called."""
+        assert seat.final_strength is not None
+        call = self.call_stake(seat)
+        table = self.ante_odds(category_of(seat.final_strength))
+        outcome = self.compare(seat.final_strength, dealer)
+        if not self.dealer_qualifies(dealer):
+            seat.call_returned = call
+            even_money_only = (
+                self.profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
+                and outcome <= 0
+            )
+            seat.ante_returned = seat.ante * (1 + (1 if even_money_only else table))
+        elif outcome > 0:
+            seat.ante_returned = seat.ante * (1 + table)
+            seat.call_returned = 2 * call
+        elif outcome == 0:
+            seat.ante_returned, seat.call_returned = seat.ante, call
+        else:
+            seat.ante_returned, seat.call_returned = 0, 0
+
+    def call_stake(self, seat: Seat) -> int:
+        """001 rule 5: the call is twice the ante (the profile's call multiple)."""
+        return self.profile.call_multiple * seat.ante if seat.action is Action.CALL else 0
+
+    # ------------------------------------------------------------------ ops
+
+    def hello(self) -> dict[str, Any]:
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "name": self.name,
+            "version": __version__,
+            "capabilities": [c.value for c in Capability] + [f"seats:{MAX_SEATS}"],
+            "config": self.profile.declared_config(),
+        }
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        if self._open is not None:
+            raise ErrorReply(ErrorCode.ROUND_IN_PROGRESS, f"round {self._open} is not finished")
+        bets = self._verify_bets(seats)
+        order = sorted(bets)
+        deal = self._stacked_deal(cards, order) if cards is not None else self._dealt(order)
+        holes, dealer, flop, turn, river = deal
+        ident = f"r{next(self._counter)}"
+        rnd = Round(
+            ident=ident,
+            seats={n: Seat(n, bets[n][0], bets[n][1], holes[n]) for n in order},
+            dealer=dealer,
+            flop=flop,
+            turn=turn,
+            river=river,
+        )
+        for n in order:
+            rnd.log("hole_dealt", n)
+        rnd.log("flop_dealt")
+        self._rounds[ident] = rnd
+        self._open = ident
+        return {
+            "round": ident,
+            "seats": [{"seat": n, "hole": format_cards(holes[n])} for n in order],
+            "flop": format_cards(flop),
+        }
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        rnd = self._round(round)
+        self.verify_act(rnd, seat, action)
+        rnd.seats[seat].action = Action(action)
+        rnd.log("action", seat)
+        if all(s.action is not None for s in rnd.seats.values()):
+            self._finish(rnd)
+        return {}
+
+    def result(self, round: Any) -> dict[str, Any]:
+        rnd = self._round(round)
+        if rnd.phase is not Phase.DONE:
+            waiting = [n for n, s in rnd.seats.items() if s.action is None]
+            raise ErrorReply(
+                ErrorCode.ROUND_IN_PROGRESS, f"round {rnd.ident} waits for seats {waiting}"
+            )
+        return self._result_of(rnd)
+
+    def shuffle(self, count: Any) -> dict[str, Any]:
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"count must be an integer, got {count!r}")
+        if not 1 <= count <= MAX_SHUFFLE_DECKS:
+            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"count must be 1..{MAX_SHUFFLE_DECKS}")
+        raw = bytearray()
+        for _ in range(count):
+            raw.extend(production_shuffle())
+        return {"decks": base64.b64encode(bytes(raw)).decode("ascii")}
+
+    def rng(self, bytes: Any) -> dict[str, Any]:  # noqa: A002 - the protocol names it so
+        if isinstance(bytes, bool) or not isinstance(bytes, int) or not 1 <= bytes <= MAX_RNG_BYTES:
+            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"bytes must be an integer 1..{MAX_RNG_BYTES}")
+        return {"data": base64.b64encode(secrets.token_bytes(bytes)).decode("ascii")}
+
+    def history(self, last: Any = 10) -> dict[str, Any]:
+        if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"last must be a non-negative integer, got {last!r}")
+        idents = self._history[-last:] if last else []
+        return {"rounds": [self._result_of(self._rounds[i]) for i in idents]}
+
+    def bye(self) -> dict[str, Any]:
+        return {}
+
+    # ------------------------------------------------------------ verifying
+
+    def verify_act(self, rnd: Round, seat: Any, action: Any) -> None:
+        if rnd.phase is Phase.DONE:
+            raise ErrorReply(ErrorCode.INVALID_ACTION, f"round {rnd.ident} is finished")
+        if isinstance(seat, bool) or seat not in rnd.seats:
+            raise ErrorReply(ErrorCode.INVALID_ACTION, f"seat {seat!r} is not in round {rnd.ident}")
+        if rnd.seats[seat].action is not None:
+            raise ErrorReply(ErrorCode.INVALID_ACTION, f"seat {seat} has already acted")
+        if action not in (Action.CALL.value, Action.FOLD.value):
+            raise ErrorReply(ErrorCode.INVALID_ACTION, f"action must be 'call' or 'fold', got {action!r}")
+
+    def _verify_bets(self, seats: Any) -> dict[int, tuple[int, int]]:
+        """Wagers per seat; 001 rules 2-3: an ante is required, the AA Bonus only with it."""
+        if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_SEATS:
+            raise ErrorReply(ErrorCode.INVALID_BET, f"seats must be a list of 1..{MAX_SEATS} wagers")
+        bets: dict[int, tuple[int, int]] = {}
+        ante_lo, ante_hi = self.profile.limits.ante
+        aa_lo, aa_hi = self.profile.limits.aa_bonus
+        for entry in seats:
+            if not isinstance(entry, dict):
+                raise ErrorReply(ErrorCode.INVALID_BET, f"a seat's wager must be an object, got {entry!r}")
+            number, ante, aa = entry.get("seat"), entry.get("ante", 0), entry.get("aa_bonus", 0)
+            if not _is_int(number) or not 1 <= number <= MAX_SEATS or number in bets:
+                raise ErrorReply(ErrorCode.INVALID_BET, f"bad or repeated seat number {number!r}")
+            if not _is_int(ante) or not _is_int(aa):
+                raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: wagers must be integers")
+            if aa and not ante:
+                raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: AA Bonus without an ante")
+            if not ante_lo <= ante <= ante_hi:
+                raise ErrorReply(
+                    ErrorCode.INVALID_BET, f"seat {number}: ante {ante} outside {ante_lo}..{ante_hi}"
+                )
+            if aa and self.profile.aa_table is None:
+                raise ErrorReply(ErrorCode.INVALID_BET, "this game has no AA Bonus")
+            if aa and not aa_lo <= aa <= aa_hi:
+                raise ErrorReply(
+                    ErrorCode.INVALID_BET, f"seat {number}: AA Bonus {aa} outside {aa_lo}..{aa_hi}"
+                )
+            bets[number] = (ante, aa)
+        return bets
+
+    # -------------------------------------------------------------- dealing
+
+    def _dealt(self, order: list[int]) -> Dealt:
+        """Deal from a production shuffle: one card at a time round the seats then
+        the dealer, twice; then the flop, the turn and the river."""
+        deck = iter(Card(i) for i in production_shuffle())
+        first = {n: next(deck) for n in order}
+        dealer_first = next(deck)
+        second = {n: next(deck) for n in order}
+        dealer = (dealer_first, next(deck))
+        flop = (next(deck), next(deck), next(deck))
+        turn, river = next(deck), next(deck)
+        return {n: (first[n], second[n]) for n in order}, dealer, flop, turn, river
+
+    def _stacked_deal(self, cards: Any, order: list[int]) -> Dealt:
+        """Test mode (capability `inject`): the cards the request stacks, verified."""
+        try:
+            if not isinstance(cards, dict) or not isinstance(cards.get("seats"), dict):
+                raise InvalidCards("cards must be an object with 'seats', 'dealer', 'flop', 'turn', 'river'")
+            if sorted(cards["seats"]) != sorted(str(n) for n in order):
+                raise InvalidCards(f"cards are stacked for seats {sorted(cards['seats'])}, wagers for {order}")
+            holes = {n: _cards(cards["seats"][str(n)], 2) for n in order}
+            dealer = _cards(cards.get("dealer"), 2)
+            flop = _cards(cards.get("flop"), 3)
+            turn, river = parse_card(cards.get("turn")), parse_card(cards.get("river"))
+            every = [c for n in order for c in holes[n]] + [*dealer, *flop, turn, river]
+            if len(set(every)) != len(every):
+                raise InvalidCards("a card is stacked twice")
+        except InvalidCards as exc:
+            raise ErrorReply(ErrorCode.INVALID_CARDS, str(exc)) from exc
+        return holes, dealer, flop, turn, river  # type: ignore[return-value]
+
+    # ----------------------------------------------------------- settlement
+
+    def _finish(self, rnd: Round) -> None:
+        """All seats have decided: AA Bonus, turn and river, dealer, settlement."""
+        for seat in rnd.seats.values():
+            if seat.aa_bonus:
+                self._settle_aa_bonus(seat, rnd.flop)
+                rnd.log("aa_bonus_settled", seat.number)
+        rnd.log("turn_dealt")
+        rnd.log("river_dealt")
+        board = (*rnd.flop, rnd.turn, rnd.river)
+        rnd.dealer_strength = strength_of((*rnd.dealer, *board))
+        rnd.log("dealer_revealed")
+        for seat in rnd.seats.values():
+            seat.final_strength = strength_of((*seat.hole, *board))
+            if seat.action is Action.CALL:
+                self.settle_called_seat(seat, rnd.dealer_strength)
+            else:
+                seat.ante_returned = seat.call_returned = 0
+            rnd.log("settled", seat.number)
+        rnd.phase = Phase.DONE
+        self._open = None
+        self._history.append(rnd.ident)
+        if len(self._history) > HISTORY_KEPT:
+            del self._rounds[self._history.pop(0)]
+
+    def _settle_aa_bonus(self, seat: Seat, flop: tuple[Card, Card, Card]) -> None:
+        if seat.action is Action.FOLD and not self.aa_bonus_survives_fold():
+            seat.aa_returned = 0
+            return
+        odds = self.aa_bonus_odds(strength_of((*seat.hole, *flop)))
+        seat.aa_returned = 0 if odds is None else seat.aa_bonus * (1 + odds)
+
+    def _result_of(self, rnd: Round) -> dict[str, Any]:
+        assert rnd.dealer_strength is not None
+        seats = []
+        for seat in rnd.seats.values():
+            assert seat.final_strength is not None
+            seats.append(
+                {
+                    "seat": seat.number,
+                    "action": seat.action.value if seat.action else None,
+                    "hole": format_cards(seat.hole),
+                    "hand": category_of(seat.final_strength).wire
+                    if seat.action is Action.CALL
+                    else None,
+                    "wagers": {
+                        "ante": {"stake": seat.ante, "returned": seat.ante_returned},
+                        "call": {"stake": self.call_stake(seat), "returned": seat.call_returned},
+                        "aa_bonus": {"stake": seat.aa_bonus, "returned": seat.aa_returned},
+                    },
+                }
+            )
+        return {
+            "round": rnd.ident,
+            "board": format_cards((*rnd.flop, rnd.turn, rnd.river)),
+            "dealer": {
+                "hole": format_cards(rnd.dealer),
+                "hand": category_of(rnd.dealer_strength).wire,
+                "qualifies": self.dealer_qualifies(rnd.dealer_strength),
+            },
+            "seats": seats,
+            "events": list(rnd.events),
+        }
+
+    def _round(self, ident: Any) -> Round:
+        if not isinstance(ident, str) or ident not in self._rounds:
+            raise ErrorReply(ErrorCode.UNKNOWN_ROUND, f"no round {ident!r}")
+        return self._rounds[ident]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _cards(texts: Any, count: int) -> tuple[Card, ...]:
+    if not isinstance(texts, list) or len(texts) != count:
+        raise InvalidCards(f"expected a list of {count} cards, got {texts!r}")
+    return tuple(parse_card(t) for t in texts)

@@ -1,0 +1,217 @@
+"""Contract 3: results.json, built from the outcome records of one run.
+
+The verdict is PASS when the run completed and every clause that was tested
+passed; FAIL when any clause failed; INCOMPLETE when the run could not finish
+(interrupted, the implementation unreachable, an error inside the harness) and
+nothing failed. A clause without a test for lack of a capability is listed as
+not_tested and does not change the verdict by itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum, unique
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.profiles import Profile
+from harness.specs import Catalog, Clause
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@unique
+class Status(StrEnum):
+    """The outcome of one item (a vector or a check), and of a clause."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_TESTED = "not_tested"
+    ERROR = "error"  # the harness itself could not judge: makes the run INCOMPLETE
+
+
+@unique
+class Verdict(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INCOMPLETE = "INCOMPLETE"
+
+
+EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
+
+
+@dataclass
+class Record:
+    """One item's outcome, as it crosses from an xdist worker to the controller."""
+
+    node: str
+    clause: str
+    kind: str  # "vector" | "check"
+    name: str
+    status: Status
+    message: str = ""
+    expected: Any = None
+    actual: Any = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    protocol_fault: bool = False
+    reproduce: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), default=str)
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        data = json.loads(text)
+        data["status"] = Status(data["status"])
+        return cls(**data)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def tree_sha256(root: Path) -> str:
+    """One digest of every file under a folder: relative paths and contents, in order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def clause_status(clause: Clause, records: list[Record]) -> dict[str, Any]:
+    """A clause's row in the traceability matrix."""
+    mine = [r for r in records if r.clause == clause.id]
+    vectors = [r for r in mine if r.kind == "vector"]
+    failed = [r.name for r in mine if r.status is Status.FAIL]
+    passed = [r for r in mine if r.status is Status.PASS]
+    errors = [r for r in mine if r.status is Status.ERROR]
+    notes: list[str] = []
+    if failed:
+        status = Status.FAIL
+    elif passed and not errors:
+        status = Status.PASS
+    else:
+        status = Status.NOT_TESTED
+        reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
+        notes += reasons or ["no vector or check ran"]
+    pending = [v for v in clause.verification if v in ("rng", "math")]
+    if pending:
+        notes.append(f"{' and '.join(pending)} verification not in harness {__version__}")
+    return {
+        "id": clause.id,
+        "title": clause.title,
+        "statement": clause.statement,
+        "category": clause.category,
+        "severity": clause.severity,
+        "sources": clause.sources,
+        "interpretation": clause.interpretation,
+        "status": status.value,
+        "vectors": len(vectors),
+        "checks": len(mine) - len(vectors),
+        "passed": len(passed),
+        "failed": failed,
+        "notes": notes,
+    }
+
+
+def build_results(
+    *,
+    profile: Profile,
+    catalogs: list[Catalog],
+    implementation: dict[str, Any] | None,
+    adapter: str,
+    records: list[Record],
+    incomplete: str | None,
+    started: str,
+    seed: int,
+) -> dict[str, Any]:
+    """Assemble results.json from the run's records (contract 3)."""
+    clauses = [c for cat in catalogs for c in cat.for_profile(profile.name)]
+    rows = [clause_status(c, records) for c in clauses]
+    known = {c.id for c in clauses}
+    orphans = [r for r in records if r.clause not in known]
+    vectors = [r for r in records if r.kind == "vector"]
+    harness_errors = [r for r in records if r.status is Status.ERROR]
+    any_fail = any(row["status"] == Status.FAIL for row in rows) or any(
+        r.status is Status.FAIL for r in orphans
+    )
+    reasons = [incomplete] if incomplete else []
+    reasons += [f"{r.node}: {r.message}" for r in harness_errors]
+    if any_fail:
+        verdict = Verdict.FAIL
+    elif reasons:
+        verdict = Verdict.INCOMPLETE
+    else:
+        verdict = Verdict.PASS
+    return {
+        "verdict": verdict.value,
+        "incomplete_reasons": reasons,
+        "implementation": implementation,
+        "adapter": adapter,
+        "profile": {"name": profile.name, "title": profile.title, "resolved": profile.raw},
+        "clauses": rows,
+        "vectors": {
+            "total": len(vectors),
+            "passed": sum(r.status is Status.PASS for r in vectors),
+            "failed": sum(r.status is Status.FAIL and not r.protocol_fault for r in vectors),
+            "errors": sum(r.protocol_fault or r.status is Status.ERROR for r in vectors),
+            "not_tested": sum(r.status is Status.NOT_TESTED for r in vectors),
+        },
+        "failures": [
+            {
+                "vector": r.name,
+                "node": r.node,
+                "clause": r.clause,
+                "expected": r.expected,
+                "actual": r.actual,
+                "message": r.message,
+                "evidence": r.evidence,
+                "reproduce": r.reproduce,
+            }
+            for r in records
+            if r.status is Status.FAIL
+        ],
+        "protocol": {
+            "checks": [
+                {"name": r.name, "clause": r.clause, "status": r.status.value, "message": r.message}
+                for r in records
+                if r.kind == "check"
+            ]
+        },
+        "rng": {"status": "not_tested", "reason": f"RNG battery not in harness {__version__}",
+                "decks": 0, "tests": [], "passed": None},
+        "math": {"status": "not_tested", "reason": f"game mathematics not in harness {__version__}",
+                 "house_edge": None, "aa_bonus_edge": None, "raise_frequency": None,
+                 "claims": [], "simulation": None},
+        "out_of_scope": [
+            {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
+            for cat in catalogs
+            for ref, reason in cat.out_of_scope
+        ],
+        "manifest": {
+            "harness_version": __version__,
+            "profile_sha256": hashlib.sha256(profile.path.read_bytes()).hexdigest(),
+            "spec_sha256": tree_sha256(ROOT / "specs"),
+            "vectors_sha256": tree_sha256(ROOT / "vectors"),
+            "started": started,
+            "finished": now(),
+            "seed": seed,
+        },
+    }
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON so that a reader never sees half a file, even after Ctrl-C."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, default=str)
+        fh.write("\n")
+    os.replace(tmp, path)

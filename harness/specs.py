@@ -1,0 +1,107 @@
+"""Clause catalogs: every rule clause of each rules source, from specs/clauses/*.yaml.
+
+A catalog encodes one source document (shared/sources/NNN_*.txt): each clause
+has a stable id, a one-line statement, the source's own reference, category,
+severity, the profiles it applies to and how it is verified. Text that is not
+about this game is listed as out of scope, with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness._schema import load_yaml, validate
+from harness.errors import SpecError
+
+CLAUSE_DIR = Path(__file__).resolve().parent.parent / "specs" / "clauses"
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str
+    title: str
+    statement: str
+    source_file: str
+    ref: str
+    category: str
+    severity: str
+    profiles: tuple[str, ...]
+    verification: tuple[str, ...]
+    checks: tuple[str, ...]
+    interpretation: str | None
+    catalog: str
+    line: int | None
+
+    @property
+    def sources(self) -> list[str]:
+        """Source references as results.json lists them: 'file: ref'."""
+        return [f"{self.source_file}: {self.ref}"]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    name: str
+    path: Path
+    source_file: str
+    source_title: str
+    clauses: tuple[Clause, ...]
+    out_of_scope: tuple[tuple[str, str], ...]
+
+    def for_profile(self, profile: str) -> list[Clause]:
+        return [c for c in self.clauses if profile in c.profiles]
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """Load and validate one catalog; duplicate clause ids are an error with their line."""
+    doc = load_yaml(path)
+    validate(doc, "clauses.schema.json")
+    data = doc.data
+    if Path(path).stem != data["catalog"]:
+        raise SpecError(path, doc.line_of(("catalog",)), "catalog name must match the file name")
+    clauses: list[Clause] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(data["clauses"]):
+        line = doc.line_of(("clauses", i))
+        if entry["id"] in seen:
+            raise SpecError(path, line, f"duplicate clause id {entry['id']!r}")
+        if not entry["id"].startswith(data["catalog"] + "-"):
+            raise SpecError(path, line, f"clause id {entry['id']!r} must start with '{data['catalog']}-'")
+        if ("checks" in entry["verification"]) != bool(entry.get("checks")):
+            raise SpecError(path, line, "verification 'checks' and a non-empty 'checks' list go together")
+        seen.add(entry["id"])
+        clauses.append(
+            Clause(
+                id=entry["id"],
+                title=entry["title"],
+                statement=entry["statement"],
+                source_file=data["source"]["file"],
+                ref=entry["ref"],
+                category=entry["category"],
+                severity=entry["severity"],
+                profiles=tuple(entry["profiles"]),
+                verification=tuple(entry["verification"]),
+                checks=tuple(entry.get("checks", [])),
+                interpretation=entry.get("interpretation"),
+                catalog=data["catalog"],
+                line=line,
+            )
+        )
+    return Catalog(
+        name=data["catalog"],
+        path=Path(path),
+        source_file=data["source"]["file"],
+        source_title=data["source"]["title"],
+        clauses=tuple(clauses),
+        out_of_scope=tuple((o["ref"], o["reason"]) for o in data["out_of_scope"]),
+    )
+
+
+def load_catalogs(names: list[str] | tuple[str, ...] | None = None) -> list[Catalog]:
+    """The named catalogs (all under specs/clauses when None), in name order."""
+    if names is None:
+        return [load_catalog(p) for p in sorted(CLAUSE_DIR.glob("*.yaml"))]
+    missing = [n for n in names if not (CLAUSE_DIR / f"{n}.yaml").exists()]
+    if missing:
+        raise SpecError(CLAUSE_DIR, None, f"no catalog named {', '.join(missing)}")
+    return [load_catalog(CLAUSE_DIR / f"{n}.yaml") for n in sorted(names)]

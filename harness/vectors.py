@@ -1,0 +1,164 @@
+"""Settlement vectors: stacked rounds with hand-worked expected settlements.
+
+Files under vectors/<catalog>/*.yaml follow specs/schemas/settlement-vectors.schema.json
+(wycheproof-style: a header, notes explaining each flag, groups that share the
+profiles under which their expected values hold, tests with id, clause, comment,
+flags and result). Loading also lints what a schema cannot say: unique ids,
+clauses that exist, flags that are explained, cards legal for one deck.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness._schema import load_yaml, validate
+from harness.cards import Card, parse_cards
+from harness.errors import InvalidCards, SpecError
+from harness.game import Action, Deal, Wager
+
+VECTOR_DIR = Path(__file__).resolve().parent.parent / "vectors"
+
+
+@dataclass(frozen=True)
+class SeatInput:
+    seat: int
+    ante: int
+    aa_bonus: int
+    action: Action
+
+
+@dataclass(frozen=True)
+class SeatExpectation:
+    seat: int
+    hand: str | None
+    ante: Wager
+    call: Wager
+    aa_bonus: Wager | None
+
+
+@dataclass(frozen=True)
+class Vector:
+    id: str
+    clause: str
+    comment: str
+    flags: tuple[str, ...]
+    result: str
+    profiles: tuple[str, ...]
+    seats: tuple[SeatInput, ...]
+    deal: Deal
+    expected_error: str | None
+    expected_dealer: dict[str, Any] | None
+    expected_seats: tuple[SeatExpectation, ...]
+    path: Path
+    line: int | None
+
+    @property
+    def valid(self) -> bool:
+        return self.result == "valid"
+
+    def stacked_cards(self) -> dict[str, Any]:
+        """The `cards` param of a `round` request that stacks this vector's deck."""
+        d = self.deal
+        return {
+            "seats": {str(n): [str(c) for c in d.seats[n]] for n in sorted(d.seats)},
+            "dealer": [str(c) for c in d.dealer],
+            "flop": [str(c) for c in d.flop],
+            "turn": str(d.turn),
+            "river": str(d.river),
+        }
+
+
+def _wager(pair: list[int] | None) -> Wager | None:
+    return None if pair is None else Wager(pair[0], pair[1])
+
+
+def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) -> list[Vector]:
+    """Load, validate and lint one vector file."""
+    doc = load_yaml(path)
+    validate(doc, "settlement-vectors.schema.json")
+    notes = doc.data["notes"]
+    vectors: list[Vector] = []
+    for g, group in enumerate(doc.data["groups"]):
+        for t, test in enumerate(group["tests"]):
+            key = ("groups", g, "tests", t)
+            line = doc.line_of(key)
+            if known_clauses is not None and test["clause"] not in known_clauses:
+                raise SpecError(path, doc.line_of((*key, "clause")), f"unknown clause {test['clause']!r}")
+            for flag in test.get("flags", []):
+                if flag not in notes:
+                    raise SpecError(path, line, f"flag {flag!r} is not explained in notes")
+            try:
+                deal = Deal(
+                    seats={s["seat"]: _two(parse_cards(s["hole"])) for s in test["seats"]},
+                    dealer=_two(parse_cards(test["dealer"])),
+                    flop=_three(parse_cards(test["flop"])),
+                    turn=parse_cards([test["turn"]])[0],
+                    river=parse_cards([test["river"]])[0],
+                )
+                if len(deal.seats) != len(test["seats"]):
+                    raise InvalidCards("a seat number appears twice")
+                deal.verify()
+            except InvalidCards as exc:
+                raise SpecError(path, line, f"vector {test['id']}: {exc}") from exc
+            expected = test["expected"]
+            vectors.append(
+                Vector(
+                    id=test["id"],
+                    clause=test["clause"],
+                    comment=test["comment"].strip(),
+                    flags=tuple(test.get("flags", [])),
+                    result=test["result"],
+                    profiles=tuple(group["profiles"]),
+                    seats=tuple(
+                        SeatInput(s["seat"], s["ante"], s.get("aa_bonus", 0), Action(s["action"]))
+                        for s in test["seats"]
+                    ),
+                    deal=deal,
+                    expected_error=expected.get("error"),
+                    expected_dealer=expected.get("dealer"),
+                    expected_seats=tuple(
+                        SeatExpectation(
+                            seat=s["seat"],
+                            hand=s.get("hand"),
+                            ante=Wager(*s["ante"]),
+                            call=Wager(*s["call"]),
+                            aa_bonus=_wager(s.get("aa_bonus")),
+                        )
+                        for s in expected.get("seats", [])
+                    ),
+                    path=Path(path),
+                    line=line,
+                )
+            )
+            if (test["result"] == "invalid") != ("error" in expected):
+                raise SpecError(path, line, "an invalid vector expects an error, a valid one a settlement")
+    return vectors
+
+
+def _two(cards: tuple[Card, ...]) -> tuple[Card, Card]:
+    return cards[0], cards[1]
+
+
+def _three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
+    return cards[0], cards[1], cards[2]
+
+
+def vector_files(root: Path = VECTOR_DIR) -> list[Path]:
+    """Every vector file, in a fixed order (xdist workers must collect identically)."""
+    return sorted(root.rglob("*.yaml"))
+
+
+def load_all_vectors(known_clauses: set[str] | None = None, root: Path = VECTOR_DIR) -> list[Vector]:
+    """All vectors; ids must be unique across files."""
+    vectors: list[Vector] = []
+    seen: dict[str, Vector] = {}
+    for path in vector_files(root):
+        for vector in load_vector_file(path, known_clauses):
+            if vector.id in seen:
+                first = seen[vector.id]
+                raise SpecError(path, vector.line, f"vector id {vector.id!r} already used at {first.path}:{first.line}")
+            seen[vector.id] = vector
+            vectors.append(vector)
+    return vectors
