@@ -102,7 +102,9 @@ def validator(schema_name: str) -> jsonschema.Draft202012Validator:
 def validate(doc: LoadedYaml, schema_name: str, data: Any = None, base: PathKey = ()) -> None:
     """Validate `data` (default: the whole document) and raise the first error with its line."""
     instance = doc.data if data is None else data
-    errors = sorted(validator(schema_name).iter_errors(instance), key=lambda e: list(map(str, e.path)))
+    errors = sorted(
+        validator(schema_name).iter_errors(instance), key=lambda e: list(map(str, e.path))
+    )
     if not errors:
         return
     err = errors[0]
@@ -119,9 +121,9 @@ def validate(doc: LoadedYaml, schema_name: str, data: Any = None, base: PathKey 
 def _describe(err: jsonschema.ValidationError) -> str:
     """A message naming the value found and what is allowed."""
     if err.validator == "enum":
-        allowed = ", ".join(map(repr, err.validator_value))
-        return f"value {err.instance!r} is not allowed; allowed: {allowed}"
-    if err.validator == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        return f"{err.message}; allowed keys: {', '.join(allowed)}"
+        values: Any = err.validator_value
+        return f"value {err.instance!r} is not allowed; allowed: {', '.join(map(repr, values))}"
+    if err.validator == "additionalProperties" and isinstance(err.schema, dict):
+        keys = sorted(err.schema.get("properties", {}))
+        return f"{err.message}; allowed keys: {', '.join(keys)}"
     return err.message

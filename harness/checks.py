@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -85,7 +86,9 @@ class Check:
 CHECKS: dict[str, Check] = {}
 
 
-def check(name: str, *, requires: set[str] | None = None) -> Callable[[Callable[[Context], None]], Callable[[Context], None]]:
+def check(
+    name: str, *, requires: set[str] | None = None
+) -> Callable[[Callable[[Context], None]], Callable[[Context], None]]:
     """Register a check under a unique name; clause catalogs refer to it by that name."""
 
     def register(func: Callable[[Context], None]) -> Callable[[Context], None]:
@@ -135,10 +138,18 @@ def _request(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
 def _finish_round(ctx: Context, round_id: Any, seats: list[int], action: str = "fold") -> None:
     """Best effort: decide every seat so the table is free for the next round."""
     for seat in seats:
-        try:
+        with contextlib.suppress(ErrorReply, ProtocolViolation):
             ctx.adapter.request("act", round=round_id, seat=seat, action=action)
-        except (ErrorReply, ProtocolViolation):
-            pass
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A reply field that should be an object; {} when the game sent something else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Any) -> list[Any]:
+    """A reply field that should be a list; [] when the game sent something else."""
+    return value if isinstance(value, list) else []
 
 
 def _wager_pair(value: Any) -> list[Any] | None:
@@ -195,11 +206,13 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
     )
 
 
-def compare_settlement(vector: Vector, result: dict[str, Any]) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+def compare_settlement(
+    vector: Vector, result: dict[str, Any]
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
     """Differences between a `result` reply and the vector: (problems, expected, actual)."""
     problems: list[str] = []
     board = [str(c) for c in vector.deal.board]
-    dealer = result.get("dealer") if isinstance(result.get("dealer"), dict) else {}
+    dealer = _obj(result.get("dealer"))
     assert vector.expected_dealer is not None
     expected: dict[str, Any] = {"board": board, "dealer": dict(vector.expected_dealer), "seats": {}}
     actual: dict[str, Any] = {
@@ -211,9 +224,10 @@ def compare_settlement(vector: Vector, result: dict[str, Any]) -> tuple[list[str
         problems.append(f"board {result.get('board')} is not the stacked {board}")
     for key in ("hand", "qualifies"):
         if dealer.get(key) != vector.expected_dealer[key]:
-            problems.append(f"dealer {key} {dealer.get(key)!r}, expected {vector.expected_dealer[key]!r}")
-    seats = result.get("seats") if isinstance(result.get("seats"), list) else []
-    by_number = {s.get("seat"): s for s in seats if isinstance(s, dict)}
+            problems.append(
+                f"dealer {key} {dealer.get(key)!r}, expected {vector.expected_dealer[key]!r}"
+            )
+    by_number = {s.get("seat"): s for s in _items(result.get("seats")) if isinstance(s, dict)}
     actions = {s.seat: s.action for s in vector.seats}
     for exp in vector.expected_seats:
         got = by_number.get(exp.seat)
@@ -229,7 +243,7 @@ def compare_settlement(vector: Vector, result: dict[str, Any]) -> tuple[list[str
         if got is None:
             problems.append(f"seat {exp.seat} missing from the result")
             continue
-        wagers = got.get("wagers") if isinstance(got.get("wagers"), dict) else {}
+        wagers = _obj(got.get("wagers"))
         have = {
             "action": got.get("action"),
             "ante": _wager_pair(wagers.get("ante")),
@@ -279,7 +293,7 @@ check("declared-call-multiple")(_declared("call_multiple"))
 
 @check("declared-limits")
 def declared_limits(ctx: Context) -> None:
-    """Wagers one unit outside the declared limits are refused; the limits themselves are accepted."""
+    """Wagers one unit outside the declared limits are refused; the limits are accepted."""
     config = ctx.hello.get("config") or {}
     limits = config.get("limits") if isinstance(config, dict) else None
     if not isinstance(limits, dict) or not isinstance(limits.get("ante"), list):
@@ -339,7 +353,7 @@ def _cards_in(value: Any) -> set[str]:
 
 @check("information-hiding")
 def information_hiding(ctx: Context) -> None:
-    """Before the decision the round reply shows each seat its hole cards and the flop, nothing more."""
+    """Before the decision a round reply shows the seats' hole cards and the flop, no more."""
     seats = list(range(1, min(ctx.seats, 2) + 1))
     lo = _min_ante(ctx)
     reply = _request(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
@@ -367,7 +381,7 @@ def information_hiding(ctx: Context) -> None:
 @check("stacked-deal", requires={Capability.INJECT})
 def stacked_deal(ctx: Context) -> None:
     """A stacked round deals exactly the stacked hole cards, flop, turn and river."""
-    cards = {
+    cards: dict[str, Any] = {
         "seats": {"1": ["As", "Kd"]},
         "dealer": ["7c", "7h"],
         "flop": ["2s", "9d", "Jc"],
@@ -377,12 +391,12 @@ def stacked_deal(ctx: Context) -> None:
     reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _min_ante(ctx)}], cards=cards)
     _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
     result = _request(ctx, "result", round=reply.get("round"))
-    seats = reply.get("seats") if isinstance(reply.get("seats"), list) else []
+    seats = _items(reply.get("seats"))
     dealt = {
-        "hole": seats[0].get("hole") if seats and isinstance(seats[0], dict) else None,
+        "hole": _obj(seats[0]).get("hole") if seats else None,
         "flop": reply.get("flop"),
         "board": result.get("board"),
-        "dealer": (result.get("dealer") or {}).get("hole"),
+        "dealer": _obj(result.get("dealer")).get("hole"),
     }
     want = {
         "hole": cards["seats"]["1"],
@@ -404,7 +418,9 @@ def deck_integrity(ctx: Context) -> None:
     except (binascii.Error, TypeError, ValueError) as exc:
         raise CheckFailure("shuffle reply is not base64", actual=str(reply)[:200]) from exc
     if len(raw) != 52 * count:
-        raise CheckFailure("shuffle returned the wrong number of bytes", expected=52 * count, actual=len(raw))
+        raise CheckFailure(
+            "shuffle returned the wrong number of bytes", expected=52 * count, actual=len(raw)
+        )
     full = set(range(52))
     for i in range(count):
         deck = raw[52 * i : 52 * (i + 1)]

@@ -35,21 +35,38 @@ EXIT_USAGE = 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chcert", description="Casino Hold'em certification harness")
+    parser = argparse.ArgumentParser(
+        prog="chcert", description="Casino Hold'em certification harness"
+    )
     parser.add_argument("--version", action="version", version=f"chcert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     cert = sub.add_parser("certify", help="certify an implementation against a profile")
-    cert.add_argument("--adapter", default="reference",
-                      help="reference | python:MODULE:CLASS | subprocess:COMMAND | http://HOST:PORT/PATH")
-    cert.add_argument("--profile", default=DEFAULT_PROFILE,
-                      help=f"profile name ({', '.join(available_profiles())}) or path")
+    cert.add_argument(
+        "--adapter",
+        default="reference",
+        help="reference | python:MODULE:CLASS | subprocess:COMMAND | http://HOST:PORT/PATH",
+    )
+    cert.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help=f"profile name ({', '.join(available_profiles())}) or path",
+    )
     cert.add_argument("--out", default="reports", help="folder for results.json and report.pdf")
-    cert.add_argument("-n", "--workers", type=int, default=0,
-                      help="parallel workers, each with its own connection (default 0: in-process)")
-    cert.add_argument("--rng-decks", type=int, default=None, help="decks to sample for the RNG section")
+    cert.add_argument(
+        "-n",
+        "--workers",
+        type=int,
+        default=0,
+        help="parallel workers, each with its own connection (default 0: in-process)",
+    )
+    cert.add_argument(
+        "--rng-decks", type=int, default=None, help="decks to sample for the RNG section"
+    )
     cert.add_argument("--seed", type=int, default=None, help="seed recorded in the manifest")
-    cert.add_argument("-k", dest="select", default=None, help="only items matching this pytest -k expression")
+    cert.add_argument(
+        "-k", dest="select", default=None, help="only items matching this pytest -k expression"
+    )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
 
     vec = sub.add_parser("vectors", help="work with the vector sets")
@@ -83,31 +100,59 @@ def certify(args: argparse.Namespace) -> int:
     catalogs = load_catalogs(profile.catalogs)
     load_all_vectors({c.id for cat in load_catalogs() for c in cat.clauses})
     if args.rng_decks is not None:
-        print(f"chcert: note: the RNG battery is not in harness {__version__}; --rng-decks is recorded only")
+        print(f"chcert: note: no RNG battery in harness {__version__}; --rng-decks is ignored")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.json"
     results_path.unlink(missing_ok=True)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     pytest_args = [
-        "-c", os.devnull, "--rootdir", str(ROOT), "-p", "no:cacheprovider", "-q",
-        "--chcert-profile", str(profile.path), "--chcert-adapter", args.adapter,
-        "--chcert-out", str(out), "--chcert-seed", str(seed), "--chcert-timeout", str(args.timeout),
-        "--junitxml", str(out / "junit.xml"), "-n", str(args.workers),
-        str(CLAUSE_DIR), str(VECTOR_DIR),
+        "-c",
+        os.devnull,
+        "--rootdir",
+        str(ROOT),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--chcert-profile",
+        str(profile.path),
+        "--chcert-adapter",
+        args.adapter,
+        "--chcert-out",
+        str(out),
+        "--chcert-seed",
+        str(seed),
+        "--chcert-timeout",
+        str(args.timeout),
+        "--junitxml",
+        str(out / "junit.xml"),
+        "-n",
+        str(args.workers),
+        str(CLAUSE_DIR),
+        str(VECTOR_DIR),
     ]
     if args.select:
         pytest_args += ["-k", args.select]
-    print(f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
-          f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses)")
+    print(
+        f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
+        f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses)"
+    )
     started = time.monotonic()
     code = pytest.main(pytest_args)
     if not results_path.exists():
-        write_json_atomic(results_path, {
-            "verdict": Verdict.INCOMPLETE.value,
-            "incomplete_reasons": [f"the test runner stopped before writing results (exit {int(code)})"],
-            "profile": {"name": profile.name}, "clauses": [], "vectors": {}, "failures": [],
-        })
+        write_json_atomic(
+            results_path,
+            {
+                "verdict": Verdict.INCOMPLETE.value,
+                "incomplete_reasons": [
+                    f"the test runner stopped before writing results (exit {int(code)})"
+                ],
+                "profile": {"name": profile.name},
+                "clauses": [],
+                "vectors": {},
+                "failures": [],
+            },
+        )
     with results_path.open(encoding="utf-8") as fh:
         results = json.load(fh)
     pdf = render(results, out / "report.pdf")
@@ -118,13 +163,19 @@ def certify(args: argparse.Namespace) -> int:
 def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, seconds: float) -> None:
     clauses = results.get("clauses", [])
     vectors = results.get("vectors", {})
-    by_status = {s: [c["id"] for c in clauses if c["status"] == s] for s in ("pass", "fail", "not_tested")}
+    by_status = {
+        s: [c["id"] for c in clauses if c["status"] == s] for s in ("pass", "fail", "not_tested")
+    }
     print()
     print(f"VERDICT: {results['verdict']}  ({seconds:.1f} s)")
-    print(f"  clauses: {len(clauses)} - {len(by_status['pass'])} passed, {len(by_status['fail'])} failed, "
-          f"{len(by_status['not_tested'])} not tested")
-    print(f"  vectors: {vectors.get('total', 0)} - {vectors.get('passed', 0)} passed, "
-          f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors")
+    print(
+        f"  clauses: {len(clauses)} - {len(by_status['pass'])} passed, "
+        f"{len(by_status['fail'])} failed, {len(by_status['not_tested'])} not tested"
+    )
+    print(
+        f"  vectors: {vectors.get('total', 0)} - {vectors.get('passed', 0)} passed, "
+        f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors"
+    )
     if by_status["fail"]:
         print(f"  failed clauses: {', '.join(by_status['fail'])}")
     for reason in results.get("incomplete_reasons", []):

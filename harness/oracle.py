@@ -153,4 +153,3 @@ def settle(profile: Profile, deal: Deal, plays: Mapping[int, SeatPlay]) -> Settl
         dealer_qualifies=dealer >= profile.qualifying_strength,
         seats=tuple(seats),
     )
-

@@ -35,12 +35,21 @@ RECORD_KEY = "chcert"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("chcert", "Casino Hold'em certification (chcert)")
-    group.addoption("--chcert-profile", default=None, help="profile name or path; enables the plugin")
-    group.addoption("--chcert-adapter", default="reference", help="adapter spec (default: reference)")
-    group.addoption("--chcert-out", default="reports", help="folder for results.json (default: reports)")
+    group.addoption(
+        "--chcert-profile", default=None, help="profile name or path; enables the plugin"
+    )
+    group.addoption(
+        "--chcert-adapter", default="reference", help="adapter spec (default: reference)"
+    )
+    group.addoption(
+        "--chcert-out", default="reports", help="folder for results.json (default: reports)"
+    )
     group.addoption("--chcert-seed", type=int, default=None, help="seed recorded in the manifest")
     group.addoption(
-        "--chcert-timeout", type=float, default=10.0, help="seconds to wait for each reply (default 10)"
+        "--chcert-timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for each reply (default 10)",
     )
 
 
@@ -71,11 +80,15 @@ class CertificationRun:
         self.timeout: float = config.getoption("chcert_timeout")
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
-        self.clauses: list[Clause] = [c for cat in self.catalogs for c in cat.for_profile(self.profile.name)]
+        self.clauses: list[Clause] = [
+            c for cat in self.catalogs for c in cat.for_profile(self.profile.name)
+        ]
         for clause in self.clauses:
             unknown = [name for name in clause.checks if name not in CHECKS]
             if unknown:
-                raise SpecError(clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}")
+                raise SpecError(
+                    clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}"
+                )
         every_id = {c.id for cat in all_catalogs for c in cat.clauses}
         self.vectors: list[Vector] = load_all_vectors(every_id)
         self.started = now()
@@ -138,7 +151,7 @@ class CertificationRun:
         props = dict(report.user_properties)
         if report.when == "call" and RECORD_KEY in props:
             self.records.append(Record.from_json(str(props[RECORD_KEY])))
-        elif report.failed and report.when != "call" or report.when == "???":
+        elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
             clause, _, name = report.nodeid.rpartition("::")[2].partition("/")
             self.records.append(
@@ -155,7 +168,9 @@ class CertificationRun:
 
     # ---------------------------------------------------------- collection
 
-    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
         if file_path.suffix != ".yaml":
             return None
         if any(file_path == cat.path.resolve() for cat in self.catalogs):
@@ -167,7 +182,9 @@ class CertificationRun:
     # ------------------------------------------------------------- running
 
     def _open(self) -> Adapter:
-        return open_adapter(self.adapter_spec, profile_path=str(self.profile.path), timeout=self.timeout)
+        return open_adapter(
+            self.adapter_spec, profile_path=str(self.profile.path), timeout=self.timeout
+        )
 
     def context(self) -> Context:
         if self._context is None:
@@ -202,8 +219,16 @@ class CertificationRun:
             record.evidence, record.protocol_fault = exc.evidence, True
         except Exception as exc:  # a bug or an environment problem in the harness itself
             record.status = Status.ERROR
-            record.message = f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
+            record.message = (
+                f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
+            )
         return record
+
+
+def current_run(config: pytest.Config) -> CertificationRun:
+    run = config.pluginmanager.get_plugin("chcert-run")
+    assert isinstance(run, CertificationRun)
+    return run
 
 
 def clause_path(run: CertificationRun, clause: Clause) -> Path:
@@ -221,7 +246,7 @@ class ChcertItem(pytest.Item):
         raise NotImplementedError
 
     def runtest(self) -> None:
-        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        run = current_run(self.config)
         record = run.run_item(self)
         self.user_properties.append((RECORD_KEY, record.to_json()))
         if record.status is Status.NOT_TESTED:
@@ -276,7 +301,7 @@ class CheckItem(ChcertItem):
 
 class VectorFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        run = current_run(self.config)
         wanted = {c.id for c in run.clauses}
         for vector in run.vectors:
             if vector.path.resolve() != self.path or run.profile.name not in vector.profiles:
@@ -290,7 +315,7 @@ class VectorFile(pytest.File):
 
 class CatalogFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        run: CertificationRun = self.config.pluginmanager.get_plugin("chcert-run")
+        run = current_run(self.config)
         for clause in run.clauses:
             if clause_path(run, clause).resolve() != self.path:
                 continue

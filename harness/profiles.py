@@ -151,7 +151,9 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> Profile:
     data = doc.data
     lo, hi = data["limits"]["ante"]
     if lo < 1 or lo > hi:
-        raise SpecError(doc.path, doc.line_of(("limits", "ante")), "ante limits need 1 <= min <= max")
+        raise SpecError(
+            doc.path, doc.line_of(("limits", "ante")), "ante limits need 1 <= min <= max"
+        )
     aa_lo, aa_hi = data["limits"]["aa_bonus"]
     if aa_lo < 1 or aa_lo > aa_hi:
         raise SpecError(

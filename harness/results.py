@@ -185,11 +185,22 @@ def build_results(
                 if r.kind == "check"
             ]
         },
-        "rng": {"status": "not_tested", "reason": f"RNG battery not in harness {__version__}",
-                "decks": 0, "tests": [], "passed": None},
-        "math": {"status": "not_tested", "reason": f"game mathematics not in harness {__version__}",
-                 "house_edge": None, "aa_bonus_edge": None, "raise_frequency": None,
-                 "claims": [], "simulation": None},
+        "rng": {
+            "status": "not_tested",
+            "reason": f"RNG battery not in harness {__version__}",
+            "decks": 0,
+            "tests": [],
+            "passed": None,
+        },
+        "math": {
+            "status": "not_tested",
+            "reason": f"game mathematics not in harness {__version__}",
+            "house_edge": None,
+            "aa_bonus_edge": None,
+            "raise_frequency": None,
+            "claims": [],
+            "simulation": None,
+        },
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
             for cat in catalogs

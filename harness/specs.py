@@ -66,9 +66,13 @@ def load_catalog(path: str | Path) -> Catalog:
         if entry["id"] in seen:
             raise SpecError(path, line, f"duplicate clause id {entry['id']!r}")
         if not entry["id"].startswith(data["catalog"] + "-"):
-            raise SpecError(path, line, f"clause id {entry['id']!r} must start with '{data['catalog']}-'")
+            raise SpecError(
+                path, line, f"clause id {entry['id']!r} must start with '{data['catalog']}-'"
+            )
         if ("checks" in entry["verification"]) != bool(entry.get("checks")):
-            raise SpecError(path, line, "verification 'checks' and a non-empty 'checks' list go together")
+            raise SpecError(
+                path, line, "verification 'checks' and a non-empty 'checks' list go together"
+            )
         seen.add(entry["id"])
         clauses.append(
             Clause(

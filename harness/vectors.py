@@ -85,7 +85,9 @@ def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) ->
             key = ("groups", g, "tests", t)
             line = doc.line_of(key)
             if known_clauses is not None and test["clause"] not in known_clauses:
-                raise SpecError(path, doc.line_of((*key, "clause")), f"unknown clause {test['clause']!r}")
+                raise SpecError(
+                    path, doc.line_of((*key, "clause")), f"unknown clause {test['clause']!r}"
+                )
             for flag in test.get("flags", []):
                 if flag not in notes:
                     raise SpecError(path, line, f"flag {flag!r} is not explained in notes")
@@ -133,7 +135,9 @@ def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) ->
                 )
             )
             if (test["result"] == "invalid") != ("error" in expected):
-                raise SpecError(path, line, "an invalid vector expects an error, a valid one a settlement")
+                raise SpecError(
+                    path, line, "an invalid vector expects an error, a valid one a settlement"
+                )
     return vectors
 
 
@@ -150,7 +154,9 @@ def vector_files(root: Path = VECTOR_DIR) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
-def load_all_vectors(known_clauses: set[str] | None = None, root: Path = VECTOR_DIR) -> list[Vector]:
+def load_all_vectors(
+    known_clauses: set[str] | None = None, root: Path = VECTOR_DIR
+) -> list[Vector]:
     """All vectors; ids must be unique across files."""
     vectors: list[Vector] = []
     seen: dict[str, Vector] = {}
@@ -158,7 +164,11 @@ def load_all_vectors(known_clauses: set[str] | None = None, root: Path = VECTOR_
         for vector in load_vector_file(path, known_clauses):
             if vector.id in seen:
                 first = seen[vector.id]
-                raise SpecError(path, vector.line, f"vector id {vector.id!r} already used at {first.path}:{first.line}")
+                raise SpecError(
+                    path,
+                    vector.line,
+                    f"vector id {vector.id!r} already used at {first.path}:{first.line}",
+                )
             seen[vector.id] = vector
             vectors.append(vector)
     return vectors

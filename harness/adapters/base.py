@@ -89,6 +89,3 @@ def open_adapter(
         f"unknown adapter spec {spec!r}; use reference, python:MODULE:CLASS, "
         "subprocess:COMMAND or http://HOST:PORT/PATH"
     )
-
-
-

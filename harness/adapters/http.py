@@ -33,12 +33,16 @@ class HttpAdapter:
             raw = exc.read()
             evidence["http_status"] = exc.code
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ProtocolViolation(f"HTTP request failed: {exc}", {**evidence, "request": request}) from exc
+            raise ProtocolViolation(
+                f"HTTP request failed: {exc}", {**evidence, "request": request}
+            ) from exc
         try:
             reply = json.loads(raw)
         except ValueError as exc:
             evidence["raw"] = raw[:2000].decode("utf-8", "replace")
-            raise ProtocolViolation("HTTP reply is not JSON", {**evidence, "request": request}) from exc
+            raise ProtocolViolation(
+                "HTTP reply is not JSON", {**evidence, "request": request}
+            ) from exc
         return check_reply(request, reply, evidence)
 
     def close(self) -> None:

@@ -29,7 +29,9 @@ class InProcessAdapter:
         try:
             wire_reply = json.loads(json.dumps(reply))
         except (TypeError, ValueError) as exc:
-            raise ProtocolViolation(f"reply is not JSON-serialisable: {exc}", {"request": request}) from exc
+            raise ProtocolViolation(
+                f"reply is not JSON-serialisable: {exc}", {"request": request}
+            ) from exc
         return check_reply(request, wire_reply, {})
 
     def close(self) -> None:

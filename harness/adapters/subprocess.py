@@ -9,6 +9,7 @@ child, so one bad round never stops the run.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import queue
@@ -21,6 +22,7 @@ from harness.adapters.base import check_reply
 from harness.errors import ProtocolViolation, Unreachable
 
 STDERR_TAIL = 2000
+STARTUP_GRACE = 60.0  # seconds a freshly started child may take for its first reply
 _EOF = object()
 
 
@@ -30,6 +32,7 @@ class SubprocessAdapter:
         self.spec = spec
         self.timeout = timeout
         self.restarts = 0
+        self._fresh = True
         self._ids = itertools.count(1)
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
@@ -37,7 +40,8 @@ class SubprocessAdapter:
         self._start()
 
     def _start(self) -> None:
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        # Kept open for the child's lifetime; closed in close().
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -52,9 +56,8 @@ class SubprocessAdapter:
         except OSError as exc:
             raise Unreachable(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
         self._lines = queue.Queue()
-        threading.Thread(
-            target=_pump, args=(self._proc.stdout, self._lines), daemon=True
-        ).start()
+        self._fresh = True
+        threading.Thread(target=_pump, args=(self._proc.stdout, self._lines), daemon=True).start()
 
     def stderr_tail(self) -> str:
         if self._stderr is None:
@@ -73,11 +76,14 @@ class SubprocessAdapter:
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise self._violation(f"cannot write to the implementation: {exc}", request) from exc
+        # A child that is still starting (interpreter, imports) is slow, not hung.
+        wait = max(self.timeout, STARTUP_GRACE) if self._fresh else self.timeout
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = self._lines.get(timeout=wait)
         except queue.Empty:
             self._kill()
-            raise self._violation(f"no reply within {self.timeout:g} s", request) from None
+            raise self._violation(f"no reply within {wait:g} s", request) from None
+        self._fresh = False
         if line is _EOF:
             self._proc.wait(timeout=5)
             code = self._proc.returncode
@@ -105,10 +111,8 @@ class SubprocessAdapter:
             self._proc.kill()
             self._proc.wait(timeout=5)
         if self._proc is not None and self._proc.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._proc.stdin.close()
-            except OSError:
-                pass
         self._proc = None
 
     def close(self) -> None:
@@ -116,7 +120,7 @@ class SubprocessAdapter:
             try:
                 self.request("bye")
                 self._proc.wait(timeout=2)
-            except Exception:  # noqa: BLE001 - closing is best effort; kill below
+            except Exception:
                 pass
         self._kill()
         if self._stderr is not None:

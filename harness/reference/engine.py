@@ -21,7 +21,7 @@ import itertools
 import secrets
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard
 
 from harness import __version__
 from harness.cards import DECK_SIZE, Card, format_cards, parse_card
@@ -134,7 +134,8 @@ class ReferenceGame:
         if not self.dealer_qualifies(dealer):
             seat.call_returned = call
             even_money_only = (
-                self.profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
+                self.profile.nonqualifying_ante
+                is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
                 and outcome <= 0
             )
             seat.ante_returned = seat.ante * (1 + (1 if even_money_only else table))
@@ -216,14 +217,18 @@ class ReferenceGame:
             raw.extend(production_shuffle())
         return {"decks": base64.b64encode(bytes(raw)).decode("ascii")}
 
-    def rng(self, bytes: Any) -> dict[str, Any]:  # noqa: A002 - the protocol names it so
+    def rng(self, bytes: Any) -> dict[str, Any]:
         if isinstance(bytes, bool) or not isinstance(bytes, int) or not 1 <= bytes <= MAX_RNG_BYTES:
-            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"bytes must be an integer 1..{MAX_RNG_BYTES}")
+            raise ErrorReply(
+                ErrorCode.INVALID_REQUEST, f"bytes must be an integer 1..{MAX_RNG_BYTES}"
+            )
         return {"data": base64.b64encode(secrets.token_bytes(bytes)).decode("ascii")}
 
     def history(self, last: Any = 10) -> dict[str, Any]:
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:
-            raise ErrorReply(ErrorCode.INVALID_REQUEST, f"last must be a non-negative integer, got {last!r}")
+            raise ErrorReply(
+                ErrorCode.INVALID_REQUEST, f"last must be a non-negative integer, got {last!r}"
+            )
         idents = self._history[-last:] if last else []
         return {"rounds": [self._result_of(self._rounds[i]) for i in idents]}
 
@@ -240,18 +245,24 @@ class ReferenceGame:
         if rnd.seats[seat].action is not None:
             raise ErrorReply(ErrorCode.INVALID_ACTION, f"seat {seat} has already acted")
         if action not in (Action.CALL.value, Action.FOLD.value):
-            raise ErrorReply(ErrorCode.INVALID_ACTION, f"action must be 'call' or 'fold', got {action!r}")
+            raise ErrorReply(
+                ErrorCode.INVALID_ACTION, f"action must be 'call' or 'fold', got {action!r}"
+            )
 
     def _verify_bets(self, seats: Any) -> dict[int, tuple[int, int]]:
         """Wagers per seat; 001 rules 2-3: an ante is required, the AA Bonus only with it."""
         if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_SEATS:
-            raise ErrorReply(ErrorCode.INVALID_BET, f"seats must be a list of 1..{MAX_SEATS} wagers")
+            raise ErrorReply(
+                ErrorCode.INVALID_BET, f"seats must be a list of 1..{MAX_SEATS} wagers"
+            )
         bets: dict[int, tuple[int, int]] = {}
         ante_lo, ante_hi = self.profile.limits.ante
         aa_lo, aa_hi = self.profile.limits.aa_bonus
         for entry in seats:
             if not isinstance(entry, dict):
-                raise ErrorReply(ErrorCode.INVALID_BET, f"a seat's wager must be an object, got {entry!r}")
+                raise ErrorReply(
+                    ErrorCode.INVALID_BET, f"a seat's wager must be an object, got {entry!r}"
+                )
             number, ante, aa = entry.get("seat"), entry.get("ante", 0), entry.get("aa_bonus", 0)
             if not _is_int(number) or not 1 <= number <= MAX_SEATS or number in bets:
                 raise ErrorReply(ErrorCode.INVALID_BET, f"bad or repeated seat number {number!r}")
@@ -261,7 +272,8 @@ class ReferenceGame:
                 raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: AA Bonus without an ante")
             if not ante_lo <= ante <= ante_hi:
                 raise ErrorReply(
-                    ErrorCode.INVALID_BET, f"seat {number}: ante {ante} outside {ante_lo}..{ante_hi}"
+                    ErrorCode.INVALID_BET,
+                    f"seat {number}: ante {ante} outside {ante_lo}..{ante_hi}",
                 )
             if aa and self.profile.aa_table is None:
                 raise ErrorReply(ErrorCode.INVALID_BET, "this game has no AA Bonus")
@@ -290,9 +302,13 @@ class ReferenceGame:
         """Test mode (capability `inject`): the cards the request stacks, verified."""
         try:
             if not isinstance(cards, dict) or not isinstance(cards.get("seats"), dict):
-                raise InvalidCards("cards must be an object with 'seats', 'dealer', 'flop', 'turn', 'river'")
+                raise InvalidCards(
+                    "cards must be an object with 'seats', 'dealer', 'flop', 'turn', 'river'"
+                )
             if sorted(cards["seats"]) != sorted(str(n) for n in order):
-                raise InvalidCards(f"cards are stacked for seats {sorted(cards['seats'])}, wagers for {order}")
+                raise InvalidCards(
+                    f"cards are stacked for seats {sorted(cards['seats'])}, wagers for {order}"
+                )
             holes = {n: _cards(cards["seats"][str(n)], 2) for n in order}
             dealer = _cards(cards.get("dealer"), 2)
             flop = _cards(cards.get("flop"), 3)
@@ -375,7 +391,7 @@ class ReferenceGame:
         return self._rounds[ident]
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

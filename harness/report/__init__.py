@@ -67,15 +67,27 @@ def _table(rows: list[list[Any]], widths: list[float], header: bool = True) -> T
 
 def _verdict_banner(verdict: str) -> Table:
     banner = Table(
-        [[Paragraph(f"<b>VERDICT: {verdict}</b>", ParagraphStyle(
-            "verdict", parent=_h1, textColor=colors.white, alignment=TA_CENTER))]],
+        [
+            [
+                Paragraph(
+                    f"<b>VERDICT: {verdict}</b>",
+                    ParagraphStyle(
+                        "verdict", parent=_h1, textColor=colors.white, alignment=TA_CENTER
+                    ),
+                )
+            ]
+        ],
         colWidths=[170 * mm],
     )
-    banner.setStyle(TableStyle([
-        ("BACKGROUND", (0, 0), (-1, -1), VERDICT_COLOURS.get(verdict, colors.black)),
-        ("TOPPADDING", (0, 0), (-1, -1), 6),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 6),
-    ]))
+    banner.setStyle(
+        TableStyle(
+            [
+                ("BACKGROUND", (0, 0), (-1, -1), VERDICT_COLOURS.get(verdict, colors.black)),
+                ("TOPPADDING", (0, 0), (-1, -1), 6),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 6),
+            ]
+        )
+    )
     return banner
 
 
@@ -90,35 +102,53 @@ def _summary(results: dict[str, Any]) -> list[Flowable]:
         ["Implementation", f"{impl.get('name', '?')} {impl.get('version', '')}".strip()],
         ["Adapter", results.get("adapter", "")],
         ["Profile", f"{profile.get('name', '?')}: {profile.get('title', '')}"],
-        ["Clauses", f"{len(clauses)}: {count['pass']} passed, {count['fail']} failed, "
-                    f"{count['not_tested']} not tested"],
-        ["Vectors", f"{vectors.get('total', 0)}: {vectors.get('passed', 0)} passed, "
-                    f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors, "
-                    f"{vectors.get('not_tested', 0)} not tested"],
-        ["Run", f"{manifest.get('started', '?')} to {manifest.get('finished', '?')}, "
-                f"seed {manifest.get('seed', '?')}"],
+        [
+            "Clauses",
+            f"{len(clauses)}: {count['pass']} passed, {count['fail']} failed, "
+            f"{count['not_tested']} not tested",
+        ],
+        [
+            "Vectors",
+            f"{vectors.get('total', 0)}: {vectors.get('passed', 0)} passed, "
+            f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors, "
+            f"{vectors.get('not_tested', 0)} not tested",
+        ],
+        [
+            "Run",
+            f"{manifest.get('started', '?')} to {manifest.get('finished', '?')}, "
+            f"seed {manifest.get('seed', '?')}",
+        ],
     ]
-    flow: list[Flowable] = [_table([[_p(a), _p(b)] for a, b in rows], [35 * mm, 135 * mm], header=False)]
+    flow: list[Flowable] = [
+        _table([[_p(a), _p(b)] for a, b in rows], [35 * mm, 135 * mm], header=False)
+    ]
     for reason in results.get("incomplete_reasons") or []:
         flow.append(_p(f"Incomplete: {reason}"))
     return flow
 
 
 def _clause_matrix(clauses: list[dict[str, Any]]) -> Table:
-    rows: list[list[Any]] = [[_p("Clause"), _p("Title / source"), _p("Status"), _p("Vectors"), _p("Checks")]]
+    rows: list[list[Any]] = [
+        [_p("Clause"), _p("Title / source"), _p("Status"), _p("Vectors"), _p("Checks")]
+    ]
     style: list[tuple[Any, ...]] = []
     for i, c in enumerate(clauses, start=1):
         notes = c.get("notes") or []
         if c.get("failed"):
             notes = [f"failed: {', '.join(c['failed'])}", *notes]
-        rows.append([
-            _p(c["id"], _small),
-            [_p(c["title"], _small), _p("; ".join(c.get("sources", [])), _small),
-             *[_p(n, _small) for n in notes]],
-            _p(c["status"].replace("_", " "), _small),
-            _p(c.get("vectors", 0), _small),
-            _p(c.get("checks", 0), _small),
-        ])
+        rows.append(
+            [
+                _p(c["id"], _small),
+                [
+                    _p(c["title"], _small),
+                    _p("; ".join(c.get("sources", [])), _small),
+                    *[_p(n, _small) for n in notes],
+                ],
+                _p(c["status"].replace("_", " "), _small),
+                _p(c.get("vectors", 0), _small),
+                _p(c.get("checks", 0), _small),
+            ]
+        )
         style.append(("BACKGROUND", (2, i), (2, i), STATUS_COLOURS.get(c["status"], colors.white)))
     table = _table(rows, [24 * mm, 110 * mm, 16 * mm, 10 * mm, 10 * mm])
     table.setStyle(TableStyle(style))
@@ -130,16 +160,31 @@ def _failures(failures: list[dict[str, Any]]) -> list[Flowable]:
     for f in failures[:MAX_FAILURES_SHOWN]:
         block: list[Flowable] = [
             _p(f"{f.get('clause')} / {f.get('vector')}: {f.get('message')}"),
-            Preformatted("expected: " + json.dumps(f.get("expected"), default=str)[:1500], _mono, maxLineLength=120),
-            Preformatted("actual:   " + json.dumps(f.get("actual"), default=str)[:1500], _mono, maxLineLength=120),
+            Preformatted(
+                "expected: " + json.dumps(f.get("expected"), default=str)[:1500],
+                _mono,
+                maxLineLength=120,
+            ),
+            Preformatted(
+                "actual:   " + json.dumps(f.get("actual"), default=str)[:1500],
+                _mono,
+                maxLineLength=120,
+            ),
         ]
         if f.get("evidence"):
-            block.append(Preformatted("evidence: " + json.dumps(f["evidence"], default=str)[:1500],
-                                      _mono, maxLineLength=120))
+            block.append(
+                Preformatted(
+                    "evidence: " + json.dumps(f["evidence"], default=str)[:1500],
+                    _mono,
+                    maxLineLength=120,
+                )
+            )
         block += [_p(f"Reproduce: {f.get('reproduce', '')}", _small), Spacer(1, 3 * mm)]
         flow.append(KeepTogether(block))
     if len(failures) > MAX_FAILURES_SHOWN:
-        flow.append(_p(f"... and {len(failures) - MAX_FAILURES_SHOWN} more failures in results.json"))
+        flow.append(
+            _p(f"... and {len(failures) - MAX_FAILURES_SHOWN} more failures in results.json")
+        )
     return flow
 
 
@@ -147,9 +192,16 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
     """Write the certification PDF for one run's results."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    doc = SimpleDocTemplate(str(path), pagesize=A4, leftMargin=20 * mm, rightMargin=20 * mm,
-                            topMargin=18 * mm, bottomMargin=18 * mm,
-                            title="Casino Hold'em certification report", author="chcert")
+    doc = SimpleDocTemplate(
+        str(path),
+        pagesize=A4,
+        leftMargin=20 * mm,
+        rightMargin=20 * mm,
+        topMargin=18 * mm,
+        bottomMargin=18 * mm,
+        title="Casino Hold'em certification report",
+        author="chcert",
+    )
     verdict = results.get("verdict", "INCOMPLETE")
     story: list[Flowable] = [
         Paragraph("Casino Hold'em certification report", _h1),
@@ -164,25 +216,49 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
     story += _failures(failures) if failures else [_p("None.")]
     checks = (results.get("protocol") or {}).get("checks") or []
     if checks:
-        story += [Paragraph("Protocol and declaration checks", _h2),
-                  _table([[_p("Check"), _p("Clause"), _p("Status"), _p("Message")]]
-                         + [[_p(c["name"], _small), _p(c["clause"], _small), _p(c["status"], _small),
-                             _p(c.get("message", ""), _small)] for c in checks],
-                         [35 * mm, 25 * mm, 18 * mm, 92 * mm])]
+        story += [
+            Paragraph("Protocol and declaration checks", _h2),
+            _table(
+                [[_p("Check"), _p("Clause"), _p("Status"), _p("Message")]]
+                + [
+                    [
+                        _p(c["name"], _small),
+                        _p(c["clause"], _small),
+                        _p(c["status"], _small),
+                        _p(c.get("message", ""), _small),
+                    ]
+                    for c in checks
+                ],
+                [35 * mm, 25 * mm, 18 * mm, 92 * mm],
+            ),
+        ]
     story += [Paragraph("RNG and game mathematics", _h2)]
     for key in ("rng", "math"):
         section = results.get(key) or {}
-        story.append(_p(f"{key.upper()}: {section.get('status', 'not_tested')} - {section.get('reason', '')}"))
+        status, reason = section.get("status", "not_tested"), section.get("reason", "")
+        story.append(_p(f"{key.upper()}: {status} - {reason}"))
     out = results.get("out_of_scope") or []
     if out:
-        story += [Paragraph("Source text out of scope", _h2),
-                  _table([[_p("Source"), _p("Text"), _p("Why out of scope")]]
-                         + [[_p(o["source"], _small), _p(o["ref"], _small), _p(o["reason"], _small)]
-                            for o in out], [30 * mm, 80 * mm, 60 * mm])]
+        story += [
+            Paragraph("Source text out of scope", _h2),
+            _table(
+                [[_p("Source"), _p("Text"), _p("Why out of scope")]]
+                + [
+                    [_p(o["source"], _small), _p(o["ref"], _small), _p(o["reason"], _small)]
+                    for o in out
+                ],
+                [30 * mm, 80 * mm, 60 * mm],
+            ),
+        ]
     manifest = results.get("manifest") or {}
-    story += [Paragraph("Manifest", _h2),
-              _table([[_p(k, _small), _p(v, _mono)] for k, v in manifest.items()],
-                     [35 * mm, 135 * mm], header=False)]
+    story += [
+        Paragraph("Manifest", _h2),
+        _table(
+            [[_p(k, _small), _p(v, _mono)] for k, v in manifest.items()],
+            [35 * mm, 135 * mm],
+            header=False,
+        ),
+    ]
     doc.build(story)
     return path
 

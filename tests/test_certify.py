@@ -1,0 +1,109 @@
+"""`chcert certify` end to end (contract 2 and 3): verdicts, exit codes, files written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.pdftext import pdf_text
+
+FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
+
+
+def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["certify", "--out", str(tmp_path), "--seed", "7", *args])
+    return code, json.loads((tmp_path / "results.json").read_text())
+
+
+def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> None:
+    """The README's main job, as a user runs it: a real subprocess, the JSON Lines adapter."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "certify", "--out", str(tmp_path), "-n", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "VERDICT: PASS" in proc.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["verdict"] == "PASS"
+    assert results["implementation"]["name"] == "chcert-reference"
+    assert (
+        results["vectors"]["total"] >= 40
+        and results["vectors"]["passed"] == results["vectors"]["total"]
+    )
+    statuses = {c["id"]: c["status"] for c in results["clauses"]}
+    assert statuses["s000-r9"] == "pass" and statuses["s000-house-edge"] == "not_tested"
+    assert set(results) >= {
+        "verdict",
+        "implementation",
+        "profile",
+        "clauses",
+        "vectors",
+        "failures",
+        "protocol",
+        "rng",
+        "math",
+        "manifest",
+    }
+    assert results["manifest"]["seed"] is not None and len(results["manifest"]["spec_sha256"]) == 64
+    assert (tmp_path / "junit.xml").exists()
+    assert "VERDICT: PASS" in pdf_text(tmp_path / "report.pdf")
+
+
+def test_broken_game_fails_with_the_clause_named_in_json_and_pdf(tmp_path: Path) -> None:
+    adapter = f"subprocess:{sys.executable} -m harness.reference --mutant tie-loses"
+    code, results = certify(tmp_path, "--adapter", adapter)
+    assert code == 1 and results["verdict"] == "FAIL"
+    failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
+    assert failed == {"s000-r12"}
+    assert {f["clause"] for f in results["failures"]} == {"s000-r12"}
+    text = pdf_text(tmp_path / "report.pdf")
+    assert "VERDICT: FAIL" in text and "s000-r12" in text
+
+
+def test_unreachable_game_is_incomplete_with_exit_2(tmp_path: Path) -> None:
+    code, results = certify(tmp_path, "--adapter", "subprocess:/no/such/game")
+    assert code == 2 and results["verdict"] == "INCOMPLETE"
+    assert "unreachable" in results["incomplete_reasons"][0]
+    assert (tmp_path / "report.pdf").exists()
+
+
+@pytest.mark.parametrize("fault", ["hang", "crash", "garbage"])
+def test_a_game_fault_fails_its_clause_and_the_run_goes_on(tmp_path: Path, fault: str) -> None:
+    adapter = f"subprocess:{sys.executable} {FAULTY} --fault {fault}"
+    code, results = certify(tmp_path, "--adapter", adapter, "--timeout", "2")
+    assert code == 1 and results["verdict"] == "FAIL"
+    (failure,) = results["failures"]
+    assert failure["vector"] == "s000-v004" and failure["clause"] == "s000-antewin"
+    assert "protocol violation" in failure["message"]
+    assert failure["evidence"]["request"]["op"] == "result"
+    # Every other vector still ran and passed.
+    assert results["vectors"]["passed"] == results["vectors"]["total"] - 1
+    assert results["vectors"]["errors"] == 1
+
+
+def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["certify", "--profile", "nonesuch", "--out", str(tmp_path)]) == 2
+    assert "bundled profiles" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["certify", "--bogus"])
+    assert exc.value.code == 2
+
+
+def test_selection_runs_only_matching_items(tmp_path: Path) -> None:
+    code, results = certify(
+        tmp_path, "--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-v010"
+    )
+    assert code == 0 and results["vectors"]["total"] == 1
+
+
+def test_vectors_check_reports_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vectors", "check"]) == 0
+    assert "clauses" in capsys.readouterr().out

@@ -1,0 +1,104 @@
+"""Specs, profiles and vectors: schema-validated, and errors name the file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.errors import SpecError
+from harness.profiles import available_profiles, load_profile
+from harness.specs import load_catalog, load_catalogs
+from harness.vectors import load_all_vectors, load_vector_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_bundled_profile_loads() -> None:
+    names = available_profiles()
+    assert {"standard", "short-aa", "table2"} <= set(names)
+    assert {f"source-00{i}" for i in range(5)} <= set(names)
+    for name in names:
+        assert load_profile(name).name == name
+
+
+def test_profiles_are_faithful_to_their_sources() -> None:
+    assert load_profile("source-004").fold_forfeits_aa_bonus is False
+    assert load_profile("source-001").fold_forfeits_aa_bonus is True
+    assert load_profile("source-003").aa_table is None
+    assert (
+        load_profile("source-003").nonqualifying_ante.value == "pay_table_if_player_wins_else_even"
+    )
+    assert load_profile("source-002").aa_table is not None
+    assert load_profile("source-002").aa_table.odds["flush"] == 25
+    assert load_profile("standard").aa_table is not None
+    assert load_profile("standard").aa_table.odds["royal_flush"] == 100
+    table2 = load_profile("table2").ante_table
+    assert [table2.pays(c) for c in table2.odds] == [25, 25, 12, 3, 2]
+
+
+def test_unknown_profile_lists_the_bundled_ones() -> None:
+    with pytest.raises(SpecError, match=r"bundled profiles: .*standard"):
+        load_profile("nonesuch")
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema: profile.schema.json\nname: x\ntitle: [unclosed\n")
+    with pytest.raises(SpecError) as err:
+        load_profile(str(bad))
+    assert err.value.path == str(bad) and err.value.line is not None
+    assert str(bad) in str(err.value)
+
+
+def test_schema_error_names_file_line_field_and_allowed_values(tmp_path: Path) -> None:
+    text = (ROOT / "specs/profiles/standard.yaml").read_text()
+    bad = tmp_path / "p.yaml"
+    bad.write_text(
+        text.replace("dealer_qualifier: pair_of_fours", "dealer_qualifier: pair_of_nines")
+    )
+    with pytest.raises(SpecError) as err:
+        load_profile(str(bad))
+    lines = bad.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "pair_of_nines" in text)
+    assert err.value.line == line
+    assert "dealer_qualifier" in err.value.message and "pair_of_fours" in err.value.message
+
+
+def test_vector_with_a_card_twice_names_its_line(tmp_path: Path) -> None:
+    text = (ROOT / "vectors/s000/settlement.yaml").read_text()
+    bad = tmp_path / "v.yaml"
+    bad.write_text(text.replace("dealer: [2c, 7d]", "dealer: [Ah, 7d]", 1))
+    with pytest.raises(SpecError, match=r"s000-v001.*Ah") as err:
+        load_vector_file(bad)
+    assert (
+        err.value.line is not None
+        and "s000-v001" in bad.read_text().splitlines()[err.value.line - 1]
+    )
+
+
+def test_vector_citing_an_unknown_clause_is_refused(tmp_path: Path) -> None:
+    text = (ROOT / "vectors/s000/settlement.yaml").read_text()
+    bad = tmp_path / "v.yaml"
+    bad.write_text(text.replace("clause: s000-r10", "clause: s000-r99", 1))
+    with pytest.raises(SpecError, match=r"unknown clause 's000-r99'"):
+        load_vector_file(bad, {"s000-r10"})
+
+
+def test_catalogs_and_vectors_are_consistent() -> None:
+    catalogs = load_catalogs()
+    ids = {c.id for cat in catalogs for c in cat.clauses}
+    vectors = load_all_vectors(ids)
+    assert len({v.id for v in vectors}) == len(vectors)
+    for catalog in catalogs:
+        for clause in catalog.clauses:
+            if "vectors" in clause.verification and set(clause.profiles) & {"standard"}:
+                assert any(v.clause == clause.id for v in vectors), f"{clause.id} has no vector"
+
+
+def test_duplicate_clause_id_is_refused(tmp_path: Path) -> None:
+    text = (ROOT / "specs/clauses/s000.yaml").read_text()
+    bad = tmp_path / "s000.yaml"
+    bad.write_text(text.replace("id: s000-r2\n", "id: s000-r1\n"))
+    with pytest.raises(SpecError, match="duplicate clause id 's000-r1'"):
+        load_catalog(bad)
