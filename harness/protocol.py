@@ -10,6 +10,7 @@ same in-process and behind a pipe.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from enum import StrEnum, unique
@@ -68,7 +69,7 @@ def serve_request(game: Any, request: Any) -> dict[str, Any]:
         return _error(rid, ErrorCode.UNSUPPORTED, f"op {op!r} is not supported")
     params = {k: v for k, v in request.items() if k not in ("id", "op")}
     try:
-        inspect.signature(method).bind(**params)
+        _signature(method).bind(**params)
     except TypeError as exc:
         return _error(rid, ErrorCode.INVALID_REQUEST, f"bad parameters for {op}: {exc}")
     try:
@@ -81,6 +82,21 @@ def serve_request(game: Any, request: Any) -> dict[str, Any]:
             return _error(rid, code, str(exc))
         return _error(rid, ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
     return {"id": rid, "ok": body if body is not None else {}}
+
+
+def _signature(method: Any) -> inspect.Signature:
+    """The signature a request must bind to, cached per function (asked every request)."""
+    func = getattr(method, "__func__", None)
+    if func is None:
+        return inspect.signature(method)
+    return _unbound_signature(func)
+
+
+@functools.lru_cache(maxsize=256)
+def _unbound_signature(func: Any) -> inspect.Signature:
+    """A method's signature without its first (instance) parameter."""
+    signature = inspect.signature(func)
+    return signature.replace(parameters=list(signature.parameters.values())[1:])
 
 
 def _error(rid: Any, code: str, message: str) -> dict[str, Any]:

@@ -94,7 +94,11 @@ class SubprocessAdapter:
         except ValueError:
             self._kill()
             raise self._violation("reply is not JSON", request, raw=line[:2000]) from None
-        return check_reply(request, reply, {"stderr_tail": self.stderr_tail()})
+        try:
+            return check_reply(request, reply, {})
+        except ProtocolViolation as exc:
+            exc.evidence["stderr_tail"] = self.stderr_tail()
+            raise
 
     def _violation(self, message: str, request: dict[str, Any], **extra: Any) -> ProtocolViolation:
         evidence = {"request": request, "stderr_tail": self.stderr_tail(), **extra}
