@@ -439,3 +439,68 @@ def _min_ante(ctx: Context) -> int:
     if isinstance(limits, dict) and isinstance(limits.get("ante"), list):
         return int(limits["ante"][0])
     return ctx.profile.limits.ante[0]
+
+
+@check("aa-bonus-timing", requires={Capability.INJECT, Capability.EVENTS})
+def aa_bonus_timing(ctx: Context) -> None:
+    """Every decision comes before any AA Bonus is settled, and every AA Bonus before the turn."""
+    if not (ctx.hello.get("config") or {}).get("aa_bonus_pay_table"):
+        raise NotTested("the game declares no AA Bonus")
+    seats = [1, 2] if ctx.seats >= 2 else [1]
+    cards: dict[str, Any] = {
+        "seats": {"1": ["As", "Ad"], "2": ["7c", "2d"]},
+        "dealer": ["5c", "5d"],
+        "flop": ["Kh", "7d", "2c"],
+        "turn": "9s",
+        "river": "4h",
+    }
+    cards["seats"] = {str(s): cards["seats"][str(s)] for s in seats}
+    lo = _min_ante(ctx)
+    aa_lo = _min_aa(ctx)
+    wagers = [{"seat": s, "ante": lo, "aa_bonus": aa_lo} for s in seats]
+    reply = _request(ctx, "round", seats=wagers, cards=cards)
+    for seat in seats:
+        _request(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+    result = _request(ctx, "result", round=reply.get("round"))
+    kinds = [e.get("type") for e in _items(result.get("events")) if isinstance(e, dict)]
+    needed = ["action", "aa_bonus_settled", "turn_dealt", "river_dealt"]
+    if any(k not in kinds for k in needed):
+        raise CheckFailure("events lack a step", expected=needed, actual=kinds)
+    last_action = max(i for i, k in enumerate(kinds) if k == "action")
+    settled = [i for i, k in enumerate(kinds) if k == "aa_bonus_settled"]
+    turn = kinds.index("turn_dealt")
+    if len(settled) != len(seats) or min(settled) < last_action or max(settled) > turn:
+        raise CheckFailure(
+            "AA Bonus not settled between the last decision and the turn",
+            expected="action... aa_bonus_settled (each seat) ... turn_dealt",
+            actual=kinds,
+        )
+
+
+@check("history-recall", requires={Capability.HISTORY})
+def history_recall(ctx: Context) -> None:
+    """A round just played is recalled by `history` exactly as `result` reported it."""
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _min_ante(ctx)}])
+    _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
+    result = _request(ctx, "result", round=reply.get("round"))
+    rounds = _items(_request(ctx, "history", last=1).get("rounds"))
+    recalled = rounds[-1] if rounds else None
+    if not isinstance(recalled, dict) or recalled.get("round") != reply.get("round"):
+        raise CheckFailure(
+            "history does not recall the last round", expected=reply.get("round"), actual=recalled
+        )
+    mismatched = sorted(k for k in ("board", "dealer", "seats") if recalled.get(k) != result.get(k))
+    if mismatched:
+        raise CheckFailure(
+            f"recalled round differs from the result in {', '.join(mismatched)}",
+            expected={k: result.get(k) for k in mismatched},
+            actual={k: recalled.get(k) for k in mismatched},
+        )
+
+
+def _min_aa(ctx: Context) -> int:
+    config = ctx.hello.get("config") or {}
+    limits = config.get("limits") if isinstance(config, dict) else None
+    if isinstance(limits, dict) and isinstance(limits.get("aa_bonus"), list):
+        return int(limits["aa_bonus"][0])
+    return ctx.profile.limits.aa_bonus[0]

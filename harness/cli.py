@@ -23,12 +23,13 @@ from typing import Any
 import pytest
 
 from harness import __version__
+from harness.coverage import check_coverage
 from harness.errors import SpecError
 from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
 from harness.report import render, render_file
 from harness.results import EXIT_CODES, Verdict, write_json_atomic
-from harness.specs import CLAUSE_DIR, load_catalogs
-from harness.vectors import VECTOR_DIR, load_all_vectors
+from harness.specs import CLAUSE_DIR, clause_index, load_catalogs
+from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_USAGE = 2
@@ -98,7 +99,7 @@ def certify(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     profile = load_profile(args.profile)  # SpecError -> exit 2 before anything runs
     catalogs = load_catalogs(profile.catalogs)
-    load_all_vectors({c.id for cat in load_catalogs() for c in cat.clauses})
+    load_all_vectors(clause_index(load_catalogs()))
     if args.rng_decks is not None:
         print(f"chcert: note: no RNG battery in harness {__version__}; --rng-decks is ignored")
     out = Path(args.out)
@@ -187,10 +188,22 @@ def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, secon
 def vectors_check() -> int:
     """Validate every catalog and vector file; print the counts."""
     catalogs = load_catalogs()
-    ids = {c.id for cat in catalogs for c in cat.clauses}
-    vectors = load_all_vectors(ids)
-    print(f"{len(catalogs)} catalogs, {len(ids)} clauses, {len(vectors)} vectors: OK")
-    return 0
+    clauses = clause_index(catalogs)
+    vectors = load_all_vectors(clauses)
+    report = check_coverage(catalogs, vectors)
+    out_of_scope = sum(len(c.out_of_scope) for c in catalogs)
+    print(
+        f"{len(catalogs)} catalogs: {report.clauses} clauses, {out_of_scope} passages out of scope"
+    )
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(report.by_verification.items()))
+    print(f"  clauses verified by: {kinds}")
+    print(f"{len(vectors)} vectors in {len(vector_files())} files")
+    for name, count in sorted(report.vectors_per_profile.items()):
+        print(f"  {name}: {count} vectors")
+    for problem in report.problems:
+        print(f"PROBLEM: {problem}")
+    print("OK" if not report.problems else f"{len(report.problems)} problems")
+    return 0 if not report.problems else 1
 
 
 def report(args: argparse.Namespace) -> int:

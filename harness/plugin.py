@@ -27,7 +27,7 @@ from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vect
 from harness.errors import HarnessError, ProtocolViolation, SpecError
 from harness.profiles import Profile, load_profile
 from harness.results import Record, Status, build_results, now, write_json_atomic
-from harness.specs import Catalog, Clause, load_catalogs
+from harness.specs import Catalog, Clause, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
 
 RECORD_KEY = "chcert"
@@ -89,8 +89,11 @@ class CertificationRun:
                 raise SpecError(
                     clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}"
                 )
-        every_id = {c.id for cat in all_catalogs for c in cat.clauses}
-        self.vectors: list[Vector] = load_all_vectors(every_id)
+        self.vectors: list[Vector] = [
+            v
+            for v in load_all_vectors(clause_index(all_catalogs))
+            if self.profile.name in v.profiles
+        ]
         self.started = now()
         self.records: list[Record] = []
         self.implementation: dict[str, Any] | None = None
@@ -175,7 +178,7 @@ class CertificationRun:
             return None
         if any(file_path == cat.path.resolve() for cat in self.catalogs):
             return CatalogFile.from_parent(parent, path=file_path)
-        if file_path.parent.parent == VECTOR_DIR and file_path.parent.name in self.profile.catalogs:
+        if VECTOR_DIR in file_path.parents:
             return VectorFile.from_parent(parent, path=file_path)
         return None
 
@@ -277,11 +280,11 @@ class ItemFailed(Exception):
 class VectorItem(ChcertItem):
     kind = "vector"
 
-    def setup_vector(self, vector: Vector) -> None:
+    def setup_vector(self, vector: Vector, clause: str) -> None:
         self.vector = vector
-        self.clause = vector.clause
+        self.clause = clause
         self.target = vector.id
-        self.add_marker(vector.clause)
+        self.add_marker(clause)
 
     def execute(self, ctx: Context) -> None:
         replay_vector(ctx, self.vector)
@@ -304,12 +307,11 @@ class VectorFile(pytest.File):
         run = current_run(self.config)
         wanted = {c.id for c in run.clauses}
         for vector in run.vectors:
-            if vector.path.resolve() != self.path or run.profile.name not in vector.profiles:
+            clause = vector.clause_for[run.profile.name]
+            if vector.path.resolve() != self.path or clause not in wanted:
                 continue
-            if vector.clause not in wanted:
-                continue
-            item = VectorItem.from_parent(self, name=f"{vector.clause}/{vector.id}")
-            item.setup_vector(vector)
+            item = VectorItem.from_parent(self, name=f"{clause}/{vector.id}")
+            item.setup_vector(vector, clause)
             yield item
 
 

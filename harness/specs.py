@@ -101,6 +101,11 @@ def load_catalog(path: str | Path) -> Catalog:
     )
 
 
+def clause_index(catalogs: list[Catalog]) -> dict[str, Clause]:
+    """Every clause of the catalogs by id."""
+    return {c.id: c for cat in catalogs for c in cat.clauses}
+
+
 def load_catalogs(names: list[str] | tuple[str, ...] | None = None) -> list[Catalog]:
     """The named catalogs (all under specs/clauses when None), in name order."""
     if names is None:

@@ -1,10 +1,13 @@
 """Settlement vectors: stacked rounds with hand-worked expected settlements.
 
-Files under vectors/<catalog>/*.yaml follow specs/schemas/settlement-vectors.schema.json
+Files vectors/*.yaml follow specs/schemas/settlement-vectors.schema.json
 (wycheproof-style: a header, notes explaining each flag, groups that share the
-profiles under which their expected values hold, tests with id, clause, comment,
-flags and result). Loading also lints what a schema cannot say: unique ids,
-clauses that exist, flags that are explained, cards legal for one deck.
+profiles under which their expected values hold, tests with id, clauses,
+comment, flags and result). A vector cites the clause stating its rule in each
+source that states it; under each profile of its group exactly one of those
+clauses applies, and that is the clause a failure names. Loading also lints
+what a schema cannot say: unique ids, clauses that exist and apply, flags that
+are explained, cards legal for one deck.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from harness._schema import load_yaml, validate
 from harness.cards import Card, parse_cards
 from harness.errors import InvalidCards, SpecError
 from harness.game import Action, Deal, Wager
+from harness.specs import Clause
 
 VECTOR_DIR = Path(__file__).resolve().parent.parent / "vectors"
 
@@ -41,7 +45,8 @@ class SeatExpectation:
 @dataclass(frozen=True)
 class Vector:
     id: str
-    clause: str
+    clauses: tuple[str, ...]
+    clause_for: dict[str, str]  # profile -> the cited clause that applies under it
     comment: str
     flags: tuple[str, ...]
     result: str
@@ -74,8 +79,8 @@ def _wager(pair: list[int] | None) -> Wager | None:
     return None if pair is None else Wager(pair[0], pair[1])
 
 
-def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) -> list[Vector]:
-    """Load, validate and lint one vector file."""
+def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vector]:
+    """Load, validate and lint one vector file against the clause catalogs."""
     doc = load_yaml(path)
     validate(doc, "settlement-vectors.schema.json")
     notes = doc.data["notes"]
@@ -84,10 +89,7 @@ def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) ->
         for t, test in enumerate(group["tests"]):
             key = ("groups", g, "tests", t)
             line = doc.line_of(key)
-            if known_clauses is not None and test["clause"] not in known_clauses:
-                raise SpecError(
-                    path, doc.line_of((*key, "clause")), f"unknown clause {test['clause']!r}"
-                )
+            clause_for = _clause_for(path, doc.line_of((*key, "clauses")), test, group, clauses)
             for flag in test.get("flags", []):
                 if flag not in notes:
                     raise SpecError(path, line, f"flag {flag!r} is not explained in notes")
@@ -108,7 +110,8 @@ def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) ->
             vectors.append(
                 Vector(
                     id=test["id"],
-                    clause=test["clause"],
+                    clauses=tuple(test["clauses"]),
+                    clause_for=clause_for,
                     comment=test["comment"].strip(),
                     flags=tuple(test.get("flags", [])),
                     result=test["result"],
@@ -141,6 +144,32 @@ def load_vector_file(path: str | Path, known_clauses: set[str] | None = None) ->
     return vectors
 
 
+def _clause_for(
+    path: str | Path,
+    line: int | None,
+    test: dict[str, Any],
+    group: dict[str, Any],
+    clauses: dict[str, Clause],
+) -> dict[str, str]:
+    """For each profile of the group, the one cited clause that applies under it."""
+    for cited in test["clauses"]:
+        if cited not in clauses:
+            raise SpecError(path, line, f"vector {test['id']}: unknown clause {cited!r}")
+    result: dict[str, str] = {}
+    for profile in group["profiles"]:
+        applying = [c for c in test["clauses"] if profile in clauses[c].profiles]
+        if len(applying) != 1:
+            found = ", ".join(applying) or "none"
+            raise SpecError(
+                path,
+                line,
+                f"vector {test['id']}: under profile {profile} exactly one cited clause must "
+                f"apply, found {found}",
+            )
+        result[profile] = applying[0]
+    return result
+
+
 def _two(cards: tuple[Card, ...]) -> tuple[Card, Card]:
     return cards[0], cards[1]
 
@@ -154,14 +183,12 @@ def vector_files(root: Path = VECTOR_DIR) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
-def load_all_vectors(
-    known_clauses: set[str] | None = None, root: Path = VECTOR_DIR
-) -> list[Vector]:
+def load_all_vectors(clauses: dict[str, Clause], root: Path = VECTOR_DIR) -> list[Vector]:
     """All vectors; ids must be unique across files."""
     vectors: list[Vector] = []
     seen: dict[str, Vector] = {}
     for path in vector_files(root):
-        for vector in load_vector_file(path, known_clauses):
+        for vector in load_vector_file(path, clauses):
             if vector.id in seen:
                 first = seen[vector.id]
                 raise SpecError(

@@ -81,7 +81,7 @@ def test_a_game_fault_fails_its_clause_and_the_run_goes_on(tmp_path: Path, fault
     code, results = certify(tmp_path, "--adapter", adapter, "--timeout", "2")
     assert code == 1 and results["verdict"] == "FAIL"
     (failure,) = results["failures"]
-    assert failure["vector"] == "s000-v004" and failure["clause"] == "s000-antewin"
+    assert failure["vector"] == "nq-four-of-a-kind-std-t1" and failure["clause"] == "s000-antewin"
     assert "protocol violation" in failure["message"]
     assert failure["evidence"]["request"]["op"] == "result"
     # Every other vector still ran and passed.
@@ -99,7 +99,11 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_selection_runs_only_matching_items(tmp_path: Path) -> None:
     code, results = certify(
-        tmp_path, "--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-v010"
+        tmp_path,
+        "--adapter",
+        "python:harness.reference:ReferenceGame",
+        "-k",
+        "nq-dealer-pair-of-threes",
     )
     assert code == 0 and results["vectors"]["total"] == 1
 

@@ -8,7 +8,7 @@ import pytest
 
 from harness.errors import SpecError
 from harness.profiles import available_profiles, load_profile
-from harness.specs import load_catalog, load_catalogs
+from harness.specs import clause_index, load_catalog, load_catalogs
 from harness.vectors import load_all_vectors, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,35 +65,42 @@ def test_schema_error_names_file_line_field_and_allowed_values(tmp_path: Path) -
     assert "dealer_qualifier" in err.value.message and "pair_of_fours" in err.value.message
 
 
+CLAUSES = clause_index(load_catalogs())
+
+
 def test_vector_with_a_card_twice_names_its_line(tmp_path: Path) -> None:
-    text = (ROOT / "vectors/s000/settlement.yaml").read_text()
+    text = (ROOT / "vectors/ante-and-call.yaml").read_text()
     bad = tmp_path / "v.yaml"
     bad.write_text(text.replace("dealer: [2c, 7d]", "dealer: [Ah, 7d]", 1))
-    with pytest.raises(SpecError, match=r"s000-v001.*Ah") as err:
-        load_vector_file(bad)
-    assert (
-        err.value.line is not None
-        and "s000-v001" in bad.read_text().splitlines()[err.value.line - 1]
-    )
+    with pytest.raises(SpecError, match=r"nq-high-card.*Ah") as err:
+        load_vector_file(bad, CLAUSES)
+    line = bad.read_text().splitlines()[(err.value.line or 0) - 1]
+    assert "nq-high-card" in line
 
 
 def test_vector_citing_an_unknown_clause_is_refused(tmp_path: Path) -> None:
-    text = (ROOT / "vectors/s000/settlement.yaml").read_text()
+    text = (ROOT / "vectors/ante-and-call.yaml").read_text()
     bad = tmp_path / "v.yaml"
-    bad.write_text(text.replace("clause: s000-r10", "clause: s000-r99", 1))
+    bad.write_text(text.replace("clauses: [s000-r10,", "clauses: [s000-r99,", 1))
     with pytest.raises(SpecError, match=r"unknown clause 's000-r99'"):
-        load_vector_file(bad, {"s000-r10"})
+        load_vector_file(bad, CLAUSES)
+
+
+def test_vector_must_name_one_clause_per_profile(tmp_path: Path) -> None:
+    """A vector whose group holds for source-003 must cite an s003 clause, and only one."""
+    text = (ROOT / "vectors/ante-and-call.yaml").read_text()
+    bad = tmp_path / "v.yaml"
+    bad.write_text(text.replace("s002-nq, s003-nq, s004-nq]", "s002-nq, s004-nq]", 1))
+    with pytest.raises(
+        SpecError,
+        match=r"under profile (table2|source-003) exactly one cited clause must apply, found none",
+    ):
+        load_vector_file(bad, CLAUSES)
 
 
 def test_catalogs_and_vectors_are_consistent() -> None:
-    catalogs = load_catalogs()
-    ids = {c.id for cat in catalogs for c in cat.clauses}
-    vectors = load_all_vectors(ids)
+    vectors = load_all_vectors(CLAUSES)
     assert len({v.id for v in vectors}) == len(vectors)
-    for catalog in catalogs:
-        for clause in catalog.clauses:
-            if "vectors" in clause.verification and set(clause.profiles) & {"standard"}:
-                assert any(v.clause == clause.id for v in vectors), f"{clause.id} has no vector"
 
 
 def test_duplicate_clause_id_is_refused(tmp_path: Path) -> None:
