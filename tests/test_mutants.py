@@ -1,6 +1,9 @@
 """The harness proves its power: each broken game fails with the clause it breaks.
 
-A mutant that survives certification means a missing vector or check.
+Each mutant of harness/reference/mutants.py breaks one rule; certified against the
+profile whose rule it breaks, it must FAIL with that rule's clause among the failed
+ones. A mutant that survives means a missing vector or check. The reference game
+itself must PASS under every profile.
 """
 
 from __future__ import annotations
@@ -11,41 +14,75 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.profiles import available_profiles
+from harness.reference import ReferenceGame
 from harness.reference.mutants import MUTANTS
 
-EXPECTED_CLAUSE = {
-    "qualify-pair-of-threes": "s000-r9",
-    "qualify-pair-of-fives": "s000-r9",
-    "tie-loses": "s000-r12",
-    "kickers-ignored": "s000-r7",
-    "call-pays-when-dealer-does-not-qualify": "s000-r10",
-    "royal-paid-as-straight-flush": "s000-antewin",
-    "flush-pays-even-money": "s000-antewin",
-    "aa-bonus-on-seven-cards": "s000-sidebet",
-    "fold-keeps-aa-bonus": "s000-r5",
-    "wheel-not-a-straight": "s000-r7",
+# mutant -> (profile certified, clause that must be named)
+EXPECTED = {
+    "qualify-pair-of-threes": ("standard", "s000-r9"),
+    "qualify-pair-of-fives": ("standard", "s000-r9"),
+    "qualify-ace-king": ("standard", "s000-r9"),
+    "tie-loses": ("standard", "s000-r12"),
+    "tie-pays-player": ("standard", "s000-r12"),
+    "dealer-win-takes-ante-only": ("standard", "s000-r13"),
+    "kickers-ignored": ("standard", "s000-r7"),
+    "wheel-not-a-straight": ("standard", "s000-r7"),
+    "first-seat-hand-for-all": ("standard", "s000-r8"),
+    "call-pays-when-dealer-does-not-qualify": ("standard", "s000-r10"),
+    "non-qualifying-ante-even-money": ("standard", "s000-antewin"),
+    "royal-paid-as-straight-flush": ("standard", "s000-antewin"),
+    "straight-flush-pays-royal": ("standard", "s000-antewin"),
+    "quads-pays-twelve": ("standard", "s000-antewin"),
+    "flush-pays-even-money": ("standard", "s000-antewin"),
+    "call-three-times-ante": ("standard", "s000-r5"),
+    "fold-keeps-aa-bonus": ("standard", "s000-r5"),
+    "aa-bonus-on-seven-cards": ("standard", "s000-sidebet"),
+    "aa-pair-of-kings-wins": ("standard", "s000-sidebet"),
+    "aa-flush-pays-25": ("standard", "s000-sidebet-table"),
+    "aa-settled-after-river": ("source-001", "s001-r9"),
+    "fold-forfeits-aa-bonus": ("source-004", "s004-a6"),
+    "leaks-dealer-cards": ("standard", "s000-r3"),
+    "accepts-aa-bonus-without-ante": ("standard", "s000-r2"),
+    "ignores-ante-maximum": ("standard", "s000-r2"),
+    "swaps-turn-and-river": ("standard", "s000-r4"),
+    "duplicate-card-in-shuffle": ("standard", "s000-r1"),
+    "history-forgets": ("source-002", "s002-history"),
 }
 
 
-def test_every_mutant_has_an_expected_clause() -> None:
-    assert set(EXPECTED_CLAUSE) == set(MUTANTS)
+def test_every_mutant_has_an_expectation() -> None:
+    assert set(EXPECTED) == set(MUTANTS)
+    assert len(MUTANTS) >= 20
+
+
+def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str, object]]:
+    code = main(["certify", "--adapter", adapter, "--profile", profile, "--out", str(tmp_path)])
+    return code, json.loads((tmp_path / "results.json").read_text())
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_mutant_fails_certification_naming_its_clause(tmp_path: Path, mutant: str) -> None:
+    profile, clause = EXPECTED[mutant]
     cls = MUTANTS[mutant]
-    adapter = f"python:{cls.__module__}:{cls.__name__}"  # type: ignore[attr-defined]
-    code = main(["certify", "--adapter", adapter, "--out", str(tmp_path), "--seed", "1"])
-    results = json.loads((tmp_path / "results.json").read_text())
-    failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
+    # python: adapters construct the class with no arguments: a one-line subclass binds the profile.
+    adapter = f"python:tests.test_mutants:{_bound(cls, profile)}"
+    code, results = _certify(tmp_path, adapter, profile)
+    failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}  # type: ignore[attr-defined]
     assert code == 1 and results["verdict"] == "FAIL"
-    assert EXPECTED_CLAUSE[mutant] in failed, (
-        f"{mutant} survived on {EXPECTED_CLAUSE[mutant]}: {failed}"
-    )
+    assert clause in failed, f"{mutant} survived on {clause}: failed {sorted(failed)}"
 
 
-def test_reference_passes_in_process(tmp_path: Path) -> None:
-    code = main(
-        ["certify", "--adapter", "python:harness.reference:ReferenceGame", "--out", str(tmp_path)]
-    )
-    assert code == 0
+@pytest.mark.parametrize("profile", available_profiles())
+def test_reference_passes_under_every_profile(tmp_path: Path, profile: str) -> None:
+    adapter = f"python:tests.test_mutants:{_bound(ReferenceGame, profile)}"
+    code, results = _certify(tmp_path, adapter, profile)
+    assert code == 0, [c for c in results["clauses"] if c["status"] == "fail"]  # type: ignore[attr-defined]
+
+
+def _bound(cls: type, profile: str) -> str:
+    """Publish in this module a no-argument subclass of `cls` playing `profile`; return its name."""
+    name = f"{cls.__name__}_{profile.replace('-', '_')}"
+    if name not in globals():
+        globals()[name] = type(name, (cls,), {"__init__": lambda self: cls.__init__(self, profile)})
+    return name

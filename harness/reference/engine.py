@@ -147,6 +147,14 @@ class ReferenceGame:
         else:
             seat.ante_returned, seat.call_returned = 0, 0
 
+    def shuffled_deck(self) -> list[int]:
+        """The production shuffle (001 rule 2 onwards assume one fair 52-card deck)."""
+        return production_shuffle()
+
+    def player_strength(self, rnd: Round, seat: Seat, board: tuple[Card, ...]) -> int:
+        """001 rule 13: the best five-card hand of this seat's hole cards and the board."""
+        return strength_of((*seat.hole, *board))
+
     def call_stake(self, seat: Seat) -> int:
         """001 rule 5: the call is twice the ante (the profile's call multiple)."""
         return self.profile.call_multiple * seat.ante if seat.action is Action.CALL else 0
@@ -214,7 +222,7 @@ class ReferenceGame:
             raise ErrorReply(ErrorCode.INVALID_REQUEST, f"count must be 1..{MAX_SHUFFLE_DECKS}")
         raw = bytearray()
         for _ in range(count):
-            raw.extend(production_shuffle())
+            raw.extend(self.shuffled_deck())
         return {"decks": base64.b64encode(bytes(raw)).decode("ascii")}
 
     def rng(self, bytes: Any) -> dict[str, Any]:
@@ -289,7 +297,7 @@ class ReferenceGame:
     def _dealt(self, order: list[int]) -> Dealt:
         """Deal from a production shuffle: one card at a time round the seats then
         the dealer, twice; then the flop, the turn and the river."""
-        deck = iter(Card(i) for i in production_shuffle())
+        deck = iter(Card(i) for i in self.shuffled_deck())
         first = {n: next(deck) for n in order}
         dealer_first = next(deck)
         second = {n: next(deck) for n in order}
@@ -334,7 +342,7 @@ class ReferenceGame:
         rnd.dealer_strength = strength_of((*rnd.dealer, *board))
         rnd.log("dealer_revealed")
         for seat in rnd.seats.values():
-            seat.final_strength = strength_of((*seat.hole, *board))
+            seat.final_strength = self.player_strength(rnd, seat, board)
             if seat.action is Action.CALL:
                 self.settle_called_seat(seat, rnd.dealer_strength)
             else:
