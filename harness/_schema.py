@@ -9,11 +9,13 @@ building the plain data, and translate jsonschema errors through it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 import yaml
 from referencing import Registry, Resource
@@ -97,6 +99,48 @@ def validator(schema_name: str) -> jsonschema.Draft202012Validator:
     registry = _registry()
     contents = registry.contents(schema_name)
     return jsonschema.Draft202012Validator(contents, registry=registry)
+
+
+@cache
+def compiled_def(schema_name: str, definition: str) -> Callable[[Any], str | None]:
+    """A fast checker for one `$defs` entry (e.g. one op's reply): None, or the first problem.
+
+    Every reply of the game passes through here, so the entry is bundled (its
+    `$ref`s inlined) and compiled to Python by fastjsonschema, about ten times
+    faster than interpreting it; the schema keeps to what drafts 07 and 2020-12
+    share.
+    """
+    registry = _registry()
+    bundled = _inline_refs(
+        registry.contents(schema_name)["$defs"][definition], schema_name, registry
+    )
+    check = fastjsonschema.compile(
+        {"$schema": "http://json-schema.org/draft-07/schema#", **bundled}
+    )
+
+    def first_problem(instance: Any) -> str | None:
+        try:
+            check(instance)
+        except fastjsonschema.JsonSchemaValueException as exc:
+            return str(exc.message).replace("data.", "", 1).replace("data ", "", 1)
+        return None
+
+    return first_problem
+
+
+def _inline_refs(node: Any, base: str, registry: Registry) -> Any:
+    """A copy of a schema node with every `$ref` replaced by what it points to."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            uri, _, fragment = node["$ref"].partition("#")
+            target: Any = registry.contents(uri or base)
+            for part in filter(None, fragment.split("/")):
+                target = target[part]
+            return _inline_refs(target, uri or base, registry)
+        return {k: _inline_refs(v, base, registry) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline_refs(v, base, registry) for v in node]
+    return node
 
 
 def validate(doc: LoadedYaml, schema_name: str, data: Any = None, base: PathKey = ()) -> None:

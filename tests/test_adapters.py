@@ -68,6 +68,7 @@ def _trigger(adapter: SubprocessAdapter) -> None:
         ("crash", "exited"),
         ("garbage", "not JSON"),
         ("wrong-id", "does not match"),
+        ("bad-shape", "does not match protocol v1 at board"),
     ],
 )
 def test_faults_give_evidence_and_the_adapter_recovers(fault: str, message: str) -> None:
@@ -76,7 +77,7 @@ def test_faults_give_evidence_and_the_adapter_recovers(fault: str, message: str)
         with pytest.raises(ProtocolViolation, match=message) as err:
             _trigger(adapter)
         assert err.value.evidence["request"]["op"] == "result"
-        if fault != "wrong-id":
+        if fault not in ("wrong-id", "bad-shape"):
             assert f"faulty game: {fault}" in err.value.evidence["stderr_tail"]
             # The next request starts a fresh child and works.
             assert adapter.request("hello")["protocol"] == 1

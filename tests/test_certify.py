@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +77,7 @@ def test_unreachable_game_is_incomplete_with_exit_2(tmp_path: Path) -> None:
     assert (tmp_path / "report.pdf").exists()
 
 
-@pytest.mark.parametrize("fault", ["hang", "crash", "garbage"])
+@pytest.mark.parametrize("fault", ["hang", "crash", "garbage", "wrong-id", "bad-shape"])
 def test_a_game_fault_fails_its_clause_and_the_run_goes_on(tmp_path: Path, fault: str) -> None:
     adapter = f"subprocess:{sys.executable} {FAULTY} --fault {fault}"
     code, results = certify(tmp_path, "--adapter", adapter, "--timeout", "2")
@@ -111,3 +113,27 @@ def test_selection_runs_only_matching_items(tmp_path: Path) -> None:
 def test_vectors_check_reports_counts(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vectors", "check"]) == 0
     assert "clauses" in capsys.readouterr().out
+
+
+def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
+    marker = tmp_path / "playing"
+    adapter = f"subprocess:{sys.executable} {FAULTY} --fault slow --marker {marker}"
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # a few vectors have run, most have not
+    proc.send_signal(signal.SIGINT)
+    stdout, _ = proc.communicate(timeout=120)
+    results = json.loads((out / "results.json").read_text())
+    assert proc.returncode == 2, stdout
+    assert results["verdict"] == "INCOMPLETE"
+    assert any("interrupted" in r for r in results["incomplete_reasons"])
+    assert 0 < results["vectors"]["total"] < 55 and results["vectors"]["failed"] == 0
+    assert (out / "report.pdf").exists()

@@ -7,7 +7,9 @@ import shlex
 import sys
 from typing import Any, Protocol
 
+from harness._schema import compiled_def
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
+from harness.protocol import OPS
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -43,6 +45,11 @@ def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -
     ok = reply.get("ok")
     if not isinstance(ok, dict):
         raise ProtocolViolation("reply has neither an 'ok' object nor an 'error'", evidence)
+    op = request["op"]
+    if op in OPS:
+        problem = compiled_def("protocol-v1.schema.json", op)(ok)
+        if problem is not None:
+            raise ProtocolViolation(f"{op} reply does not match protocol v1 at {problem}", evidence)
     return ok
 
 

@@ -52,6 +52,9 @@ class SubprocessAdapter:
                 encoding="utf-8",
                 errors="replace",
                 bufsize=1,
+                # Its own session: a Ctrl-C meant for the harness must not kill the game
+                # mid-round and be recorded as the game's fault.
+                start_new_session=True,
             )
         except OSError as exc:
             raise Unreachable(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
