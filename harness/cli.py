@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         "-k", dest="select", default=None, help="only items matching this pytest -k expression"
     )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
+    cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
 
     vec = sub.add_parser("vectors", help="work with the vector sets")
     vec_sub = vec.add_subparsers(dest="vectors_command", required=True)
@@ -114,6 +115,7 @@ def certify(args: argparse.Namespace) -> int:
         str(ROOT),
         "-p",
         "no:cacheprovider",
+        "--assert=plain",  # nothing here relies on assertion rewriting; it costs start-up time
         "-q",
         "--chcert-profile",
         str(profile.path),
@@ -125,6 +127,8 @@ def certify(args: argparse.Namespace) -> int:
         str(seed),
         "--chcert-timeout",
         str(args.timeout),
+        "--chcert-repeat",
+        str(args.repeat),
         "--junitxml",
         str(out / "junit.xml"),
         "-n",

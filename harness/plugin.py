@@ -16,9 +16,10 @@ in `pytest_sessionfinish`, also after Ctrl-C (marked INCOMPLETE).
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -45,6 +46,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--chcert-out", default="reports", help="folder for results.json (default: reports)"
     )
     group.addoption("--chcert-seed", type=int, default=None, help="seed recorded in the manifest")
+    group.addoption(
+        "--chcert-repeat",
+        type=int,
+        default=1,
+        help="replay every vector this many times (soak test, benchmarks)",
+    )
     group.addoption(
         "--chcert-timeout",
         type=float,
@@ -147,6 +154,21 @@ class CertificationRun:
         )
         write_json_atomic(self.out / "results.json", results)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> bool | None:
+        """Run a chcert item in one step and log its three reports (see ChcertItem)."""
+        if not isinstance(item, ChcertItem):
+            return None
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        start = time.perf_counter()
+        record = self.run_item(item)
+        for report in item.reports(record, time.perf_counter() - start):
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect outcomes (on the controller, or in-process with -n0)."""
         if self.is_worker:
@@ -239,7 +261,13 @@ def clause_path(run: CertificationRun, clause: Clause) -> Path:
 
 
 class ChcertItem(pytest.Item):
-    """One vector replay or one clause check."""
+    """One vector replay or one clause check.
+
+    Items run through `pytest_runtest_protocol` below, not pytest's generic
+    setup/call/teardown: they have no fixtures and print nothing, and the
+    generic protocol (fixture setup, output capture and log capture per phase)
+    costs more than replaying a vector does.
+    """
 
     clause: str
     kind: str
@@ -248,33 +276,42 @@ class ChcertItem(pytest.Item):
     def execute(self, ctx: Context) -> None:
         raise NotImplementedError
 
-    def runtest(self) -> None:
-        run = current_run(self.config)
-        record = run.run_item(self)
-        self.user_properties.append((RECORD_KEY, record.to_json()))
-        if record.status is Status.NOT_TESTED:
-            pytest.skip(f"not tested: {record.message}")
-        if record.status is not Status.PASS:
-            raise ItemFailed(record)
+    def runtest(self) -> None:  # pragma: no cover - the protocol below runs items
+        raise NotImplementedError("chcert items run through pytest_runtest_protocol")
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ItemFailed):
-            r = excinfo.value.record
-            lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
-            if r.expected is not None or r.actual is not None:
-                lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
-            lines.append(f"  reproduce: {r.reproduce}")
-            return "\n".join(lines)
-        return str(super().repr_failure(excinfo))
+    def reports(self, record: Record, duration: float) -> list[pytest.TestReport]:
+        """Setup, call and teardown reports for a record, as pytest would make them."""
+        # Reports carry the ids that matter; walking every node keyword costs more than a replay.
+        keywords = {self.name: 1, self.clause: 1, self.target: 1}
+        props = [*self.user_properties, (RECORD_KEY, record.to_json())]
+        outcome: Literal["passed", "failed", "skipped"] = "passed"
+        longrepr: Any = None
+        if record.status is Status.NOT_TESTED:
+            outcome = "skipped"
+            longrepr = (str(self.path), 0, f"Skipped: not tested: {record.message}")
+        elif record.status is not Status.PASS:
+            outcome, longrepr = "failed", _describe(record)
+        # The record rides on the call report only: every report crosses from an xdist worker.
+        call = pytest.TestReport(
+            self.nodeid, self.location, keywords, outcome, longrepr, "call", duration=duration
+        )
+        call.user_properties = props
+        return [
+            pytest.TestReport(self.nodeid, self.location, keywords, "passed", None, "setup"),
+            call,
+            pytest.TestReport(self.nodeid, self.location, keywords, "passed", None, "teardown"),
+        ]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.name
 
 
-class ItemFailed(Exception):
-    def __init__(self, record: Record) -> None:
-        super().__init__(record.message)
-        self.record = record
+def _describe(r: Record) -> str:
+    lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
+    if r.expected is not None or r.actual is not None:
+        lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
+    lines.append(f"  reproduce: {r.reproduce}")
+    return "\n".join(lines)
 
 
 class VectorItem(ChcertItem):
@@ -306,13 +343,16 @@ class VectorFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         run = current_run(self.config)
         wanted = {c.id for c in run.clauses}
+        repeat = max(1, int(self.config.getoption("chcert_repeat")))
         for vector in run.vectors:
             clause = vector.clause_for[run.profile.name]
             if vector.path.resolve() != self.path or clause not in wanted:
                 continue
-            item = VectorItem.from_parent(self, name=f"{clause}/{vector.id}")
-            item.setup_vector(vector, clause)
-            yield item
+            for k in range(repeat):
+                suffix = f"#{k + 1}" if repeat > 1 else ""
+                item = VectorItem.from_parent(self, name=f"{clause}/{vector.id}{suffix}")
+                item.setup_vector(vector, clause)
+                yield item
 
 
 class CatalogFile(pytest.File):

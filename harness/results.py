@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum, unique
 from pathlib import Path
@@ -63,7 +63,8 @@ class Record:
     reproduce: str = ""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), default=str)
+        # Every item's record is serialised: a plain dict beats dataclasses.asdict here.
+        return json.dumps({**self.__dict__, "status": self.status.value}, default=str)
 
     @classmethod
     def from_json(cls, text: str) -> Record:
