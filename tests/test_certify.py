@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from harness.reference import ReferenceGame
 from tests.pdftext import pdf_text
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
@@ -137,3 +139,72 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
     assert any("interrupted" in r for r in results["incomplete_reasons"])
     assert 0 < results["vectors"]["total"] < 55 and results["vectors"]["failed"] == 0
     assert (out / "report.pdf").exists()
+
+
+class OneSeatNoInject(ReferenceGame):
+    """A game that cannot stack decks and seats one player: vectors cannot run."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = ["seats:1"]
+        return hello
+
+
+class OneSeat(ReferenceGame):
+    """A one-seat game that can stack decks: multi-seat vectors cannot run."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = ["inject", "seats:1"]
+        return hello
+
+
+def test_missing_capabilities_are_not_tested_never_passed(tmp_path: Path) -> None:
+    code, results = certify(
+        tmp_path / "a", "--adapter", "python:tests.test_certify:OneSeatNoInject"
+    )
+    assert code == 0 and results["verdict"] == "PASS"
+    assert results["vectors"]["passed"] == 0
+    assert results["vectors"]["not_tested"] == results["vectors"]["total"] > 0
+    statuses = {c["id"]: c for c in results["clauses"]}
+    assert statuses["s000-r12"]["status"] == "not_tested"
+    assert "inject" in " ".join(statuses["s000-r12"]["notes"])
+    code, results = certify(tmp_path / "b", "--adapter", "python:tests.test_certify:OneSeat")
+    statuses = {c["id"]: c for c in results["clauses"]}
+    assert statuses["s000-r8"]["status"] == "not_tested"  # four seats share the board
+    assert "seats:1" in " ".join(statuses["s000-r8"]["notes"])
+    assert statuses["s000-r12"]["status"] == "pass"
+
+
+def test_clause_markers_select_items(tmp_path: Path, root: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            os.devnull,
+            "--rootdir",
+            str(root),
+            "-q",
+            "--chcert-profile",
+            "standard",
+            "--chcert-adapter",
+            "python:harness.reference:ReferenceGame",
+            "--chcert-out",
+            str(tmp_path),
+            "-m",
+            "s000-r12",
+            "specs/clauses",
+            "vectors",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert {r["clause"] for r in results["failures"]} == set()
+    ran = {c["id"] for c in results["clauses"] if c["status"] == "pass"}
+    assert ran == {"s000-r12"}
