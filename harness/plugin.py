@@ -282,7 +282,7 @@ class ChcertItem(pytest.Item):
     def reports(self, record: Record, duration: float) -> list[pytest.TestReport]:
         """Setup, call and teardown reports for a record, as pytest would make them."""
         # Reports carry the ids that matter; walking every node keyword costs more than a replay.
-        keywords = {self.name: 1, self.clause: 1, self.target: 1}
+        keywords: dict[str, Literal[1]] = {self.name: 1, self.clause: 1, self.target: 1}
         props = [*self.user_properties, (RECORD_KEY, record.to_json())]
         outcome: Literal["passed", "failed", "skipped"] = "passed"
         longrepr: Any = None
