@@ -174,7 +174,7 @@ class CertificationRun:
         if self.is_worker:
             return
         props = dict(report.user_properties)
-        if report.when == "call" and RECORD_KEY in props:
+        if RECORD_KEY in props:
             self.records.append(Record.from_json(str(props[RECORD_KEY])))
         elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
@@ -280,7 +280,7 @@ class ChcertItem(pytest.Item):
         raise NotImplementedError("chcert items run through pytest_runtest_protocol")
 
     def reports(self, record: Record, duration: float) -> list[pytest.TestReport]:
-        """Setup, call and teardown reports for a record, as pytest would make them."""
+        """The call and teardown reports of a record, as pytest would make them."""
         # Reports carry the ids that matter; walking every node keyword costs more than a replay.
         keywords: dict[str, Literal[1]] = {self.name: 1, self.clause: 1, self.target: 1}
         props = [*self.user_properties, (RECORD_KEY, record.to_json())]
@@ -291,15 +291,18 @@ class ChcertItem(pytest.Item):
             longrepr = (str(self.path), 0, f"Skipped: not tested: {record.message}")
         elif record.status is not Status.PASS:
             outcome, longrepr = "failed", _describe(record)
-        # The record rides on the call report only: every report crosses from an xdist worker.
-        call = pytest.TestReport(
-            self.nodeid, self.location, keywords, outcome, longrepr, "call", duration=duration
+        # Every report crosses from an xdist worker, so an item sends two, not three: the
+        # call with the outcome, the teardown with the record (where JUnit XML reads
+        # properties). There is no setup to report: items have no fixtures.
+        teardown = pytest.TestReport(
+            self.nodeid, self.location, keywords, "passed", None, "teardown"
         )
-        call.user_properties = props
+        teardown.user_properties = props
         return [
-            pytest.TestReport(self.nodeid, self.location, keywords, "passed", None, "setup"),
-            call,
-            pytest.TestReport(self.nodeid, self.location, keywords, "passed", None, "teardown"),
+            pytest.TestReport(
+                self.nodeid, self.location, keywords, outcome, longrepr, "call", duration=duration
+            ),
+            teardown,
         ]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
