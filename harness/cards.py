@@ -78,10 +78,6 @@ class Card:
     def __repr__(self) -> str:
         return str(self)
 
-    @classmethod
-    def of(cls, rank: Rank, suit: Suit) -> Card:
-        return cls(4 * int(rank) + int(suit))
-
 
 def parse_card(text: object) -> Card:
     """Parse `As`-style notation; the error quotes the bad input."""

@@ -80,7 +80,6 @@ class Check:
     name: str
     func: Callable[[Context], None]
     requires: frozenset[str] = field(default_factory=frozenset)
-    doc: str = ""
 
 
 CHECKS: dict[str, Check] = {}
@@ -94,7 +93,7 @@ def check(
     def register(func: Callable[[Context], None]) -> Callable[[Context], None]:
         if name in CHECKS:
             raise ValueError(f"check {name!r} is registered twice")
-        CHECKS[name] = Check(name, func, frozenset(requires or ()), (func.__doc__ or "").strip())
+        CHECKS[name] = Check(name, func, frozenset(requires or ()))
         return func
 
     return register
@@ -355,7 +354,7 @@ def _cards_in(value: Any) -> set[str]:
 def information_hiding(ctx: Context) -> None:
     """Before the decision a round reply shows the seats' hole cards and the flop, no more."""
     seats = list(range(1, min(ctx.seats, 2) + 1))
-    lo = _min_ante(ctx)
+    lo = _minimum(ctx, "ante")
     reply = _request(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
     try:
         allowed_keys = {"round", "seats", "flop"}
@@ -388,7 +387,7 @@ def stacked_deal(ctx: Context) -> None:
         "turn": "4h",
         "river": "Qs",
     }
-    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _min_ante(ctx)}], cards=cards)
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _minimum(ctx, "ante")}], cards=cards)
     _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
     result = _request(ctx, "result", round=reply.get("round"))
     seats = _items(reply.get("seats"))
@@ -433,12 +432,14 @@ def deck_integrity(ctx: Context) -> None:
             )
 
 
-def _min_ante(ctx: Context) -> int:
+def _minimum(ctx: Context, wager: str) -> int:
+    """The smallest `wager` ("ante" or "aa_bonus") the game declares, else the profile's."""
     config = ctx.hello.get("config") or {}
     limits = config.get("limits") if isinstance(config, dict) else None
-    if isinstance(limits, dict) and isinstance(limits.get("ante"), list):
-        return int(limits["ante"][0])
-    return ctx.profile.limits.ante[0]
+    if isinstance(limits, dict) and isinstance(limits.get(wager), list):
+        return int(limits[wager][0])
+    lo, _ = ctx.profile.limits.ante if wager == "ante" else ctx.profile.limits.aa_bonus
+    return lo
 
 
 @check("aa-bonus-timing", requires={Capability.INJECT, Capability.EVENTS})
@@ -455,8 +456,8 @@ def aa_bonus_timing(ctx: Context) -> None:
         "river": "4h",
     }
     cards["seats"] = {str(s): cards["seats"][str(s)] for s in seats}
-    lo = _min_ante(ctx)
-    aa_lo = _min_aa(ctx)
+    lo = _minimum(ctx, "ante")
+    aa_lo = _minimum(ctx, "aa_bonus")
     wagers = [{"seat": s, "ante": lo, "aa_bonus": aa_lo} for s in seats]
     reply = _request(ctx, "round", seats=wagers, cards=cards)
     for seat in seats:
@@ -480,7 +481,7 @@ def aa_bonus_timing(ctx: Context) -> None:
 @check("history-recall", requires={Capability.HISTORY})
 def history_recall(ctx: Context) -> None:
     """A round just played is recalled by `history` exactly as `result` reported it."""
-    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _min_ante(ctx)}])
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _minimum(ctx, "ante")}])
     _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
     result = _request(ctx, "result", round=reply.get("round"))
     rounds = _items(_request(ctx, "history", last=1).get("rounds"))
@@ -496,11 +497,3 @@ def history_recall(ctx: Context) -> None:
             expected={k: result.get(k) for k in mismatched},
             actual={k: recalled.get(k) for k in mismatched},
         )
-
-
-def _min_aa(ctx: Context) -> int:
-    config = ctx.hello.get("config") or {}
-    limits = config.get("limits") if isinstance(config, dict) else None
-    if isinstance(limits, dict) and isinstance(limits.get("aa_bonus"), list):
-        return int(limits["aa_bonus"][0])
-    return ctx.profile.limits.aa_bonus[0]

@@ -38,11 +38,6 @@ class SeatSettlement:
     aa_bonus: Wager | None
 
     @property
-    def total_staked(self) -> int:
-        aa = self.aa_bonus.stake if self.aa_bonus else 0
-        return self.ante.stake + self.call.stake + aa
-
-    @property
     def total_returned(self) -> int:
         aa = self.aa_bonus.returned if self.aa_bonus else 0
         return self.ante.returned + self.call.returned + aa

@@ -118,12 +118,17 @@ class CertificationRun:
         """On the controller: say hello once, so an unreachable game stops the run early."""
         if self.is_worker:
             return
+        distributed = self.config.pluginmanager.hasplugin("dsession")
         try:
             adapter = self._open()
             try:
                 self.implementation = adapter.request("hello")
             finally:
-                adapter.close()
+                if distributed:  # each worker opens its own connection
+                    adapter.close()
+            if not distributed:  # items run here: keep the game that is already up
+                self._adapter = adapter
+                self._context = Context(adapter, self.implementation, self.profile, self.seed)
         except (HarnessError, OSError) as exc:
             self.incomplete = f"implementation unreachable ({self.adapter_spec}): {exc}"
             self.write_results()

@@ -122,6 +122,43 @@ def clause_status(clause: Clause, records: list[Record]) -> dict[str, Any]:
     }
 
 
+def missing_capabilities(profile: Profile, implementation: dict[str, Any] | None) -> list[str]:
+    """Capabilities the profile requires (a jurisdiction's demand) that the game lacks."""
+    declared = (implementation or {}).get("capabilities")
+    have = set(declared) if isinstance(declared, list) else set()
+    return [c for c in profile.required_capabilities if c not in have]
+
+
+def _record_failure(r: Record) -> dict[str, Any]:
+    return {
+        "vector": r.name if r.kind == "vector" else None,
+        "check": r.name if r.kind == "check" else None,
+        "node": r.node,
+        "clause": r.clause,
+        "expected": r.expected,
+        "actual": r.actual,
+        "message": r.message,
+        "evidence": r.evidence,
+        "reproduce": r.reproduce,
+    }
+
+
+def _capability_failure(
+    profile: Profile, implementation: dict[str, Any] | None, missing: list[str]
+) -> dict[str, Any]:
+    return {
+        "vector": None,
+        "check": "required-capabilities",
+        "node": None,
+        "clause": None,
+        "expected": list(profile.required_capabilities),
+        "actual": (implementation or {}).get("capabilities"),
+        "message": f"profile {profile.name} requires capabilities {', '.join(missing)}",
+        "evidence": {},
+        "reproduce": "",
+    }
+
+
 def build_results(
     *,
     profile: Profile,
@@ -143,6 +180,11 @@ def build_results(
     any_fail = any(row["status"] == Status.FAIL for row in rows) or any(
         r.status is Status.FAIL for r in orphans
     )
+    missing = missing_capabilities(profile, implementation)
+    failures = [_record_failure(r) for r in records if r.status is Status.FAIL]
+    if missing:
+        failures.insert(0, _capability_failure(profile, implementation, missing))
+    any_fail = any_fail or bool(missing)
     reasons = [incomplete] if incomplete else []
     reasons += [f"{r.node}: {r.message}" for r in harness_errors]
     if any_fail:
@@ -165,20 +207,12 @@ def build_results(
             "errors": sum(r.protocol_fault or r.status is Status.ERROR for r in vectors),
             "not_tested": sum(r.status is Status.NOT_TESTED for r in vectors),
         },
-        "failures": [
-            {
-                "vector": r.name,
-                "node": r.node,
-                "clause": r.clause,
-                "expected": r.expected,
-                "actual": r.actual,
-                "message": r.message,
-                "evidence": r.evidence,
-                "reproduce": r.reproduce,
-            }
-            for r in records
-            if r.status is Status.FAIL
-        ],
+        "capabilities": {
+            "declared": (implementation or {}).get("capabilities"),
+            "required_by_profile": list(profile.required_capabilities),
+            "missing_required": missing,
+        },
+        "failures": failures,
         "protocol": {
             "checks": [
                 {"name": r.name, "clause": r.clause, "status": r.status.value, "message": r.message}

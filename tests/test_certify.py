@@ -208,3 +208,25 @@ def test_clause_markers_select_items(tmp_path: Path, root: Path) -> None:
     assert {r["clause"] for r in results["failures"]} == set()
     ran = {c["id"] for c in results["clauses"] if c["status"] == "pass"}
     assert ran == {"s000-r12"}
+
+
+class NoRawRng(ReferenceGame):
+    """A game that does not expose its raw RNG output."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = [c for c in hello["capabilities"] if c != "rng"]
+        return hello
+
+
+def test_capability_required_by_the_profile_fails_when_missing(tmp_path: Path, root: Path) -> None:
+    strict = tmp_path / "strict.yaml"
+    text = (root / "specs/profiles/standard.yaml").read_text()
+    strict.write_text(text + "required_capabilities: [rng]\n")
+    args = ["--adapter", "python:tests.test_certify:NoRawRng", "--profile", str(strict)]
+    code, results = certify(tmp_path / "out", *args)
+    assert code == 1 and results["verdict"] == "FAIL"
+    assert results["capabilities"]["missing_required"] == ["rng"]
+    assert "requires capabilities rng" in results["failures"][0]["message"]
+    code, results = certify(tmp_path / "ok", "--profile", str(strict))
+    assert code == 0 and results["capabilities"]["missing_required"] == []

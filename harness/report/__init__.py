@@ -159,7 +159,7 @@ def _failures(failures: list[dict[str, Any]]) -> list[Flowable]:
     flow: list[Flowable] = []
     for f in failures[:MAX_FAILURES_SHOWN]:
         block: list[Flowable] = [
-            _p(f"{f.get('clause')} / {f.get('vector')}: {f.get('message')}"),
+            _p(f"{f.get('clause')} / {f.get('vector') or f.get('check')}: {f.get('message')}"),
             Preformatted(
                 "expected: " + json.dumps(f.get("expected"), default=str)[:1500],
                 _mono,
