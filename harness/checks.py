@@ -30,6 +30,7 @@ from harness.errors import ErrorReply, ProtocolViolation
 from harness.game import Action
 from harness.profiles import Profile
 from harness.protocol import Capability, seats_capability
+from harness.rng import DEFAULT_DECKS, run_deck_battery, sample_decks
 from harness.vectors import Vector
 
 
@@ -41,6 +42,7 @@ class Context:
     hello: dict[str, Any]
     profile: Profile
     seed: int
+    rng_decks: int = DEFAULT_DECKS
 
     @property
     def capabilities(self) -> set[str]:
@@ -78,19 +80,24 @@ class NotTested(Exception):
 @dataclass(frozen=True)
 class Check:
     name: str
-    func: Callable[[Context], None]
+    func: Callable[[Context], dict[str, Any] | None]
     requires: frozenset[str] = field(default_factory=frozenset)
 
 
 CHECKS: dict[str, Check] = {}
 
 
-def check(
-    name: str, *, requires: set[str] | None = None
-) -> Callable[[Callable[[Context], None]], Callable[[Context], None]]:
-    """Register a check under a unique name; clause catalogs refer to it by that name."""
+CheckFunc = Callable[[Context], Any]
 
-    def register(func: Callable[[Context], None]) -> Callable[[Context], None]:
+
+def check(name: str, *, requires: set[str] | None = None) -> Callable[[CheckFunc], CheckFunc]:
+    """Register a check under a unique name; clause catalogs refer to it by that name.
+
+    A check raises CheckFailure or NotTested, or returns None or a dict of findings
+    that the run keeps as evidence (the RNG battery's table, say).
+    """
+
+    def register(func: CheckFunc) -> CheckFunc:
         if name in CHECKS:
             raise ValueError(f"check {name!r} is registered twice")
         CHECKS[name] = Check(name, func, frozenset(requires or ()))
@@ -99,14 +106,15 @@ def check(
     return register
 
 
-def run_check(name: str, ctx: Context) -> None:
+def run_check(name: str, ctx: Context) -> dict[str, Any] | None:
     """Run a registered check; NotTested when the implementation lacks a capability."""
     entry = CHECKS[name]
     missing = sorted(entry.requires - ctx.capabilities)
     if missing:
         raise NotTested(f"implementation lacks capability {', '.join(missing)}")
     with game_faults_fail():
-        entry.func(ctx)
+        findings: dict[str, Any] | None = entry.func(ctx)
+    return findings
 
 
 @contextmanager
@@ -497,3 +505,24 @@ def history_recall(ctx: Context) -> None:
             expected={k: result.get(k) for k in mismatched},
             actual={k: recalled.get(k) for k in mismatched},
         )
+
+
+@check("rng-battery", requires={Capability.SHUFFLE})
+def rng_battery(ctx: Context) -> dict[str, Any]:
+    """Decks of the production shuffle pass the deck battery (harness/rng.py) at alpha 0.01."""
+    try:
+        decks = sample_decks(ctx.adapter.request, ctx.rng_decks)
+    except (ValueError, TypeError) as exc:
+        raise CheckFailure(
+            f"shuffle reply is not {ctx.rng_decks} decks of 52 bytes: {exc}"
+        ) from exc
+    battery = run_deck_battery(decks).to_json()
+    if not battery["passed"]:
+        failed = [t["name"] for t in battery["tests"] if not t["passed"]]
+        raise CheckFailure(
+            f"RNG battery failed: {', '.join(failed)}",
+            expected=f"every test's Holm-adjusted p-value >= {battery['alpha']}",
+            actual={t["name"]: t["p_adjusted"] for t in battery["tests"]},
+            evidence={"rng": battery},
+        )
+    return {"rng": battery}

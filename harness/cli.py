@@ -2,6 +2,7 @@
 
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
                    [--rng-decks N] [--seed S] [-k EXPR] [--timeout SECONDS]
+    chcert rng     [--adapter SPEC] [--decks N] [--json]
     chcert vectors check
     chcert report RESULTS_JSON [--pdf PATH]
 
@@ -17,17 +18,20 @@ import os
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness import __version__
+from harness.adapters import open_adapter
 from harness.coverage import check_coverage
-from harness.errors import SpecError
+from harness.errors import HarnessError, SpecError
 from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
 from harness.report import render, render_file
 from harness.results import EXIT_CODES, Verdict, write_json_atomic
+from harness.rng import DEFAULT_DECKS, run_deck_battery, sample_decks
 from harness.specs import CLAUSE_DIR, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
 
@@ -62,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         help="parallel workers, each with its own connection (default 0: in-process)",
     )
     cert.add_argument(
-        "--rng-decks", type=int, default=None, help="decks to sample for the RNG section"
+        "--rng-decks", type=int, default=DEFAULT_DECKS, help="decks sampled for the RNG battery"
     )
     cert.add_argument("--seed", type=int, default=None, help="seed recorded in the manifest")
     cert.add_argument(
@@ -70,6 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
+
+    rng = sub.add_parser("rng", help="run the RNG and deck-distribution battery")
+    rng.add_argument("--adapter", default="reference", help="adapter spec (as for certify)")
+    rng.add_argument("--profile", default=DEFAULT_PROFILE, help="profile the reference game plays")
+    rng.add_argument("--decks", type=int, default=DEFAULT_DECKS, help="decks to sample")
+    rng.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each reply")
+    rng.add_argument("--json", action="store_true", help="print the results as JSON")
 
     vec = sub.add_parser("vectors", help="work with the vector sets")
     vec_sub = vec.add_subparsers(dest="vectors_command", required=True)
@@ -88,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             return certify(args)
         if args.command == "vectors":
             return vectors_check()
+        if args.command == "rng":
+            return rng_command(args)
         return report(args)
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
@@ -101,8 +114,6 @@ def certify(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # SpecError -> exit 2 before anything runs
     catalogs = load_catalogs(profile.catalogs)
     load_all_vectors(clause_index(load_catalogs()))
-    if args.rng_decks is not None:
-        print(f"chcert: note: no RNG battery in harness {__version__}; --rng-decks is ignored")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.json"
@@ -129,6 +140,8 @@ def certify(args: argparse.Namespace) -> int:
         str(args.timeout),
         "--chcert-repeat",
         str(args.repeat),
+        "--chcert-rng-decks",
+        str(args.rng_decks),
         "--junitxml",
         str(out / "junit.xml"),
         "-n",
@@ -187,6 +200,61 @@ def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, secon
         print(f"  incomplete: {reason}")
     print(f"  results: {results_path}")
     print(f"  report:  {pdf}")
+
+
+def rng_command(args: argparse.Namespace) -> int:
+    """Sample decks through the shuffle op and run the deck battery (exit 0, 1, or 2)."""
+    if args.decks < 2:
+        print("chcert rng: --decks must be at least 2", file=sys.stderr)
+        return EXIT_USAGE
+    profile = load_profile(args.profile)
+    try:
+        adapter = open_adapter(args.adapter, profile_path=str(profile.path), timeout=args.timeout)
+        try:
+            hello = adapter.request("hello")
+            if "shuffle" not in hello.get("capabilities", []):
+                print("chcert rng: not tested: the game lacks capability shuffle", file=sys.stderr)
+                return EXIT_USAGE
+            started = time.monotonic()
+            decks = sample_decks(adapter.request, args.decks, _progress(args.decks, args.json))
+            sampled = time.monotonic() - started
+        finally:
+            adapter.close()
+    except (HarnessError, ValueError) as exc:
+        print(f"chcert rng: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    started = time.monotonic()
+    battery = run_deck_battery(decks)
+    analysed = time.monotonic() - started
+    if args.json:
+        print(json.dumps({"implementation": hello.get("name"), **battery.to_json()}, indent=2))
+    else:
+        print(
+            f"{battery.decks:,} decks from {hello.get('name')} sampled in {sampled:.1f} s, "
+            f"analysed in {analysed:.1f} s; alpha {battery.alpha} ({battery.correction})"
+        )
+        print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
+        for t in battery.tests:
+            verdict = "pass" if t.passed else "FAIL"
+            print(
+                f"{t.name:24} {t.statistic:12.2f} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}"
+            )
+            print(f"{'':24}   detects {t.detects}")
+        print(f"RNG: {'PASS' if battery.passed else 'FAIL'}")
+    return 0 if battery.passed else 1
+
+
+def _progress(total: int, quiet: bool) -> Callable[[int], None]:
+    def show(done: int) -> None:
+        if not quiet:
+            print(
+                f"\rsampling decks: {done:,}/{total:,}",
+                end="" if done < total else "\n",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return show
 
 
 def vectors_check() -> int:

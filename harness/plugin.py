@@ -28,6 +28,7 @@ from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vect
 from harness.errors import HarnessError, ProtocolViolation, SpecError
 from harness.profiles import Profile, load_profile
 from harness.results import Record, Status, build_results, now, write_json_atomic
+from harness.rng import DEFAULT_DECKS
 from harness.specs import Catalog, Clause, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
 
@@ -51,6 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=1,
         help="replay every vector this many times (soak test, benchmarks)",
+    )
+    group.addoption(
+        "--chcert-rng-decks",
+        type=int,
+        default=DEFAULT_DECKS,
+        help=f"decks sampled for the RNG battery (default {DEFAULT_DECKS:,})",
     )
     group.addoption(
         "--chcert-timeout",
@@ -85,6 +92,7 @@ class CertificationRun:
         self.out = Path(config.getoption("chcert_out"))
         self.seed: int = config.getoption("chcert_seed")
         self.timeout: float = config.getoption("chcert_timeout")
+        self.rng_decks: int = config.getoption("chcert_rng_decks")
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
         self.clauses: list[Clause] = [
@@ -128,7 +136,9 @@ class CertificationRun:
                     adapter.close()
             if not distributed:  # items run here: keep the game that is already up
                 self._adapter = adapter
-                self._context = Context(adapter, self.implementation, self.profile, self.seed)
+                self._context = Context(
+                    adapter, self.implementation, self.profile, self.seed, self.rng_decks
+                )
         except (HarnessError, OSError) as exc:
             self.incomplete = f"implementation unreachable ({self.adapter_spec}): {exc}"
             self.write_results()
@@ -220,7 +230,7 @@ class CertificationRun:
         if self._context is None:
             self._adapter = self._open()
             hello = self._adapter.request("hello")
-            self._context = Context(self._adapter, hello, self.profile, self.seed)
+            self._context = Context(self._adapter, hello, self.profile, self.seed, self.rng_decks)
         return self._context
 
     def run_item(self, item: ChcertItem) -> Record:
@@ -237,7 +247,9 @@ class CertificationRun:
             ),
         )
         try:
-            item.execute(self.context())
+            findings = item.execute(self.context())
+            if findings:
+                record.evidence.update(findings)
         except NotTested as exc:
             record.status, record.message = Status.NOT_TESTED, str(exc)
         except CheckFailure as exc:
@@ -278,7 +290,7 @@ class ChcertItem(pytest.Item):
     kind: str
     target: str
 
-    def execute(self, ctx: Context) -> None:
+    def execute(self, ctx: Context) -> dict[str, Any] | None:
         raise NotImplementedError
 
     def runtest(self) -> None:  # pragma: no cover - the protocol below runs items
@@ -331,8 +343,9 @@ class VectorItem(ChcertItem):
         self.target = vector.id
         self.add_marker(clause)
 
-    def execute(self, ctx: Context) -> None:
+    def execute(self, ctx: Context) -> dict[str, Any] | None:
         replay_vector(ctx, self.vector)
+        return None
 
 
 class CheckItem(ChcertItem):
@@ -343,8 +356,8 @@ class CheckItem(ChcertItem):
         self.target = check_name
         self.add_marker(clause.id)
 
-    def execute(self, ctx: Context) -> None:
-        run_check(self.target, ctx)
+    def execute(self, ctx: Context) -> dict[str, Any] | None:
+        return run_check(self.target, ctx)
 
 
 class VectorFile(pytest.File):

@@ -11,16 +11,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from harness.cli import main
 from harness.reference import ReferenceGame
+from harness.reference.shufflers import naive_swap_with_any
 from tests.pdftext import pdf_text
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
 
 
+NO_BATTERY = ["-k", "not rng-battery"]  # a fair shuffle fails it 1% of the time, by design
+
+
 def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    if "-k" not in args:
+        args = (*args, *NO_BATTERY)
     code = main(["certify", "--out", str(tmp_path), "--seed", "7", *args])
     return code, json.loads((tmp_path / "results.json").read_text())
 
@@ -28,7 +35,17 @@ def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
 def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> None:
     """The README's main job, as a user runs it: a real subprocess, the JSON Lines adapter."""
     proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "certify", "--out", str(tmp_path), "-n", "2"],
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "certify",
+            "--out",
+            str(tmp_path),
+            "-n",
+            "2",
+            *NO_BATTERY,
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -230,3 +247,46 @@ def test_capability_required_by_the_profile_fails_when_missing(tmp_path: Path, r
     assert "requires capabilities rng" in results["failures"][0]["message"]
     code, results = certify(tmp_path / "ok", "--profile", str(strict))
     assert code == 0 and results["capabilities"]["missing_required"] == []
+
+
+class SeededShuffle(ReferenceGame):
+    """The reference game with its shuffle op drawing from a seeded PCG64 (deterministic)."""
+
+    source = np.random.default_rng(20261130)
+
+    def shuffled_decks(self, count: int) -> Any:
+        return np.argsort(self.source.random((count, 52)), axis=1).astype(np.uint8)
+
+
+class NaiveShuffle(ReferenceGame):
+    """The reference game with the naive swap-with-any shuffle."""
+
+    def shuffled_decks(self, count: int) -> Any:
+        return naive_swap_with_any(count)
+
+
+def test_certify_runs_the_rng_battery(tmp_path: Path) -> None:
+    code, results = certify(
+        tmp_path / "good",
+        "--adapter",
+        "python:tests.test_certify:SeededShuffle",
+        "-k",
+        "rng-battery",
+        "--rng-decks",
+        "20000",
+    )
+    assert code == 0 and results["rng"]["passed"] is True and results["rng"]["decks"] == 20000
+    assert results["rng"]["correction"] == "Holm" and len(results["rng"]["tests"]) == 8
+    code, results = certify(
+        tmp_path / "bad",
+        "--adapter",
+        "python:tests.test_certify:NaiveShuffle",
+        "-k",
+        "rng-battery",
+        "--rng-decks",
+        "20000",
+    )
+    assert code == 1 and results["rng"]["passed"] is False
+    assert {c["id"] for c in results["clauses"] if c["status"] == "fail"} == {"s000-r1"}
+    assert "card x position" in results["failures"][0]["message"]
+    assert "RNG" in pdf_text(tmp_path / "bad" / "report.pdf")

@@ -57,7 +57,10 @@ def test_every_mutant_has_an_expectation() -> None:
 
 
 def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str, object]]:
-    code = main(["certify", "--adapter", adapter, "--profile", profile, "--out", str(tmp_path)])
+    # The RNG battery is left out: a fair shuffle fails it one time in a hundred by design,
+    # and no mutant here breaks the shuffle's statistics (tests/test_rng.py covers those).
+    args = ["--adapter", adapter, "--profile", profile, "--out", str(tmp_path)]
+    code = main(["certify", *args, "-k", "not rng-battery"])
     return code, json.loads((tmp_path / "results.json").read_text())
 
 

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeGuard
 
+import numpy as np
+import numpy.typing as npt
+
 from harness import __version__
 from harness.cards import DECK_SIZE, Card, format_cards, parse_card
 from harness.errors import ErrorReply, InvalidCards
@@ -50,6 +53,37 @@ def production_shuffle() -> list[int]:
 
 
 Dealt = tuple[dict[int, tuple[Card, Card]], tuple[Card, Card], tuple[Card, Card, Card], Card, Card]
+
+
+def production_decks(count: int) -> npt.NDArray[np.uint8]:
+    """`count` decks at once: the same unbiased Fisher-Yates, vectorised over decks.
+
+    Used by the `shuffle` op, which samples many decks for the RNG battery. The
+    draw for step i is uniform on 0..i by Lemire's method with rejection: a
+    32-bit draw u from the OS's CSPRNG maps to (u * (i + 1)) >> 32 and is drawn
+    again when the low 32 bits of the product fall below 2^32 mod (i + 1).
+    """
+    decks = np.tile(np.arange(DECK_SIZE, dtype=np.uint8), (count, 1))
+    rows = np.arange(count)
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = _uniform_below(i + 1, count)
+        held = decks[rows, i].copy()
+        decks[rows, i] = decks[rows, j]
+        decks[rows, j] = held
+    return decks
+
+
+def _uniform_below(bound: int, count: int) -> npt.NDArray[np.int64]:
+    threshold = (1 << 32) % bound
+    out = np.empty(count, dtype=np.int64)
+    todo = np.arange(count)
+    while todo.size:
+        draws = np.frombuffer(secrets.token_bytes(4 * todo.size), dtype=np.uint32)
+        product = draws.astype(np.uint64) * np.uint64(bound)
+        accept = (product & np.uint64(0xFFFFFFFF)) >= threshold
+        out[todo[accept]] = (product[accept] >> np.uint64(32)).astype(np.int64)
+        todo = todo[~accept]
+    return out
 
 
 class Phase(Enum):
@@ -151,6 +185,10 @@ class ReferenceGame:
         """The production shuffle (001 rule 2 onwards assume one fair 52-card deck)."""
         return production_shuffle()
 
+    def shuffled_decks(self, count: int) -> npt.NDArray[np.uint8]:
+        """Many decks of the production shuffle at once (the `shuffle` op)."""
+        return production_decks(count)
+
     def player_strength(self, rnd: Round, seat: Seat, board: tuple[Card, ...]) -> int:
         """001 rule 13: the best five-card hand of this seat's hole cards and the board."""
         return strength_of((*seat.hole, *board))
@@ -220,10 +258,7 @@ class ReferenceGame:
             raise ErrorReply(ErrorCode.INVALID_REQUEST, f"count must be an integer, got {count!r}")
         if not 1 <= count <= MAX_SHUFFLE_DECKS:
             raise ErrorReply(ErrorCode.INVALID_REQUEST, f"count must be 1..{MAX_SHUFFLE_DECKS}")
-        raw = bytearray()
-        for _ in range(count):
-            raw.extend(self.shuffled_deck())
-        return {"decks": base64.b64encode(bytes(raw)).decode("ascii")}
+        return {"decks": base64.b64encode(self.shuffled_decks(count).tobytes()).decode("ascii")}
 
     def rng(self, bytes: Any) -> dict[str, Any]:
         if isinstance(bytes, bool) or not isinstance(bytes, int) or not 1 <= bytes <= MAX_RNG_BYTES:

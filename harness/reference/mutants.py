@@ -13,6 +13,9 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from harness.cards import Card, Rank
 from harness.evaluator import Category, minimum_strength, strength_of
 from harness.game import Action
@@ -257,11 +260,12 @@ class SwapsTurnAndRiver(ReferenceGame):
 class DuplicateCardInShuffle(ReferenceGame):
     """One deck in ten repeats a card (a broken shuffle)."""
 
-    def shuffled_deck(self) -> list[int]:
-        deck = super().shuffled_deck()
-        if secrets.randbelow(10) == 0:
-            deck[51] = deck[0]
-        return deck
+    def shuffled_decks(self, count: int) -> npt.NDArray[np.uint8]:
+        decks = super().shuffled_decks(count)
+        for d in range(count):
+            if secrets.randbelow(10) == 0:
+                decks[d, 51] = decks[d, 0]
+        return decks
 
 
 class HistoryForgets(ReferenceGame):

@@ -1,0 +1,334 @@
+"""RNG and deck-distribution battery, with stated alpha, correction and power.
+
+Decks come from the game's `shuffle` op (each deck the order its production
+shuffle would deal, 52 bytes of card indices). Every test gives a statistic and
+a p-value; the battery controls the family-wise error with Holm's step-down
+procedure at alpha = 0.01 (the 99% confidence laboratories require), so a fair
+shuffle fails the whole battery with probability at most 1%. Each test also
+states what it can detect at the sample size used, with 80% power at the
+Bonferroni level alpha/m (Holm is never less powerful), and how many decks
+a given bias needs.
+
+The famous failures of online shuffles this battery is built to catch: a
+32-bit (or smaller) seed, a clock-derived seed, the off-by-one that keeps a
+card from its last position, the naive swap-with-any shuffle, modulo bias and
+a deck with a card twice (tests/test_rng.py proves each is flagged).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import optimize, stats
+
+from harness.evaluator import Category, evaluate_batch
+
+ALPHA = 0.01
+POWER = 0.80
+DECK = 52
+DEFAULT_DECKS = 20_000
+BATCH = 5_000
+
+Decks = npt.NDArray[np.uint8]
+
+
+@dataclass
+class TestResult:
+    name: str
+    statistic: float
+    p_value: float
+    description: str
+    detects: str
+    df: int | None = None
+    p_adjusted: float = math.nan
+    passed: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Battery:
+    decks: int
+    alpha: float
+    correction: str
+    tests: list[TestResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(t.passed for t in self.tests)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decks": self.decks,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "power": POWER,
+            "passed": self.passed,
+            "tests": [t.to_json() for t in self.tests],
+        }
+
+
+# ------------------------------------------------------------------ sampling
+
+
+def decode_decks(data: str, count: int) -> Decks:
+    """The `decks` field of a shuffle reply as a (count, 52) array; ValueError if malformed."""
+    raw = base64.b64decode(data, validate=True)
+    if len(raw) != DECK * count:
+        raise ValueError(f"expected {DECK * count} bytes for {count} decks, got {len(raw)}")
+    return np.frombuffer(raw, dtype=np.uint8).reshape(count, DECK)
+
+
+def sample_decks(
+    request: Callable[..., dict[str, Any]],
+    count: int,
+    progress: Callable[[int], None] | None = None,
+) -> Decks:
+    """Draw `count` decks through the `shuffle` op in batches of compact bytes."""
+    parts = []
+    done = 0
+    while done < count:
+        size = min(BATCH, count - done)
+        reply = request("shuffle", count=size)
+        parts.append(decode_decks(str(reply.get("decks", "")), size))
+        done += size
+        if progress:
+            progress(done)
+    return np.concatenate(parts) if parts else np.empty((0, DECK), np.uint8)
+
+
+# --------------------------------------------------------------------- power
+
+
+def noncentrality_for_power(df: int, alpha: float, power: float = POWER) -> float:
+    """The chi-square noncentrality a test of `df` degrees of freedom detects with `power`."""
+    critical = stats.chi2.isf(alpha, df)
+    root = optimize.brentq(lambda lam: stats.ncx2.sf(critical, df, lam) - power, 1e-6, 1e7)
+    return float(root)
+
+
+def _cell_bias(df: int, alpha: float, expected_per_cell: float) -> float:
+    """Smallest relative deviation of two cells (one up, one down) the test detects."""
+    lam = noncentrality_for_power(df, alpha)
+    return math.sqrt(lam / (2 * expected_per_cell))
+
+
+def decks_needed(df: int, alpha: float, cell_probability: float, bias: float) -> int:
+    """Decks a chi-square test needs to detect two cells off by `bias` (relative)."""
+    lam = noncentrality_for_power(df, alpha)
+    return math.ceil(lam / (2 * cell_probability * bias * bias))
+
+
+def _chi2(observed: npt.NDArray[Any], expected: float | npt.NDArray[Any]) -> float:
+    return float((((observed - expected) ** 2) / expected).sum())
+
+
+# --------------------------------------------------------------------- tests
+
+
+def deck_integrity(decks: Decks, alpha: float) -> TestResult:
+    """Each deck holds every card exactly once (a check, not a statistic: p is 1 or 0)."""
+    ok = np.sort(decks, axis=1) == np.arange(DECK, dtype=np.uint8)
+    bad = int((~ok.all(axis=1)).sum())
+    return TestResult(
+        "deck integrity",
+        float(bad),
+        0.0 if bad else 1.0,
+        f"{bad} of {len(decks)} decks are not a permutation of the 52 cards",
+        "any deck with a missing or repeated card",
+    )
+
+
+def positions(decks: Decks) -> npt.NDArray[np.intp]:
+    """pos[d, card] = position of `card` in deck d."""
+    return np.argsort(decks, axis=1, kind="stable")
+
+
+def position_uniformity(decks: Decks, alpha: float) -> TestResult:
+    """Card x position table: every card equally likely at every position (chi-square)."""
+    n = len(decks)
+    counts = np.bincount(
+        (np.arange(DECK) * DECK + decks).ravel().astype(np.int64), minlength=DECK * DECK
+    )
+    df = (DECK - 1) ** 2
+    stat = _chi2(counts, n / DECK)
+    expected = n / DECK
+    return TestResult(
+        "card x position",
+        stat,
+        float(stats.chi2.sf(stat, df)),
+        "52x52 table of which card lies at which position, chi-square",
+        f"a card {100 * _cell_bias(df, alpha, expected):.1f}% more (and another less) likely "
+        f"at one position; a 5% bias needs {decks_needed(df, alpha, 1 / DECK, 0.05):,} decks",
+        df,
+    )
+
+
+def worst_position(decks: Decks, alpha: float) -> TestResult:
+    """The least uniform single position (52 chi-squares, Bonferroni within)."""
+    n = len(decks)
+    statistics = [
+        _chi2(np.bincount(decks[:, pos], minlength=DECK), n / DECK) for pos in range(DECK)
+    ]
+    worst = int(np.argmax(statistics))
+    p = min(1.0, DECK * float(stats.chi2.sf(statistics[worst], DECK - 1)))
+    return TestResult(
+        "worst position",
+        statistics[worst],
+        p,
+        f"per-position chi-square (51 df); the least uniform is position {worst}",
+        f"one card {100 * _cell_bias(DECK - 1, alpha / DECK, n / DECK):.1f}% off at one position",
+        DECK - 1,
+    )
+
+
+def adjacency(decks: Decks, alpha: float) -> TestResult:
+    """Which card follows which: all 52x51 ordered neighbours equally likely."""
+    n = len(decks)
+    pairs = decks[:, :-1].astype(np.int64) * DECK + decks[:, 1:]
+    counts = np.bincount(pairs.ravel(), minlength=DECK * DECK).reshape(DECK, DECK)
+    off_diagonal = counts[~np.eye(DECK, dtype=bool)]
+    expected = n * (DECK - 1) / (DECK * (DECK - 1))
+    df = DECK * (DECK - 1) - 1
+    stat = _chi2(off_diagonal, expected)
+    return TestResult(
+        "adjacency",
+        stat,
+        float(stats.chi2.sf(stat, df)),
+        "counts of each ordered pair of neighbouring cards, chi-square",
+        f"a card {100 * _cell_bias(df, alpha, expected):.1f}% more likely to follow another",
+        df,
+    )
+
+
+def relative_order(decks: Decks, alpha: float) -> TestResult:
+    """Permutation test: the 6 orders of each of 17 disjoint card triples equally likely."""
+    n = len(decks)
+    pos = positions(decks)
+    codes = []
+    for a in range(0, 51, 3):
+        triple = pos[:, a : a + 3]
+        codes.append(np.argsort(np.argsort(triple, axis=1), axis=1) @ np.array([9, 3, 1]))
+    # rank patterns map to 6 distinct codes; count them per triple
+    table = np.stack([np.unique(c, return_counts=True)[1] for c in codes])
+    if table.shape[1] != 6:
+        return TestResult("relative order", math.inf, 0.0, "some orders never occur", "", 17 * 5)
+    df = 17 * 5
+    stat = _chi2(table, n / 6)
+    return TestResult(
+        "relative order",
+        stat,
+        float(stats.chi2.sf(stat, df)),
+        "order of the cards of 17 disjoint triples (6 permutations each), chi-square",
+        f"one order of a triple {100 * _cell_bias(df, alpha, n / 6):.1f}% more likely",
+        df,
+    )
+
+
+def duplicate_decks(decks: Decks, alpha: float) -> TestResult:
+    """Birthday test: a fair shuffle of 52! orders essentially never repeats a deck."""
+    n = len(decks)
+    unique = len(np.unique(decks, axis=0))
+    repeats = n - unique
+    fair_rate = n * (n - 1) / 2 / math.factorial(DECK)
+    p = 1.0 if repeats == 0 else float(stats.poisson.sf(repeats - 1, fair_rate))
+    seed_space = n * n / (2 * -math.log(1 - POWER))
+    return TestResult(
+        "duplicate decks",
+        float(repeats),
+        p,
+        f"{repeats} repeated decks among {n:,}",
+        f"a seed space up to {seed_space:.2e} (2^{math.log2(seed_space):.1f}) states; "
+        f"2^32 needs {math.ceil(math.sqrt(2 * -math.log(1 - POWER) * 2**32)):,} decks",
+    )
+
+
+def consecutive_decks(decks: Decks, alpha: float) -> TestResult:
+    """Consecutive decks independent: a card at the same position in both about once a pair."""
+    n = len(decks)
+    if n < 2:
+        return TestResult("consecutive decks", 0.0, 1.0, "too few decks", "")
+    matches = (decks[1:] == decks[:-1]).sum(axis=1)
+    pairs = n - 1
+    z = float((matches.sum() - pairs) / math.sqrt(pairs))  # mean 1, variance 1 per pair
+    shift = (stats.norm.isf(alpha / 2) + stats.norm.isf(1 - POWER)) / math.sqrt(pairs)
+    return TestResult(
+        "consecutive decks",
+        z,
+        float(2 * stats.norm.sf(abs(z))),
+        "cards at the same position in consecutive decks (mean 1 per pair if independent), z",
+        f"a mean of {1 + shift:.3f} shared positions per pair of consecutive decks",
+    )
+
+
+# Exact probabilities of the player's two cards + flop, by category (C(52,5) hands),
+# high categories pooled so every bin expects enough hands.
+_FIVE_CARD = {
+    Category.HIGH_CARD: 1_302_540,
+    Category.PAIR: 1_098_240,
+    Category.TWO_PAIR: 123_552,
+    Category.THREE_OF_A_KIND: 54_912,
+    Category.STRAIGHT: 10_200,
+    Category.FLUSH: 5_108,
+    Category.FULL_HOUSE: 3_744 + 624 + 36 + 4,  # full house or better
+}
+
+
+def holdem_hands(decks: Decks, alpha: float) -> TestResult:
+    """Hole cards + flop (the first five cards dealt) fall in each category as often as exact."""
+    n = len(decks)
+    categories = np.minimum(evaluate_batch(np.ascontiguousarray(decks[:, :5])) >> 20, 6)
+    observed = np.bincount(categories, minlength=7)
+    total = sum(_FIVE_CARD.values())
+    probabilities = np.array([_FIVE_CARD[Category(i)] / total for i in range(7)])
+    df = 6
+    stat = _chi2(observed, n * probabilities)
+    lam = noncentrality_for_power(df, alpha)
+    flush_bias = math.sqrt(lam / (n * probabilities[Category.FLUSH]))
+    return TestResult(
+        "hole + flop categories",
+        stat,
+        float(stats.chi2.sf(stat, df)),
+        "categories of the first five cards against their exact probabilities, chi-square",
+        f"flushes {100 * flush_bias:.0f}% more or less frequent than exact",
+        df,
+    )
+
+
+DECK_TESTS: list[Callable[[Decks, float], TestResult]] = [
+    deck_integrity,
+    position_uniformity,
+    worst_position,
+    adjacency,
+    relative_order,
+    duplicate_decks,
+    consecutive_decks,
+    holdem_hands,
+]
+
+
+def holm(results: list[TestResult], alpha: float) -> None:
+    """Holm step-down adjusted p-values; a test passes when its adjusted p >= alpha."""
+    m = len(results)
+    order = sorted(range(m), key=lambda i: results[i].p_value)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * results[i].p_value))
+        results[i].p_adjusted = running
+        results[i].passed = running >= alpha
+
+
+def run_deck_battery(decks: Decks, alpha: float = ALPHA) -> Battery:
+    """Every deck test, Holm-corrected to a family-wise alpha."""
+    per_test_alpha = alpha / len(DECK_TESTS)
+    battery = Battery(decks=len(decks), alpha=alpha, correction="Holm")
+    battery.tests = [test(decks, per_test_alpha) for test in DECK_TESTS]
+    holm(battery.tests, alpha)
+    return battery

@@ -1,0 +1,108 @@
+"""The RNG and deck battery: flawed shuffles are flagged, correct ones pass.
+
+Every flawed shuffler of harness/reference/shufflers.py must fail the battery at
+the default sample size of `chcert certify`; its failure p-values are so small
+(below 1e-5; see the closing note for measured margins) that these tests do not
+flake. Correct shuffles are tested on seeded randomness, because a fair shuffle
+fails a test at alpha 0.01 one time in a hundred by design.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+import pytest
+
+from harness import rng as battery_module
+from harness.reference import ReferenceGame, engine
+from harness.reference.shufflers import FLAWED, pcg64_shuffle
+from harness.rng import (
+    ALPHA,
+    DEFAULT_DECKS,
+    TestResult,
+    decks_needed,
+    holm,
+    noncentrality_for_power,
+    run_deck_battery,
+    sample_decks,
+)
+
+EXPECTED_TO_FAIL = {
+    "naive-swap-with-any": "card x position",
+    "sattolo": "card x position",
+    "off-by-one": "worst position",
+    "24-bit-seed": "duplicate decks",
+    "clock-seed": "duplicate decks",
+    "modulo-bias": "card x position",
+    "duplicated-card": "deck integrity",
+}
+
+
+def test_every_flawed_shuffler_has_an_expectation() -> None:
+    assert set(EXPECTED_TO_FAIL) == set(FLAWED)
+
+
+@pytest.mark.parametrize("name", sorted(FLAWED))
+def test_flawed_shuffle_is_flagged_at_the_default_sample_size(name: str) -> None:
+    battery = run_deck_battery(FLAWED[name](DEFAULT_DECKS))
+    failed = {t.name for t in battery.tests if not t.passed}
+    assert not battery.passed
+    assert EXPECTED_TO_FAIL[name] in failed, failed
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pcg64_shuffle_passes(seed: int) -> None:
+    battery = run_deck_battery(pcg64_shuffle(DEFAULT_DECKS, seed=seed))
+    assert battery.passed, [(t.name, t.p_adjusted) for t in battery.tests]
+
+
+def test_reference_vectorised_shuffle_passes_on_seeded_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The `shuffle` op's algorithm (Lemire rejection + Fisher-Yates), its CSPRNG seeded."""
+    source = np.random.default_rng(20261130)
+    monkeypatch.setattr(engine.secrets, "token_bytes", lambda n: source.bytes(n))
+    decks = engine.production_decks(DEFAULT_DECKS)
+    assert (np.sort(decks, axis=1) == np.arange(52)).all()
+    battery = run_deck_battery(decks)
+    assert battery.passed, [(t.name, t.p_adjusted) for t in battery.tests]
+
+
+def test_sampling_goes_through_the_shuffle_op_in_batches() -> None:
+    game = ReferenceGame()
+    calls: list[int] = []
+
+    def request(op: str, **params: Any) -> dict[str, Any]:
+        calls.append(params["count"])
+        return game.shuffle(**params)
+
+    decks = sample_decks(request, 12_000)
+    assert decks.shape == (12_000, 52) and calls == [5_000, 5_000, 2_000]
+    with pytest.raises(ValueError, match="expected"):
+        sample_decks(lambda op, **p: {"decks": base64.b64encode(b"x" * 51).decode()}, 1)
+
+
+def test_holm_adjusts_step_down() -> None:
+    results = [TestResult(str(i), 0, p, "", "") for i, p in enumerate([0.001, 0.04, 0.03, 0.5])]
+    holm(results, 0.05)
+    assert [round(r.p_adjusted, 3) for r in results] == [0.004, 0.09, 0.09, 0.5]
+    assert [r.passed for r in results] == [False, True, True, True]
+
+
+def test_power_statements_are_consistent() -> None:
+    # More degrees of freedom or a smaller alpha need a larger effect.
+    assert noncentrality_for_power(10, 0.01) < noncentrality_for_power(100, 0.01)
+    assert noncentrality_for_power(10, 0.05) < noncentrality_for_power(10, 0.001)
+    # Halving the bias to detect needs four times the decks.
+    small, large = decks_needed(2601, ALPHA, 1 / 52, 0.10), decks_needed(2601, ALPHA, 1 / 52, 0.05)
+    assert 3.9 < large / small < 4.1
+
+
+def test_every_test_states_what_it_detects() -> None:
+    battery = run_deck_battery(pcg64_shuffle(2_000, seed=9))
+    assert len(battery.tests) == len(battery_module.DECK_TESTS)
+    for t in battery.tests:
+        assert t.detects and 0 <= t.p_value <= 1 and 0 <= t.p_adjusted <= 1
+    assert battery.to_json()["correction"] == "Holm"
