@@ -188,6 +188,31 @@ def _failures(failures: list[dict[str, Any]]) -> list[Flowable]:
     return flow
 
 
+def _rng(section: dict[str, Any]) -> list[Flowable]:
+    tests = section.get("tests") or []
+    if not tests:
+        return [_p(f"{section.get('status', 'not_tested')}: {section.get('reason', '')}")]
+    verdict = "PASS" if section.get("passed") else "FAIL"
+    head = (
+        f"RNG: {verdict}. {section.get('decks', 0):,} decks from the game's shuffle; family-wise "
+        f"alpha {section.get('alpha')} with {section.get('correction')} correction; 'detects' is "
+        f"the smallest bias found with {100 * float(section.get('power', 0.8)):.0f}% power."
+    )
+    rows: list[list[Any]] = [[_p(h) for h in ("Test", "Statistic", "p", "p (Holm)", "", "Detects")]]
+    for t in tests:
+        rows.append(
+            [
+                _p(t["name"], _small),
+                _p(f"{t['statistic']:.2f}", _small),
+                _p(f"{t['p_value']:.3g}", _small),
+                _p(f"{t['p_adjusted']:.3g}", _small),
+                _p("pass" if t["passed"] else "FAIL", _small),
+                _p(t["detects"], _small),
+            ]
+        )
+    return [_p(head), _table(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])]
+
+
 def render(results: dict[str, Any], path: str | Path) -> Path:
     """Write the certification PDF for one run's results."""
     path = Path(path)
@@ -232,11 +257,12 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
                 [35 * mm, 25 * mm, 18 * mm, 92 * mm],
             ),
         ]
-    story += [Paragraph("RNG and game mathematics", _h2)]
-    for key in ("rng", "math"):
-        section = results.get(key) or {}
-        status, reason = section.get("status", "not_tested"), section.get("reason", "")
-        story.append(_p(f"{key.upper()}: {status} - {reason}"))
+    story += [Paragraph("RNG and deck distribution", _h2), *_rng(results.get("rng") or {})]
+    math_section = results.get("math") or {}
+    story += [
+        Paragraph("Game mathematics", _h2),
+        _p(f"{math_section.get('status', 'not_tested')}: {math_section.get('reason', '')}"),
+    ]
     out = results.get("out_of_scope") or []
     if out:
         story += [
