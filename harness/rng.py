@@ -135,8 +135,10 @@ def _chi2(observed: npt.NDArray[Any], expected: float | npt.NDArray[Any]) -> flo
 
 def deck_integrity(decks: Decks, alpha: float) -> TestResult:
     """Each deck holds every card exactly once (a check, not a statistic: p is 1 or 0)."""
-    ok = np.sort(decks, axis=1) == np.arange(DECK, dtype=np.uint8)
-    bad = int((~ok.all(axis=1)).sum())
+    seen = np.zeros(len(decks), dtype=np.uint64)
+    for k in range(DECK):  # one bit per card seen; a repeated card leaves another unseen
+        seen |= np.left_shift(np.uint64(1), decks[:, k].astype(np.uint64))
+    bad = int((seen != np.uint64((1 << DECK) - 1)).sum())
     return TestResult(
         "deck integrity",
         float(bad),
@@ -146,17 +148,23 @@ def deck_integrity(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-def positions(decks: Decks) -> npt.NDArray[np.intp]:
-    """pos[d, card] = position of `card` in deck d."""
-    return np.argsort(decks, axis=1, kind="stable")
+def positions(decks: Decks) -> npt.NDArray[np.uint8]:
+    """pos[d, card] = position of `card` in deck d (one scatter, not a sort)."""
+    pos = np.zeros(decks.shape, dtype=np.uint8)
+    rows = np.arange(len(decks))[:, None]
+    pos[rows, np.minimum(decks, DECK - 1)] = np.arange(DECK, dtype=np.uint8)
+    return pos
+
+
+def position_counts(decks: Decks) -> npt.NDArray[np.int64]:
+    """counts[card, position]: how often each card lies at each position."""
+    return np.stack([np.bincount(decks[:, p], minlength=DECK)[:DECK] for p in range(DECK)], 1)
 
 
 def position_uniformity(decks: Decks, alpha: float) -> TestResult:
     """Card x position table: every card equally likely at every position (chi-square)."""
     n = len(decks)
-    counts = np.bincount(
-        (np.arange(DECK) * DECK + decks).ravel().astype(np.int64), minlength=DECK * DECK
-    )
+    counts = position_counts(decks)
     df = (DECK - 1) ** 2
     stat = _chi2(counts, n / DECK)
     expected = n / DECK
@@ -174,9 +182,8 @@ def position_uniformity(decks: Decks, alpha: float) -> TestResult:
 def worst_position(decks: Decks, alpha: float) -> TestResult:
     """The least uniform single position (52 chi-squares, Bonferroni within)."""
     n = len(decks)
-    statistics = [
-        _chi2(np.bincount(decks[:, pos], minlength=DECK), n / DECK) for pos in range(DECK)
-    ]
+    counts = position_counts(decks)
+    statistics = [_chi2(counts[:, pos], n / DECK) for pos in range(DECK)]
     worst = int(np.argmax(statistics))
     p = min(1.0, DECK * float(stats.chi2.sf(statistics[worst], DECK - 1)))
     return TestResult(
@@ -192,9 +199,11 @@ def worst_position(decks: Decks, alpha: float) -> TestResult:
 def adjacency(decks: Decks, alpha: float) -> TestResult:
     """Which card follows which: all 52x51 ordered neighbours equally likely."""
     n = len(decks)
-    pairs = decks[:, :-1].astype(np.int64) * DECK + decks[:, 1:]
-    counts = np.bincount(pairs.ravel(), minlength=DECK * DECK).reshape(DECK, DECK)
-    off_diagonal = counts[~np.eye(DECK, dtype=bool)]
+    counts = np.zeros(DECK * DECK, dtype=np.int64)
+    for k in range(DECK - 1):  # column by column: no 50-million-entry temporary
+        pairs = decks[:, k].astype(np.int32) * DECK + decks[:, k + 1]
+        counts += np.bincount(pairs, minlength=DECK * DECK)[: DECK * DECK]
+    off_diagonal = counts.reshape(DECK, DECK)[~np.eye(DECK, dtype=bool)]
     expected = n * (DECK - 1) / (DECK * (DECK - 1))
     df = DECK * (DECK - 1) - 1
     stat = _chi2(off_diagonal, expected)
@@ -212,14 +221,13 @@ def relative_order(decks: Decks, alpha: float) -> TestResult:
     """Permutation test: the 6 orders of each of 17 disjoint card triples equally likely."""
     n = len(decks)
     pos = positions(decks)
-    codes = []
+    rows = []
     for a in range(0, 51, 3):
-        triple = pos[:, a : a + 3]
-        codes.append(np.argsort(np.argsort(triple, axis=1), axis=1) @ np.array([9, 3, 1]))
-    # rank patterns map to 6 distinct codes; count them per triple
-    table = np.stack([np.unique(c, return_counts=True)[1] for c in codes])
-    if table.shape[1] != 6:
-        return TestResult("relative order", math.inf, 0.0, "some orders never occur", "", 17 * 5)
+        x, y, z = pos[:, a], pos[:, a + 1], pos[:, a + 2]
+        # Three pairwise comparisons name the order; codes 2 and 5 are impossible.
+        code = 4 * (x < y) + 2 * (x < z) + (y < z)
+        rows.append(np.bincount(code, minlength=8)[[0, 1, 3, 4, 6, 7]])
+    table = np.stack(rows)
     df = 17 * 5
     stat = _chi2(table, n / 6)
     return TestResult(
@@ -235,8 +243,7 @@ def relative_order(decks: Decks, alpha: float) -> TestResult:
 def duplicate_decks(decks: Decks, alpha: float) -> TestResult:
     """Birthday test: a fair shuffle of 52! orders essentially never repeats a deck."""
     n = len(decks)
-    unique = len(np.unique(decks, axis=0))
-    repeats = n - unique
+    repeats = _repeated_decks(decks)
     fair_rate = n * (n - 1) / 2 / math.factorial(DECK)
     p = 1.0 if repeats == 0 else float(stats.poisson.sf(repeats - 1, fair_rate))
     seed_space = n * n / (2 * -math.log(1 - POWER))
@@ -248,6 +255,17 @@ def duplicate_decks(decks: Decks, alpha: float) -> TestResult:
         f"a seed space up to {seed_space:.2e} (2^{math.log2(seed_space):.1f}) states; "
         f"2^32 needs {math.ceil(math.sqrt(2 * -math.log(1 - POWER) * 2**32)):,} decks",
     )
+
+
+def _repeated_decks(decks: Decks) -> int:
+    """How many decks repeat an earlier one: 64-bit hashes sorted, equal hashes compared."""
+    words = np.zeros((len(decks), 7), dtype=np.uint64)  # 52 bytes padded to 7 words
+    words.view(np.uint8)[:, :DECK] = decks
+    weights = np.random.default_rng(52).integers(1, 2**63, size=7, dtype=np.uint64) | np.uint64(1)
+    hashes = (words * weights).sum(axis=1, dtype=np.uint64)
+    order = np.argsort(hashes, kind="stable")
+    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+    return sum(bool(np.array_equal(decks[order[i]], decks[order[i + 1]])) for i in same)
 
 
 def consecutive_decks(decks: Decks, alpha: float) -> TestResult:
