@@ -30,7 +30,7 @@ from harness.errors import ErrorReply, ProtocolViolation
 from harness.game import Action
 from harness.profiles import Profile
 from harness.protocol import Capability, seats_capability
-from harness.rng import DEFAULT_DECKS, run_deck_battery, sample_decks
+from harness.rng import DEFAULT_DECKS, sample_and_test
 from harness.vectors import Vector
 
 
@@ -509,14 +509,11 @@ def history_recall(ctx: Context) -> None:
 
 @check("rng-battery", requires={Capability.SHUFFLE})
 def rng_battery(ctx: Context) -> dict[str, Any]:
-    """Decks of the production shuffle pass the deck battery (harness/rng.py) at alpha 0.01."""
+    """The production shuffle's decks (and raw RNG output, where exposed) pass the battery."""
     try:
-        decks = sample_decks(ctx.adapter.request, ctx.rng_decks)
+        battery = sample_and_test(ctx.adapter.request, ctx.rng_decks, ctx.capabilities).to_json()
     except (ValueError, TypeError) as exc:
-        raise CheckFailure(
-            f"shuffle reply is not {ctx.rng_decks} decks of 52 bytes: {exc}"
-        ) from exc
-    battery = run_deck_battery(decks).to_json()
+        raise CheckFailure(f"shuffle or rng reply does not hold what was asked: {exc}") from exc
     if not battery["passed"]:
         failed = [t["name"] for t in battery["tests"] if not t["passed"]]
         raise CheckFailure(

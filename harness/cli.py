@@ -31,7 +31,7 @@ from harness.errors import HarnessError, SpecError
 from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
 from harness.report import render, render_file
 from harness.results import EXIT_CODES, Verdict, write_json_atomic
-from harness.rng import DEFAULT_DECKS, run_deck_battery, sample_decks
+from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
 from harness.specs import CLAUSE_DIR, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
 
@@ -203,7 +203,7 @@ def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, secon
 
 
 def rng_command(args: argparse.Namespace) -> int:
-    """Sample decks through the shuffle op and run the deck battery (exit 0, 1, or 2)."""
+    """Sample the game's shuffle (and raw RNG) and run the battery (exit 0, 1, or 2)."""
     if args.decks < 2:
         print("chcert rng: --decks must be at least 2", file=sys.stderr)
         return EXIT_USAGE
@@ -212,36 +212,43 @@ def rng_command(args: argparse.Namespace) -> int:
         adapter = open_adapter(args.adapter, profile_path=str(profile.path), timeout=args.timeout)
         try:
             hello = adapter.request("hello")
-            if "shuffle" not in hello.get("capabilities", []):
+            capabilities = set(hello.get("capabilities", []))
+            if "shuffle" not in capabilities:
                 print("chcert rng: not tested: the game lacks capability shuffle", file=sys.stderr)
                 return EXIT_USAGE
             started = time.monotonic()
-            decks = sample_decks(adapter.request, args.decks, _progress(args.decks, args.json))
-            sampled = time.monotonic() - started
+            progress = _progress(args.decks, args.json)
+            battery = sample_and_test(adapter.request, args.decks, capabilities, progress)
+            seconds = time.monotonic() - started
         finally:
             adapter.close()
     except (HarnessError, ValueError) as exc:
         print(f"chcert rng: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    started = time.monotonic()
-    battery = run_deck_battery(decks)
-    analysed = time.monotonic() - started
     if args.json:
         print(json.dumps({"implementation": hello.get("name"), **battery.to_json()}, indent=2))
     else:
-        print(
-            f"{battery.decks:,} decks from {hello.get('name')} sampled in {sampled:.1f} s, "
-            f"analysed in {analysed:.1f} s; alpha {battery.alpha} ({battery.correction})"
-        )
-        print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
-        for t in battery.tests:
-            verdict = "pass" if t.passed else "FAIL"
-            print(
-                f"{t.name:24} {t.statistic:12.2f} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}"
-            )
-            print(f"{'':24}   detects {t.detects}")
-        print(f"RNG: {'PASS' if battery.passed else 'FAIL'}")
+        _print_battery(battery, str(hello.get("name")), seconds)
     return 0 if battery.passed else 1
+
+
+def _print_battery(battery: Battery, name: str, seconds: float) -> None:
+    raw = f" and {battery.raw_bytes:,} bytes of raw RNG output" if battery.raw_bytes else ""
+    print(f"{battery.decks:,} decks{raw} from {name}, sampled and analysed in {seconds:.1f} s")
+    print(f"family-wise alpha {battery.alpha}, {battery.correction} correction; 'detects' is the")
+    print("smallest bias each test finds with 80% power at this sample size")
+    print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
+    for t in battery.tests:
+        verdict = "pass" if t.passed else "FAIL"
+        print(f"{t.name:24} {t.statistic:12.4g} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}")
+        print(f"{'':24}   detects {t.detects}")
+    die = battery.dieharder
+    if die.get("ran"):
+        shown = ", ".join(f"{t['name']} {t.get('assessment')}" for t in die["tests"])
+        print(f"dieharder (informational, outside the corrected family): {shown}")
+    else:
+        print(f"dieharder: not run ({die.get('reason')})")
+    print(f"RNG: {'PASS' if battery.passed else 'FAIL'}")
 
 
 def _progress(total: int, quiet: bool) -> Callable[[int], None]:

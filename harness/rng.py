@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import base64
 import math
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -59,6 +62,8 @@ class Battery:
     alpha: float
     correction: str
     tests: list[TestResult] = field(default_factory=list)
+    raw_bytes: int = 0
+    dieharder: dict[str, Any] = field(default_factory=lambda: {"ran": False})
 
     @property
     def passed(self) -> bool:
@@ -67,11 +72,13 @@ class Battery:
     def to_json(self) -> dict[str, Any]:
         return {
             "decks": self.decks,
+            "raw_bytes": self.raw_bytes,
             "alpha": self.alpha,
             "correction": self.correction,
             "power": POWER,
             "passed": self.passed,
             "tests": [t.to_json() for t in self.tests],
+            "dieharder": self.dieharder,
         }
 
 
@@ -332,6 +339,200 @@ DECK_TESTS: list[Callable[[Decks, float], TestResult]] = [
 ]
 
 
+# ------------------------------------------------------------- raw RNG output
+
+RAW_SEQUENCES = 100  # NIST SP 800-22 second level: this many sequences ...
+RAW_SEQUENCE_BITS = 100_000  # ... of this many bits each (10 million bits, 1.25 MB)
+RAW_CHUNK = 1 << 20
+
+
+def sample_bytes(request: Callable[..., dict[str, Any]], count: int) -> npt.NDArray[np.uint8]:
+    """Raw RNG output through the `rng` op, in chunks of 1 MiB."""
+    parts = []
+    done = 0
+    while done < count:
+        size = min(RAW_CHUNK, count - done)
+        raw = base64.b64decode(str(request("rng", bytes=size).get("data", "")), validate=True)
+        if len(raw) != size:
+            raise ValueError(f"asked for {size} bytes of RNG output, got {len(raw)}")
+        parts.append(np.frombuffer(raw, dtype=np.uint8))
+        done += size
+    return np.concatenate(parts) if parts else np.empty(0, np.uint8)
+
+
+def _z_detectable(alpha: float, n: float) -> float:
+    """The standardised shift a two-sided z-test on n observations detects with POWER."""
+    return float((stats.norm.isf(alpha / 2) + stats.norm.isf(1 - POWER)) / math.sqrt(n))
+
+
+def _monobit_p(bits: npt.NDArray[np.uint8]) -> float:
+    n = bits.size
+    s = 2 * int(bits.sum()) - n
+    return float(math.erfc(abs(s) / math.sqrt(2 * n)))
+
+
+def _runs_p(bits: npt.NDArray[np.uint8]) -> float:
+    """NIST SP 800-22 runs test (2.3); 0 when the frequency prerequisite fails."""
+    n = bits.size
+    pi = float(bits.mean())
+    if abs(pi - 0.5) >= 2 / math.sqrt(n):
+        return 0.0
+    runs = 1 + int(np.count_nonzero(bits[1:] != bits[:-1]))
+    return float(
+        math.erfc(abs(runs - 2 * n * pi * (1 - pi)) / (2 * math.sqrt(2 * n) * pi * (1 - pi)))
+    )
+
+
+def raw_frequency(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    bits = np.unpackbits(data)
+    ones = float(bits.mean())
+    return TestResult(
+        "raw frequency",
+        ones,
+        _monobit_p(bits),
+        f"proportion of one bits over {bits.size:,} bits (NIST monobit)",
+        f"P(bit = 1) off 0.5 by {_z_detectable(alpha, bits.size) / 2:.1e}",
+    )
+
+
+def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    bits = np.unpackbits(data)
+    return TestResult(
+        "raw runs",
+        float(1 + np.count_nonzero(bits[1:] != bits[:-1])),
+        _runs_p(bits),
+        "number of runs of identical bits (NIST runs)",
+        f"P(next bit differs) off 0.5 by {_z_detectable(alpha, bits.size) / 2:.1e}",
+    )
+
+
+def raw_bytes(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    counts = np.bincount(data, minlength=256)
+    expected = data.size / 256
+    stat = _chi2(counts, expected)
+    return TestResult(
+        "raw byte values",
+        stat,
+        float(stats.chi2.sf(stat, 255)),
+        "frequency of the 256 byte values, chi-square",
+        f"a byte value {100 * _cell_bias(255, alpha, expected):.1f}% more (another less) likely",
+        255,
+    )
+
+
+def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    x = data.astype(np.float64)
+    r = float(np.corrcoef(x[:-1], x[1:])[0, 1])
+    z = r * math.sqrt(x.size - 1)
+    return TestResult(
+        "raw serial correlation",
+        r,
+        float(2 * stats.norm.sf(abs(z))),
+        "correlation of each byte with the next",
+        f"a lag-1 correlation of {_z_detectable(alpha, x.size - 1):.1e}",
+    )
+
+
+def _sequence_p_values(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    bits = np.unpackbits(data)[: RAW_SEQUENCES * RAW_SEQUENCE_BITS]
+    sequences = bits.reshape(RAW_SEQUENCES, RAW_SEQUENCE_BITS)
+    return np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
+
+
+def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    """NIST second level: the share of sequences passing at 0.01 is what chance allows."""
+    p_values = _sequence_p_values(data).ravel()
+    failures = int((p_values < 0.01).sum())
+    m = p_values.size
+    return TestResult(
+        "NIST proportion passing",
+        1 - failures / m,
+        float(stats.binom.sf(failures - 1, m, 0.01)),
+        f"{m - failures} of {m} sequence tests (monobit and runs on {RAW_SEQUENCES} sequences "
+        f"of {RAW_SEQUENCE_BITS:,} bits) pass at 0.01",
+        "a failure rate of the sequence tests several times the expected 1%",
+    )
+
+
+def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+    """NIST second level: the sequences' p-values are uniform (chi-square over 10 bins)."""
+    p_values = _sequence_p_values(data).ravel()
+    counts = np.histogram(p_values, bins=10, range=(0, 1))[0]
+    stat = _chi2(counts, p_values.size / 10)
+    return TestResult(
+        "NIST p-value uniformity",
+        stat,
+        float(stats.chi2.sf(stat, 9)),
+        f"{p_values.size} sequence p-values in 10 bins, chi-square",
+        "p-values crowding into some deciles",
+        9,
+    )
+
+
+RAW_TESTS: list[Callable[[npt.NDArray[np.uint8], float], TestResult]] = [
+    raw_frequency,
+    raw_runs,
+    raw_bytes,
+    raw_serial_correlation,
+    nist_proportion,
+    nist_uniformity,
+]
+RAW_BYTES = RAW_SEQUENCES * RAW_SEQUENCE_BITS // 8
+
+
+# ------------------------------------------------------------------ dieharder
+
+DIEHARDER_BYTES = 32 << 20
+DIEHARDER_TESTS = {0: "diehard_birthdays", 15: "diehard_runs", 100: "sts_monobit", 101: "sts_runs"}
+
+
+def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str, Any]:
+    """Run a few dieharder tests on raw output when the program is installed.
+
+    Informational: dieharder's own PASSED / WEAK / FAILED assessments are reported
+    beside the battery, not folded into its Holm-corrected family. With tens of
+    megabytes of input dieharder runs few p-samples (-p 10), so WEAK is common.
+    """
+    program = shutil.which("dieharder")
+    if program is None:
+        return {"ran": False, "reason": "dieharder is not installed (Debian package dieharder)"}
+    results: list[dict[str, Any]] = []
+    with tempfile.NamedTemporaryFile(suffix=".bin") as file:
+        file.write(data.tobytes())
+        file.flush()
+        for number in DIEHARDER_TESTS:
+            argv = [program, "-g", "201", "-f", file.name, "-d", str(number), "-p", "10"]
+            try:
+                out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout).stdout
+            except subprocess.TimeoutExpired:
+                results.append({"name": DIEHARDER_TESTS[number], "assessment": "TIMEOUT"})
+                continue
+            results += parse_dieharder(out)
+    return {
+        "ran": True,
+        "bytes": int(data.size),
+        "tests": results,
+        "passed": all(r["assessment"] != "FAILED" for r in results),
+    }
+
+
+def parse_dieharder(output: str) -> list[dict[str, Any]]:
+    """The result rows of dieharder's table: name|ntup|tsamples|psamples|p-value|Assessment."""
+    rows = []
+    for line in output.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) == 6 and cells[5] in ("PASSED", "WEAK", "FAILED"):
+            rows.append(
+                {
+                    "name": cells[0],
+                    "ntup": int(cells[1]),
+                    "p_value": float(cells[4]),
+                    "assessment": cells[5],
+                }
+            )
+    return rows
+
+
 def holm(results: list[TestResult], alpha: float) -> None:
     """Holm step-down adjusted p-values; a test passes when its adjusted p >= alpha."""
     m = len(results)
@@ -343,10 +544,36 @@ def holm(results: list[TestResult], alpha: float) -> None:
         results[i].passed = running >= alpha
 
 
-def run_deck_battery(decks: Decks, alpha: float = ALPHA) -> Battery:
-    """Every deck test, Holm-corrected to a family-wise alpha."""
-    per_test_alpha = alpha / len(DECK_TESTS)
+def run_deck_battery(
+    decks: Decks, raw: npt.NDArray[np.uint8] | None = None, alpha: float = ALPHA
+) -> Battery:
+    """Every deck test, and the raw-output tests when `raw` bytes are given, as one family
+    Holm-corrected to a family-wise alpha."""
+    tests_count = len(DECK_TESTS) + (len(RAW_TESTS) if raw is not None else 0)
+    per_test_alpha = alpha / tests_count
     battery = Battery(decks=len(decks), alpha=alpha, correction="Holm")
     battery.tests = [test(decks, per_test_alpha) for test in DECK_TESTS]
+    if raw is not None:
+        battery.raw_bytes = int(raw.size)
+        battery.tests += [test(raw, per_test_alpha) for test in RAW_TESTS]
     holm(battery.tests, alpha)
+    return battery
+
+
+def sample_and_test(
+    request: Callable[..., dict[str, Any]],
+    decks: int,
+    capabilities: set[str],
+    progress: Callable[[int], None] | None = None,
+) -> Battery:
+    """Sample what the game exposes and run the battery: decks through `shuffle`; raw
+    output through `rng` when the game has that capability (then dieharder too, when
+    installed). Raises ValueError when a reply does not carry what was asked for."""
+    sample = sample_decks(request, decks, progress)
+    raw = sample_bytes(request, RAW_BYTES) if "rng" in capabilities else None
+    battery = run_deck_battery(sample, raw)
+    if raw is not None:
+        battery.dieharder = run_dieharder(sample_bytes(request, DIEHARDER_BYTES))
+    else:
+        battery.dieharder = {"ran": False, "reason": "the game lacks capability rng"}
     return battery

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -257,6 +258,9 @@ class SeededShuffle(ReferenceGame):
     def shuffled_decks(self, count: int) -> Any:
         return np.argsort(self.source.random((count, 52)), axis=1).astype(np.uint8)
 
+    def rng(self, bytes: Any) -> dict[str, Any]:
+        return {"data": base64.b64encode(self.source.bytes(bytes)).decode()}
+
 
 class NaiveShuffle(ReferenceGame):
     """The reference game with the naive swap-with-any shuffle."""
@@ -276,7 +280,8 @@ def test_certify_runs_the_rng_battery(tmp_path: Path) -> None:
         "20000",
     )
     assert code == 0 and results["rng"]["passed"] is True and results["rng"]["decks"] == 20000
-    assert results["rng"]["correction"] == "Holm" and len(results["rng"]["tests"]) == 8
+    assert results["rng"]["correction"] == "Holm" and len(results["rng"]["tests"]) == 14
+    assert results["rng"]["raw_bytes"] > 0
     code, results = certify(
         tmp_path / "bad",
         "--adapter",

@@ -10,6 +10,7 @@ fails a test at alpha 0.01 one time in a hundred by design.
 from __future__ import annotations
 
 import base64
+import shutil
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,15 @@ from harness.reference.shufflers import FLAWED, pcg64_shuffle
 from harness.rng import (
     ALPHA,
     DEFAULT_DECKS,
+    DIEHARDER_BYTES,
+    RAW_BYTES,
     TestResult,
     decks_needed,
     holm,
     noncentrality_for_power,
+    parse_dieharder,
     run_deck_battery,
+    run_dieharder,
     sample_decks,
 )
 
@@ -106,3 +111,39 @@ def test_every_test_states_what_it_detects() -> None:
     for t in battery.tests:
         assert t.detects and 0 <= t.p_value <= 1 and 0 <= t.p_adjusted <= 1
     assert battery.to_json()["correction"] == "Holm"
+
+
+def test_raw_output_tests_flag_a_biased_source() -> None:
+    decks = pcg64_shuffle(2_000, seed=4)
+    fair = np.random.default_rng(5).bytes(RAW_BYTES)
+    assert run_deck_battery(decks, np.frombuffer(fair, np.uint8)).passed
+    biased = np.frombuffer(fair, np.uint8) | np.uint8(1)  # the low bit stuck at one
+    failed = {t.name for t in run_deck_battery(decks, biased).tests if not t.passed}
+    assert {"raw frequency", "raw byte values", "NIST proportion passing"} <= failed
+
+
+DIEHARDER_OUTPUT = """
+#==================================================================#
+        test_name   |ntup| tsamples |psamples|  p-value |Assessment
+#==================================================================#
+# The file file_input_raw was rewound 1 times
+   diehard_birthdays|   0|       100|      10|0.93061281|  PASSED
+        diehard_runs|   0|    100000|      10|0.99974901|   WEAK
+         sts_monobit|   1|    100000|      10|0.00000001|  FAILED
+"""
+
+
+def test_dieharder_output_is_parsed() -> None:
+    rows = parse_dieharder(DIEHARDER_OUTPUT)
+    assert [(r["name"], r["assessment"]) for r in rows] == [
+        ("diehard_birthdays", "PASSED"),
+        ("diehard_runs", "WEAK"),
+        ("sts_monobit", "FAILED"),
+    ]
+    assert rows[0]["p_value"] == pytest.approx(0.93061281)
+
+
+@pytest.mark.skipif(shutil.which("dieharder") is None, reason="dieharder is not installed")
+def test_dieharder_runs_when_installed() -> None:
+    result = run_dieharder(np.frombuffer(np.random.default_rng(6).bytes(DIEHARDER_BYTES), np.uint8))
+    assert result["ran"] and {t["name"] for t in result["tests"]} >= {"sts_monobit"}

@@ -210,7 +210,14 @@ def _rng(section: dict[str, Any]) -> list[Flowable]:
                 _p(t["detects"], _small),
             ]
         )
-    return [_p(head), _table(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])]
+    die = section.get("dieharder") or {}
+    if die.get("ran"):
+        shown = ", ".join(f"{t['name']} {t.get('assessment')}" for t in die.get("tests", []))
+        die_line = f"dieharder ran on {die.get('bytes', 0):,} bytes (informational): {shown}"
+    else:
+        die_line = f"dieharder did not run: {die.get('reason', 'not installed')}"
+    table = _table(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])
+    return [_p(head), table, _p(die_line)]
 
 
 def render(results: dict[str, Any], path: str | Path) -> Path:
