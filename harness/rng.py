@@ -137,6 +137,19 @@ def _chi2(observed: npt.NDArray[Any], expected: float | npt.NDArray[Any]) -> flo
     return float((((observed - expected) ** 2) / expected).sum())
 
 
+def _chi2_test(
+    name: str,
+    observed: npt.NDArray[Any],
+    expected: float | npt.NDArray[Any],
+    df: int,
+    description: str,
+    detects: str,
+) -> TestResult:
+    """A chi-square goodness-of-fit result: statistic, p-value, what it can detect."""
+    stat = _chi2(observed, expected)
+    return TestResult(name, stat, float(stats.chi2.sf(stat, df)), description, detects, df)
+
+
 # --------------------------------------------------------------------- tests
 
 
@@ -173,16 +186,15 @@ def position_uniformity(decks: Decks, alpha: float) -> TestResult:
     n = len(decks)
     counts = position_counts(decks)
     df = (DECK - 1) ** 2
-    stat = _chi2(counts, n / DECK)
     expected = n / DECK
-    return TestResult(
+    return _chi2_test(
         "card x position",
-        stat,
-        float(stats.chi2.sf(stat, df)),
+        counts,
+        expected,
+        df,
         "52x52 table of which card lies at which position, chi-square",
         f"a card {100 * _cell_bias(df, alpha, expected):.1f}% more (and another less) likely "
         f"at one position; a 5% bias needs {decks_needed(df, alpha, 1 / DECK, 0.05):,} decks",
-        df,
     )
 
 
@@ -213,14 +225,13 @@ def adjacency(decks: Decks, alpha: float) -> TestResult:
     off_diagonal = counts.reshape(DECK, DECK)[~np.eye(DECK, dtype=bool)]
     expected = n * (DECK - 1) / (DECK * (DECK - 1))
     df = DECK * (DECK - 1) - 1
-    stat = _chi2(off_diagonal, expected)
-    return TestResult(
+    return _chi2_test(
         "adjacency",
-        stat,
-        float(stats.chi2.sf(stat, df)),
+        off_diagonal,
+        expected,
+        df,
         "counts of each ordered pair of neighbouring cards, chi-square",
         f"a card {100 * _cell_bias(df, alpha, expected):.1f}% more likely to follow another",
-        df,
     )
 
 
@@ -234,16 +245,14 @@ def relative_order(decks: Decks, alpha: float) -> TestResult:
         # Three pairwise comparisons name the order; codes 2 and 5 are impossible.
         code = 4 * (x < y) + 2 * (x < z) + (y < z)
         rows.append(np.bincount(code, minlength=8)[[0, 1, 3, 4, 6, 7]])
-    table = np.stack(rows)
     df = 17 * 5
-    stat = _chi2(table, n / 6)
-    return TestResult(
+    return _chi2_test(
         "relative order",
-        stat,
-        float(stats.chi2.sf(stat, df)),
+        np.stack(rows),
+        n / 6,
+        df,
         "order of the cards of 17 disjoint triples (6 permutations each), chi-square",
         f"one order of a triple {100 * _cell_bias(df, alpha, n / 6):.1f}% more likely",
-        df,
     )
 
 
@@ -314,16 +323,15 @@ def holdem_hands(decks: Decks, alpha: float) -> TestResult:
     total = sum(_FIVE_CARD.values())
     probabilities = np.array([_FIVE_CARD[Category(i)] / total for i in range(7)])
     df = 6
-    stat = _chi2(observed, n * probabilities)
     lam = noncentrality_for_power(df, alpha)
     flush_bias = math.sqrt(lam / (n * probabilities[Category.FLUSH]))
-    return TestResult(
+    return _chi2_test(
         "hole + flop categories",
-        stat,
-        float(stats.chi2.sf(stat, df)),
+        observed,
+        n * probabilities,
+        df,
         "categories of the first five cards against their exact probabilities, chi-square",
         f"flushes {100 * flush_bias:.0f}% more or less frequent than exact",
-        df,
     )
 
 
@@ -407,16 +415,14 @@ def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
 
 
 def raw_bytes(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
-    counts = np.bincount(data, minlength=256)
     expected = data.size / 256
-    stat = _chi2(counts, expected)
-    return TestResult(
+    return _chi2_test(
         "raw byte values",
-        stat,
-        float(stats.chi2.sf(stat, 255)),
+        np.bincount(data, minlength=256),
+        expected,
+        255,
         "frequency of the 256 byte values, chi-square",
         f"a byte value {100 * _cell_bias(255, alpha, expected):.1f}% more (another less) likely",
-        255,
     )
 
 
@@ -457,15 +463,13 @@ def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
 def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     """NIST second level: the sequences' p-values are uniform (chi-square over 10 bins)."""
     p_values = _sequence_p_values(data).ravel()
-    counts = np.histogram(p_values, bins=10, range=(0, 1))[0]
-    stat = _chi2(counts, p_values.size / 10)
-    return TestResult(
+    return _chi2_test(
         "NIST p-value uniformity",
-        stat,
-        float(stats.chi2.sf(stat, 9)),
+        np.histogram(p_values, bins=10, range=(0, 1))[0],
+        p_values.size / 10,
+        9,
         f"{p_values.size} sequence p-values in 10 bins, chi-square",
         "p-values crowding into some deciles",
-        9,
     )
 
 
