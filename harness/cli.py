@@ -2,6 +2,7 @@
 
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
                    [--rng-decks N] [--seed S] [-k EXPR] [--timeout SECONDS]
+    chcert math    --profile NAME|PATH [--json]
     chcert rng     [--adapter SPEC] [--decks N] [--json]
     chcert vectors check
     chcert report RESULTS_JSON [--pdf PATH]
@@ -28,6 +29,7 @@ from harness import __version__
 from harness.adapters import open_adapter
 from harness.coverage import check_coverage
 from harness.errors import HarnessError, SpecError
+from harness.gamemath import profile_math
 from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
 from harness.report import render, render_file
 from harness.results import EXIT_CODES, Verdict, write_json_atomic
@@ -75,6 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
 
+    math = sub.add_parser("math", help="exact game mathematics of a profile, and its claims")
+    math.add_argument("--profile", default=DEFAULT_PROFILE, help="profile name or path")
+    math.add_argument("--json", action="store_true", help="print the figures as JSON")
+
     rng = sub.add_parser("rng", help="run the RNG and deck-distribution battery")
     rng.add_argument("--adapter", default="reference", help="adapter spec (as for certify)")
     rng.add_argument("--profile", default=DEFAULT_PROFILE, help="profile the reference game plays")
@@ -101,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             return vectors_check()
         if args.command == "rng":
             return rng_command(args)
+        if args.command == "math":
+            return math_command(args)
         return report(args)
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
@@ -200,6 +208,39 @@ def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, secon
         print(f"  incomplete: {reason}")
     print(f"  results: {results_path}")
     print(f"  report:  {pdf}")
+
+
+def math_command(args: argparse.Namespace) -> int:
+    """Print a profile's exact figures and the verdict on each claim (0 all confirmed, 1 not)."""
+    profile = load_profile(args.profile)
+    figures = profile_math(profile)
+    if args.json:
+        print(json.dumps({"profile": profile.name, **figures}, indent=2))
+    else:
+        print(f"profile {profile.name}: {profile.title}")
+        if figures["aa_bonus_edge"] is None:
+            print("AA Bonus: none in this profile")
+        else:
+            print(
+                f"AA Bonus house edge {100 * figures['aa_bonus_edge']:.4f}% "
+                f"(exact over all 2,598,960 hole + flop hands)"
+            )
+            print(f"  {'row':22} {'hands':>9} {'probability':>12} {'pays':>5} {'contribution':>13}")
+            for row in figures["aa_bonus_rows"]:
+                pays = "lose" if row["pays"] is None else str(row["pays"])
+                print(
+                    f"  {row['row']:22} {row['hands']:9,} {row['probability']:12.6f} "
+                    f"{pays:>5} {row['contribution']:13.6f}"
+                )
+        print(f"main game: {figures['reason']}")
+        for claim in figures["claims"]:
+            computed = "-" if claim["computed"] is None else f"{claim['computed']:.6f}"
+            print(
+                f"claim {claim['figure']} {claim['claimed']}: {claim['status']} "
+                f"(computed {computed}) [{claim['source']}]"
+            )
+    confirmed = all(c["status"] != "not_reproducible" for c in figures["claims"])
+    return 0 if confirmed else 1
 
 
 def rng_command(args: argparse.Namespace) -> int:

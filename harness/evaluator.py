@@ -222,6 +222,32 @@ def count_all_seven_card_hands() -> npt.NDArray[np.int64]:
     return per_first.sum(axis=0)  # type: ignore[no-any-return]
 
 
+@njit(cache=True)
+def count_five_card_hands() -> npt.NDArray[np.int64]:
+    """Counts over all C(52,5) five-card hands: categories 0-9, then [10] pairs of aces."""
+    tally = np.zeros(11, np.int64)
+    counts = np.zeros(13, np.int8)
+    masks = np.zeros(4, np.int32)
+    cards = np.empty(5, np.int64)
+    for a in range(48):
+        for b in range(a + 1, 49):
+            for c in range(b + 1, 50):
+                for d in range(c + 1, 51):
+                    for e in range(d + 1, 52):
+                        cards[0], cards[1], cards[2], cards[3], cards[4] = a, b, c, d, e
+                        for x in cards:
+                            counts[x >> 2] += 1
+                            masks[x & 3] |= 1 << (x >> 2)
+                        strength = _strength(counts, masks)
+                        for x in cards:
+                            counts[x >> 2] -= 1
+                            masks[x & 3] &= ~(1 << (x >> 2))
+                        tally[strength >> 20] += 1
+                        if strength >> 20 == 1 and (strength >> 16) & 0xF == 12:
+                            tally[10] += 1
+    return tally
+
+
 # ------------------------------------------------------------------ scalar API
 
 

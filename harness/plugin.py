@@ -26,6 +26,7 @@ import pytest
 from harness.adapters import Adapter, open_adapter
 from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vector, run_check
 from harness.errors import HarnessError, ProtocolViolation, SpecError
+from harness.gamemath import profile_math
 from harness.profiles import Profile, load_profile
 from harness.results import Record, Status, build_results, now, write_json_atomic
 from harness.rng import DEFAULT_DECKS
@@ -166,6 +167,7 @@ class CertificationRun:
             incomplete=self.incomplete,
             started=self.started,
             seed=self.seed,
+            math=profile_math(self.profile),
         )
         write_json_atomic(self.out / "results.json", results)
 

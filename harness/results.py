@@ -86,14 +86,29 @@ def tree_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
-def clause_status(clause: Clause, records: list[Record]) -> dict[str, Any]:
-    """A clause's row in the traceability matrix."""
+def clause_status(
+    clause: Clause, records: list[Record], claims: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A clause's row in the traceability matrix; a claim clause takes the math's verdict."""
     mine = [r for r in records if r.clause == clause.id]
     vectors = [r for r in mine if r.kind == "vector"]
     failed = [r.name for r in mine if r.status is Status.FAIL]
     passed = [r for r in mine if r.status is Status.PASS]
     errors = [r for r in mine if r.status is Status.ERROR]
     notes: list[str] = []
+    claim = next((c for c in claims or [] if c["figure"] == clause.claim), None)
+    if claim is not None and claim["status"] != "not_computed":
+        confirmed = claim["status"] == "confirmed"
+        notes.append(f"claimed {claim['claimed']}, computed {claim['computed']:.6f}")
+        return _row(
+            clause,
+            Status.PASS if confirmed else Status.FAIL,
+            0,
+            0,
+            [] if confirmed else [clause.claim or ""],
+            notes,
+            mine,
+        )
     if failed:
         status = Status.FAIL
     elif passed and not errors:
@@ -103,9 +118,21 @@ def clause_status(clause: Clause, records: list[Record]) -> dict[str, Any]:
         reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
         notes += reasons or ["no vector or check ran"]
     if "math" in clause.verification:
-        notes.append(f"game mathematics not in harness {__version__}")
+        notes.append(f"game mathematics for this figure not in harness {__version__}")
     if "manual" in clause.verification:
         notes.append("manual review by the laboratory")
+    return _row(clause, status, len(vectors), len(passed), failed, notes, mine)
+
+
+def _row(
+    clause: Clause,
+    status: Status,
+    vectors: int,
+    passed: int,
+    failed: list[str],
+    notes: list[str],
+    records: list[Record],
+) -> dict[str, Any]:
     return {
         "id": clause.id,
         "title": clause.title,
@@ -115,9 +142,9 @@ def clause_status(clause: Clause, records: list[Record]) -> dict[str, Any]:
         "sources": clause.sources,
         "interpretation": clause.interpretation,
         "status": status.value,
-        "vectors": len(vectors),
-        "checks": len(mine) - len(vectors),
-        "passed": len(passed),
+        "vectors": vectors,
+        "checks": len(records) - vectors,
+        "passed": passed,
         "failed": failed,
         "notes": notes,
     }
@@ -188,10 +215,11 @@ def build_results(
     incomplete: str | None,
     started: str,
     seed: int,
+    math: dict[str, Any],
 ) -> dict[str, Any]:
-    """Assemble results.json from the run's records (contract 3)."""
+    """Assemble results.json from the run's records and the profile's mathematics (contract 3)."""
     clauses = [c for cat in catalogs for c in cat.for_profile(profile.name)]
-    rows = [clause_status(c, records) for c in clauses]
+    rows = [clause_status(c, records, math["claims"]) for c in clauses]
     known = {c.id for c in clauses}
     orphans = [r for r in records if r.clause not in known]
     vectors = [r for r in records if r.kind == "vector"]
@@ -240,15 +268,7 @@ def build_results(
             ]
         },
         "rng": _rng_section(records),
-        "math": {
-            "status": "not_tested",
-            "reason": f"game mathematics not in harness {__version__}",
-            "house_edge": None,
-            "aa_bonus_edge": None,
-            "raise_frequency": None,
-            "claims": [],
-            "simulation": None,
-        },
+        "math": math,
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
             for cat in catalogs

@@ -30,6 +30,7 @@ class Clause:
     verification: tuple[str, ...]
     checks: tuple[str, ...]
     interpretation: str | None
+    claim: str | None
     catalog: str
     line: int | None
 
@@ -87,6 +88,7 @@ def load_catalog(path: str | Path) -> Catalog:
                 verification=tuple(entry["verification"]),
                 checks=tuple(entry.get("checks", [])),
                 interpretation=entry.get("interpretation"),
+                claim=entry.get("claim"),
                 catalog=data["catalog"],
                 line=line,
             )
