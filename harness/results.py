@@ -109,10 +109,12 @@ def clause_status(
             notes,
             mine,
         )
+    untested = sorted({f"{r.name}: {r.message}" for r in mine if r.status is Status.NOT_TESTED})
     if failed:
         status = Status.FAIL
     elif passed and not errors:
         status = Status.PASS
+        notes += [f"not tested: {u}" for u in untested]  # passed on what could run
     else:
         status = Status.NOT_TESTED
         reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
