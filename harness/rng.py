@@ -42,7 +42,7 @@ Decks = npt.NDArray[np.uint8]
 
 
 @dataclass
-class TestResult:
+class StatResult:
     name: str
     statistic: float
     p_value: float
@@ -61,7 +61,7 @@ class Battery:
     decks: int
     alpha: float
     correction: str
-    tests: list[TestResult] = field(default_factory=list)
+    tests: list[StatResult] = field(default_factory=list)
     raw_bytes: int = 0
     dieharder: dict[str, Any] = field(default_factory=lambda: {"ran": False})
 
@@ -144,22 +144,22 @@ def _chi2_test(
     df: int,
     description: str,
     detects: str,
-) -> TestResult:
+) -> StatResult:
     """A chi-square goodness-of-fit result: statistic, p-value, what it can detect."""
     stat = _chi2(observed, expected)
-    return TestResult(name, stat, float(stats.chi2.sf(stat, df)), description, detects, df)
+    return StatResult(name, stat, float(stats.chi2.sf(stat, df)), description, detects, df)
 
 
 # --------------------------------------------------------------------- tests
 
 
-def deck_integrity(decks: Decks, alpha: float) -> TestResult:
+def deck_integrity(decks: Decks, alpha: float) -> StatResult:
     """Each deck holds every card exactly once (a check, not a statistic: p is 1 or 0)."""
     seen = np.zeros(len(decks), dtype=np.uint64)
     for k in range(DECK):  # one bit per card seen; a repeated card leaves another unseen
         seen |= np.left_shift(np.uint64(1), decks[:, k].astype(np.uint64))
     bad = int((seen != np.uint64((1 << DECK) - 1)).sum())
-    return TestResult(
+    return StatResult(
         "deck integrity",
         float(bad),
         0.0 if bad else 1.0,
@@ -181,7 +181,7 @@ def position_counts(decks: Decks) -> npt.NDArray[np.int64]:
     return np.stack([np.bincount(decks[:, p], minlength=DECK)[:DECK] for p in range(DECK)], 1)
 
 
-def position_uniformity(decks: Decks, alpha: float) -> TestResult:
+def position_uniformity(decks: Decks, alpha: float) -> StatResult:
     """Card x position table: every card equally likely at every position (chi-square)."""
     n = len(decks)
     counts = position_counts(decks)
@@ -198,14 +198,14 @@ def position_uniformity(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-def worst_position(decks: Decks, alpha: float) -> TestResult:
+def worst_position(decks: Decks, alpha: float) -> StatResult:
     """The least uniform single position (52 chi-squares, Bonferroni within)."""
     n = len(decks)
     counts = position_counts(decks)
     statistics = [_chi2(counts[:, pos], n / DECK) for pos in range(DECK)]
     worst = int(np.argmax(statistics))
     p = min(1.0, DECK * float(stats.chi2.sf(statistics[worst], DECK - 1)))
-    return TestResult(
+    return StatResult(
         "worst position",
         statistics[worst],
         p,
@@ -215,7 +215,7 @@ def worst_position(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-def adjacency(decks: Decks, alpha: float) -> TestResult:
+def adjacency(decks: Decks, alpha: float) -> StatResult:
     """Which card follows which: all 52x51 ordered neighbours equally likely."""
     n = len(decks)
     counts = np.zeros(DECK * DECK, dtype=np.int64)
@@ -235,7 +235,7 @@ def adjacency(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-def relative_order(decks: Decks, alpha: float) -> TestResult:
+def relative_order(decks: Decks, alpha: float) -> StatResult:
     """Permutation test: the 6 orders of each of 17 disjoint card triples equally likely."""
     n = len(decks)
     pos = positions(decks)
@@ -256,14 +256,14 @@ def relative_order(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-def duplicate_decks(decks: Decks, alpha: float) -> TestResult:
+def duplicate_decks(decks: Decks, alpha: float) -> StatResult:
     """Birthday test: a fair shuffle of 52! orders essentially never repeats a deck."""
     n = len(decks)
     repeats = _repeated_decks(decks)
     fair_rate = n * (n - 1) / 2 / math.factorial(DECK)
     p = 1.0 if repeats == 0 else float(stats.poisson.sf(repeats - 1, fair_rate))
     seed_space = n * n / (2 * -math.log(1 - POWER))
-    return TestResult(
+    return StatResult(
         "duplicate decks",
         float(repeats),
         p,
@@ -284,16 +284,16 @@ def _repeated_decks(decks: Decks) -> int:
     return sum(bool(np.array_equal(decks[order[i]], decks[order[i + 1]])) for i in same)
 
 
-def consecutive_decks(decks: Decks, alpha: float) -> TestResult:
+def consecutive_decks(decks: Decks, alpha: float) -> StatResult:
     """Consecutive decks independent: a card at the same position in both about once a pair."""
     n = len(decks)
     if n < 2:
-        return TestResult("consecutive decks", 0.0, 1.0, "too few decks", "")
+        return StatResult("consecutive decks", 0.0, 1.0, "too few decks", "")
     matches = (decks[1:] == decks[:-1]).sum(axis=1)
     pairs = n - 1
     z = float((matches.sum() - pairs) / math.sqrt(pairs))  # mean 1, variance 1 per pair
     shift = (stats.norm.isf(alpha / 2) + stats.norm.isf(1 - POWER)) / math.sqrt(pairs)
-    return TestResult(
+    return StatResult(
         "consecutive decks",
         z,
         float(2 * stats.norm.sf(abs(z))),
@@ -315,7 +315,7 @@ _FIVE_CARD = {
 }
 
 
-def holdem_hands(decks: Decks, alpha: float) -> TestResult:
+def holdem_hands(decks: Decks, alpha: float) -> StatResult:
     """Hole cards + flop (the first five cards dealt) fall in each category as often as exact."""
     n = len(decks)
     categories = np.minimum(evaluate_batch(np.ascontiguousarray(decks[:, :5])) >> 20, 6)
@@ -335,7 +335,7 @@ def holdem_hands(decks: Decks, alpha: float) -> TestResult:
     )
 
 
-DECK_TESTS: list[Callable[[Decks, float], TestResult]] = [
+DECK_TESTS: list[Callable[[Decks, float], StatResult]] = [
     deck_integrity,
     position_uniformity,
     worst_position,
@@ -391,10 +391,10 @@ def _runs_p(bits: npt.NDArray[np.uint8]) -> float:
     )
 
 
-def raw_frequency(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def raw_frequency(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     bits = np.unpackbits(data)
     ones = float(bits.mean())
-    return TestResult(
+    return StatResult(
         "raw frequency",
         ones,
         _monobit_p(bits),
@@ -403,9 +403,9 @@ def raw_frequency(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     )
 
 
-def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     bits = np.unpackbits(data)
-    return TestResult(
+    return StatResult(
         "raw runs",
         float(1 + np.count_nonzero(bits[1:] != bits[:-1])),
         _runs_p(bits),
@@ -414,7 +414,7 @@ def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     )
 
 
-def raw_bytes(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def raw_bytes(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     expected = data.size / 256
     return _chi2_test(
         "raw byte values",
@@ -426,11 +426,11 @@ def raw_bytes(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     )
 
 
-def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     x = data.astype(np.float64)
     r = float(np.corrcoef(x[:-1], x[1:])[0, 1])
     z = r * math.sqrt(x.size - 1)
-    return TestResult(
+    return StatResult(
         "raw serial correlation",
         r,
         float(2 * stats.norm.sf(abs(z))),
@@ -445,12 +445,12 @@ def _sequence_p_values(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
     return np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
 
 
-def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     """NIST second level: the share of sequences passing at 0.01 is what chance allows."""
     p_values = _sequence_p_values(data).ravel()
     failures = int((p_values < 0.01).sum())
     m = p_values.size
-    return TestResult(
+    return StatResult(
         "NIST proportion passing",
         1 - failures / m,
         float(stats.binom.sf(failures - 1, m, 0.01)),
@@ -460,7 +460,7 @@ def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     )
 
 
-def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
+def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     """NIST second level: the sequences' p-values are uniform (chi-square over 10 bins)."""
     p_values = _sequence_p_values(data).ravel()
     return _chi2_test(
@@ -473,7 +473,7 @@ def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> TestResult:
     )
 
 
-RAW_TESTS: list[Callable[[npt.NDArray[np.uint8], float], TestResult]] = [
+RAW_TESTS: list[Callable[[npt.NDArray[np.uint8], float], StatResult]] = [
     raw_frequency,
     raw_runs,
     raw_bytes,
@@ -537,7 +537,7 @@ def parse_dieharder(output: str) -> list[dict[str, Any]]:
     return rows
 
 
-def holm(results: list[TestResult], alpha: float) -> None:
+def holm(results: list[StatResult], alpha: float) -> None:
     """Holm step-down adjusted p-values; a test passes when its adjusted p >= alpha."""
     m = len(results)
     order = sorted(range(m), key=lambda i: results[i].p_value)

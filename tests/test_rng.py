@@ -24,7 +24,7 @@ from harness.rng import (
     DEFAULT_DECKS,
     DIEHARDER_BYTES,
     RAW_BYTES,
-    TestResult,
+    StatResult,
     decks_needed,
     holm,
     noncentrality_for_power,
@@ -90,7 +90,7 @@ def test_sampling_goes_through_the_shuffle_op_in_batches() -> None:
 
 
 def test_holm_adjusts_step_down() -> None:
-    results = [TestResult(str(i), 0, p, "", "") for i, p in enumerate([0.001, 0.04, 0.03, 0.5])]
+    results = [StatResult(str(i), 0, p, "", "") for i, p in enumerate([0.001, 0.04, 0.03, 0.5])]
     holm(results, 0.05)
     assert [round(r.p_adjusted, 3) for r in results] == [0.004, 0.09, 0.09, 0.5]
     assert [r.passed for r in results] == [False, True, True, True]
