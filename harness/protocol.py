@@ -103,18 +103,22 @@ def _error(rid: Any, code: str, message: str) -> dict[str, Any]:
     return {"id": rid, "error": {"code": str(code), "message": message}}
 
 
-def serve_json_lines(game: Any, stdin: IO[str], stdout: IO[str]) -> None:
-    """Serve a game over JSON Lines until `bye` or end of input (one object per line)."""
-    for line in stdin:
+def serve_json_lines(game: Any, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Serve a game over JSON Lines until `bye` or end of input (one object per line).
+
+    Binary streams: one read and one write system call per request, no text layer.
+    """
+    for line in iter(stdin.readline, b""):
         if not line.strip():
             continue
+        request: Any = None
         try:
             request = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:
             reply = _error(None, ErrorCode.INVALID_REQUEST, f"not JSON: {exc}")
         else:
             reply = serve_request(game, request)
-        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
         stdout.flush()
         if isinstance(request, dict) and request.get("op") == "bye" and "ok" in reply:
             return

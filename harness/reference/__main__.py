@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)
     game = MUTANTS[args.mutant](profile) if args.mutant else ReferenceGame(profile)
-    serve_json_lines(game, sys.stdin, sys.stdout)
+    serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
     return 0
 
 
