@@ -28,9 +28,23 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, stats
 
 from harness.evaluator import Category, evaluate_batch
+
+
+def scipy_stats() -> Any:
+    """scipy.stats, imported on first use: it costs a second, and most runs of the
+    harness (and every process that merely imports chcert) never need it."""
+    from scipy import stats
+
+    return stats
+
+
+def scipy_optimize() -> Any:
+    from scipy import optimize
+
+    return optimize
+
 
 ALPHA = 0.01
 POWER = 0.80
@@ -116,8 +130,10 @@ def sample_decks(
 
 def noncentrality_for_power(df: int, alpha: float, power: float = POWER) -> float:
     """The chi-square noncentrality a test of `df` degrees of freedom detects with `power`."""
-    critical = stats.chi2.isf(alpha, df)
-    root = optimize.brentq(lambda lam: stats.ncx2.sf(critical, df, lam) - power, 1e-6, 1e7)
+    critical = scipy_stats().chi2.isf(alpha, df)
+    root = scipy_optimize().brentq(
+        lambda lam: scipy_stats().ncx2.sf(critical, df, lam) - power, 1e-6, 1e7
+    )
     return float(root)
 
 
@@ -147,7 +163,7 @@ def _chi2_test(
 ) -> StatResult:
     """A chi-square goodness-of-fit result: statistic, p-value, what it can detect."""
     stat = _chi2(observed, expected)
-    return StatResult(name, stat, float(stats.chi2.sf(stat, df)), description, detects, df)
+    return StatResult(name, stat, float(scipy_stats().chi2.sf(stat, df)), description, detects, df)
 
 
 # --------------------------------------------------------------------- tests
@@ -204,7 +220,7 @@ def worst_position(decks: Decks, alpha: float) -> StatResult:
     counts = position_counts(decks)
     statistics = [_chi2(counts[:, pos], n / DECK) for pos in range(DECK)]
     worst = int(np.argmax(statistics))
-    p = min(1.0, DECK * float(stats.chi2.sf(statistics[worst], DECK - 1)))
+    p = min(1.0, DECK * float(scipy_stats().chi2.sf(statistics[worst], DECK - 1)))
     return StatResult(
         "worst position",
         statistics[worst],
@@ -261,7 +277,7 @@ def duplicate_decks(decks: Decks, alpha: float) -> StatResult:
     n = len(decks)
     repeats = _repeated_decks(decks)
     fair_rate = n * (n - 1) / 2 / math.factorial(DECK)
-    p = 1.0 if repeats == 0 else float(stats.poisson.sf(repeats - 1, fair_rate))
+    p = 1.0 if repeats == 0 else float(scipy_stats().poisson.sf(repeats - 1, fair_rate))
     seed_space = n * n / (2 * -math.log(1 - POWER))
     return StatResult(
         "duplicate decks",
@@ -292,11 +308,13 @@ def consecutive_decks(decks: Decks, alpha: float) -> StatResult:
     matches = (decks[1:] == decks[:-1]).sum(axis=1)
     pairs = n - 1
     z = float((matches.sum() - pairs) / math.sqrt(pairs))  # mean 1, variance 1 per pair
-    shift = (stats.norm.isf(alpha / 2) + stats.norm.isf(1 - POWER)) / math.sqrt(pairs)
+    shift = (scipy_stats().norm.isf(alpha / 2) + scipy_stats().norm.isf(1 - POWER)) / math.sqrt(
+        pairs
+    )
     return StatResult(
         "consecutive decks",
         z,
-        float(2 * stats.norm.sf(abs(z))),
+        float(2 * scipy_stats().norm.sf(abs(z))),
         "cards at the same position in consecutive decks (mean 1 per pair if independent), z",
         f"a mean of {1 + shift:.3f} shared positions per pair of consecutive decks",
     )
@@ -370,7 +388,9 @@ def sample_bytes(request: Callable[..., dict[str, Any]], count: int) -> npt.NDAr
 
 def _z_detectable(alpha: float, n: float) -> float:
     """The standardised shift a two-sided z-test on n observations detects with POWER."""
-    return float((stats.norm.isf(alpha / 2) + stats.norm.isf(1 - POWER)) / math.sqrt(n))
+    return float(
+        (scipy_stats().norm.isf(alpha / 2) + scipy_stats().norm.isf(1 - POWER)) / math.sqrt(n)
+    )
 
 
 def _monobit_p(bits: npt.NDArray[np.uint8]) -> float:
@@ -433,7 +453,7 @@ def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> StatRes
     return StatResult(
         "raw serial correlation",
         r,
-        float(2 * stats.norm.sf(abs(z))),
+        float(2 * scipy_stats().norm.sf(abs(z))),
         "correlation of each byte with the next",
         f"a lag-1 correlation of {_z_detectable(alpha, x.size - 1):.1e}",
     )
@@ -453,7 +473,7 @@ def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     return StatResult(
         "NIST proportion passing",
         1 - failures / m,
-        float(stats.binom.sf(failures - 1, m, 0.01)),
+        float(scipy_stats().binom.sf(failures - 1, m, 0.01)),
         f"{m - failures} of {m} sequence tests (monobit and runs on {RAW_SEQUENCES} sequences "
         f"of {RAW_SEQUENCE_BITS:,} bits) pass at 0.01",
         "a failure rate of the sequence tests several times the expected 1%",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,4 +57,22 @@ def test_imports_point_one_way(path: Path) -> None:
                 i for i in _imports(path) for b in banned if i == b or i.startswith(b + ".")
             )
             assert not bad, f"{name} must not import {bad}"
-    assert "pytest" not in _imports(path) or name in {"harness.plugin", "harness.cli"}
+    assert "pytest" not in _imports(path) or name in {
+        "harness.plugin",
+        "harness.runner",
+        "harness.cli",
+    }
+
+
+def test_the_plugin_costs_other_test_suites_nothing() -> None:
+    """pytest loads the entry point in every run of the environment: it must stay light."""
+    heavy = "{'numba', 'scipy', 'harness.runner'}"
+    code = f"import sys, harness.plugin; print(sorted({heavy} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_plugin_default_deck_count_matches_the_battery() -> None:
+    from harness import plugin, rng
+
+    assert plugin.RNG_DECKS == rng.DEFAULT_DECKS
