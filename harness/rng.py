@@ -18,6 +18,7 @@ a deck with a card twice (tests/test_rng.py proves each is flagged).
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
 import shutil
 import subprocess
@@ -460,9 +461,18 @@ def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> StatRes
 
 
 def _sequence_p_values(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Monobit and runs p-values of each sequence (both second-level tests use them)."""
+    key = hashlib.blake2b(data.tobytes(), digest_size=16).digest()
+    if _SEQUENCE_CACHE.get("key") == key:
+        return _SEQUENCE_CACHE["p"]  # type: ignore[no-any-return]
     bits = np.unpackbits(data)[: RAW_SEQUENCES * RAW_SEQUENCE_BITS]
     sequences = bits.reshape(RAW_SEQUENCES, RAW_SEQUENCE_BITS)
-    return np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
+    p_values = np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
+    _SEQUENCE_CACHE.update(key=key, p=p_values)
+    return p_values
+
+
+_SEQUENCE_CACHE: dict[str, Any] = {}
 
 
 def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
@@ -596,8 +606,13 @@ def sample_and_test(
     sample = sample_decks(request, decks, progress)
     raw = sample_bytes(request, RAW_BYTES) if "rng" in capabilities else None
     battery = run_deck_battery(sample, raw)
-    if raw is not None:
-        battery.dieharder = run_dieharder(sample_bytes(request, DIEHARDER_BYTES))
-    else:
+    if raw is None:
         battery.dieharder = {"ran": False, "reason": "the game lacks capability rng"}
+    elif shutil.which("dieharder") is None:
+        battery.dieharder = {
+            "ran": False,
+            "reason": "dieharder is not installed (Debian package dieharder)",
+        }
+    else:
+        battery.dieharder = run_dieharder(sample_bytes(request, DIEHARDER_BYTES))
     return battery
