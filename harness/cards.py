@@ -35,10 +35,6 @@ class Rank(IntEnum):
     KING = 11
     ACE = 12
 
-    @property
-    def char(self) -> str:
-        return RANK_CHARS[self]
-
 
 @unique
 class Suit(IntEnum):
@@ -48,10 +44,6 @@ class Suit(IntEnum):
     DIAMONDS = 1
     HEARTS = 2
     SPADES = 3
-
-    @property
-    def char(self) -> str:
-        return SUIT_CHARS[self]
 
 
 @dataclass(frozen=True, order=True)

@@ -74,7 +74,9 @@ def aa_rows(profile: Profile, vectors: list[Vector]) -> tuple[set[str], bool]:
     for vector in vectors:
         if not vector.valid or profile.name not in vector.profiles:
             continue
-        for seat, exp in zip(vector.seats, vector.expected_seats, strict=False):
+        expected = {e.seat: e for e in vector.expected_seats}
+        for seat in vector.seats:
+            exp = expected[seat.seat]
             if not seat.aa_bonus or exp.aa_bonus is None:
                 continue
             if exp.aa_bonus.returned > exp.aa_bonus.stake:

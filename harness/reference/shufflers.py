@@ -1,9 +1,10 @@
-"""Shuffles, good and deliberately flawed, to prove the RNG battery's power.
+"""Shuffles, deliberately flawed and one correct, to prove the RNG battery's power.
 
 Each function returns `n` decks as an (n, 52) array of card indices, starting
 every deck from the same fresh order (0..51) as a live shuffler does. The flawed
 ones reproduce the famous failures of online card games; the battery must flag
-each at the default sample size (tests/test_rng.py), and pass the correct ones.
+each at the default sample size (tests/test_rng.py) and pass the correct ones:
+PCG64 here, and the reference game's own `production_decks`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from harness.reference.engine import production_decks, production_shuffle
+from harness.reference.engine import production_decks
 
 Decks = npt.NDArray[np.uint8]
 
@@ -27,16 +28,6 @@ def _fisher_yates(randbelow: Callable[[int], int]) -> list[int]:
         j = randbelow(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
-
-
-def secrets_shuffle(n: int) -> Decks:
-    """The reference game's production shuffle (OS CSPRNG, unbiased Fisher-Yates), deck by deck."""
-    return np.array([production_shuffle() for _ in range(n)], dtype=np.uint8)
-
-
-def secrets_vectorised(n: int) -> Decks:
-    """The reference game's `shuffle` op: the same algorithm vectorised over decks."""
-    return production_decks(n)
 
 
 def pcg64_shuffle(n: int, seed: int | None = None) -> Decks:
@@ -102,7 +93,7 @@ def modulo_bias(n: int) -> Decks:
 
 def duplicated_card(n: int, rate: int = 200) -> Decks:
     """A correct shuffle, but about one deck in `rate` carries a card twice."""
-    decks = secrets_shuffle(n)
+    decks = production_decks(n)
     for d in range(n):
         if secrets.randbelow(rate) == 0:
             decks[d, 51] = decks[d, 0]
@@ -117,10 +108,4 @@ FLAWED: dict[str, Callable[[int], Decks]] = {
     "clock-seed": clock_seed,
     "modulo-bias": modulo_bias,
     "duplicated-card": duplicated_card,
-}
-
-CORRECT: dict[str, Callable[[int], Decks]] = {
-    "secrets": secrets_shuffle,
-    "secrets-vectorised": secrets_vectorised,
-    "pcg64": pcg64_shuffle,
 }
