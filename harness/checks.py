@@ -26,12 +26,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.adapters import Adapter
-from harness.errors import ErrorReply, ProtocolViolation
-from harness.game import Action
+from harness.cards import Card, parse_cards
+from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
+from harness.game import Action, Deal
+from harness.gamemath import main_game
+from harness.oracle import SeatPlay, settle
 from harness.profiles import Profile
 from harness.protocol import Capability, seats_capability
-from harness.rng import DEFAULT_DECKS, sample_and_test
+from harness.rng import DEFAULT_DECKS, sample_and_test, scipy_stats
 from harness.vectors import Vector
+
+DEFAULT_RTP_ROUNDS = 1_000
+RTP_CONFIDENCE = 0.99
 
 
 @dataclass
@@ -43,6 +49,7 @@ class Context:
     profile: Profile
     seed: int
     rng_decks: int = DEFAULT_DECKS
+    rtp_rounds: int = DEFAULT_RTP_ROUNDS
 
     @property
     def capabilities(self) -> set[str]:
@@ -523,3 +530,137 @@ def rng_battery(ctx: Context) -> dict[str, Any]:
             evidence={"rng": battery},
         )
     return {"rng": battery}
+
+
+# ------------------------------------------------------------ RTP simulation
+
+
+@check("rtp-simulation")
+def rtp_simulation(ctx: Context) -> dict[str, Any]:
+    """Rounds dealt by the game's own shuffle, played optimally, return what the math says.
+
+    Every seat of every round decides by the exact optimal strategy; the oracle
+    re-settles each round from the cards the game reveals (a repeated card fails
+    deck integrity, a settlement that differs fails at once); the mean return per
+    ante, with its 99% confidence interval over rounds, must contain the exact
+    figure.
+    """
+    if ctx.rtp_rounds < 2:
+        raise NotTested("RTP simulation disabled (--rtp-rounds below 2)")
+    game = main_game(ctx.profile)
+    exact = game.optimal.return_per_ante
+    seats = list(range(1, min(ctx.seats, 7) + 1))
+    ante = _minimum(ctx, "ante")
+    per_round = []
+    calls = 0
+    for number in range(ctx.rtp_rounds):
+        won, called = _simulated_round(ctx, game.strategy.calls_with, seats, ante, number)
+        per_round.append(won / (ante * len(seats)))
+        calls += called
+    n = len(per_round)
+    mean = sum(per_round) / n
+    sd = (sum((x - mean) ** 2 for x in per_round) / (n - 1)) ** 0.5
+    z = float(scipy_stats().norm.ppf(0.5 + RTP_CONFIDENCE / 2))
+    low, high = mean - z * sd / n**0.5, mean + z * sd / n**0.5
+    findings = {
+        "rounds": n,
+        "seats": len(seats),
+        "hands": n * len(seats),
+        "ante": ante,
+        "observed_return_per_ante": mean,
+        "observed_rtp": 1 + mean,
+        "confidence": RTP_CONFIDENCE,
+        "interval": [low, high],
+        "exact_return_per_ante": float(exact),
+        "exact_rtp": float(1 + exact),
+        "observed_raise_frequency": calls / (n * len(seats)),
+        "detectable_shift": z * sd / n**0.5,
+        "passed": low <= exact <= high,
+        "method": "oracle re-settles every round; normal interval over per-round means",
+    }
+    if not findings["passed"]:
+        raise CheckFailure(
+            f"observed return per ante {mean:+.5f} (99% interval {low:+.5f} .. {high:+.5f}) "
+            f"excludes the exact {float(exact):+.5f}",
+            expected=float(exact),
+            actual=[low, high],
+            evidence={"simulation": findings},
+        )
+    return {"simulation": findings}
+
+
+def _simulated_round(
+    ctx: Context,
+    calls_with: Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool],
+    seats: list[int],
+    ante: int,
+    number: int,
+) -> tuple[int, int]:
+    """Play one round optimally; (money won across seats, seats that called)."""
+    reply = _request(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
+    round_id = reply.get("round")
+    try:
+        flop = _three(_parse(reply.get("flop"), "flop", number))
+        holes: dict[int, tuple[Card, Card]] = {}
+        for e in _items(reply.get("seats")):
+            if isinstance(e, dict) and isinstance(e.get("seat"), int):
+                holes[e["seat"]] = _two(_parse(e.get("hole"), f"seat {e['seat']} hole", number))
+        if sorted(holes) != seats:
+            raise CheckFailure(
+                f"round {number}: hole cards for seats {sorted(holes, key=str)}, not {seats}"
+            )
+        actions = {s: Action.CALL if calls_with(holes[s], flop) else Action.FOLD for s in seats}
+        for seat in seats:
+            _request(ctx, "act", round=round_id, seat=seat, action=actions[seat].value)
+    except CheckFailure:
+        _finish_round(ctx, round_id, seats)
+        raise
+    result = _request(ctx, "result", round=round_id)
+    board = _parse(result.get("board"), "board", number)
+    dealer = _two(_parse(_obj(result.get("dealer")).get("hole"), "dealer hole", number))
+    if len(board) != 5 or tuple(board[:3]) != flop:
+        raise CheckFailure(f"round {number}: board {result.get('board')} does not extend the flop")
+    try:
+        deal = Deal(holes, dealer, flop, board[3], board[4])  # type: ignore[arg-type]
+        plays = {s: SeatPlay(s, ante, 0, actions[s]) for s in seats}
+        want = settle(ctx.profile, deal, plays)
+    except InvalidCards as exc:
+        raise CheckFailure(
+            f"round {number} dealt impossible cards: {exc}",
+            evidence={"round": reply, "result": result},
+        ) from exc
+    got = {e.get("seat"): e for e in _items(result.get("seats")) if isinstance(e, dict)}
+    won = 0
+    for settled in want.seats:
+        wagers = _obj(_obj(got.get(settled.seat)).get("wagers"))
+        ante_, call_ = settled.ante, settled.call
+        expected = [[ante_.stake, ante_.returned], [call_.stake, call_.returned]]
+        actual = [_wager_pair(wagers.get("ante")), _wager_pair(wagers.get("call"))]
+        if actual != expected:
+            raise CheckFailure(
+                f"round {number} seat {settled.seat}: settled {actual}, the rules give {expected}",
+                expected=expected,
+                actual=actual,
+                evidence={"round": reply, "result": result},
+            )
+        won += ante_.returned + call_.returned - ante_.stake - call_.stake
+    return won, sum(a is Action.CALL for a in actions.values())
+
+
+def _parse(value: Any, what: str, number: int) -> tuple[Card, ...]:
+    try:
+        return parse_cards(value)
+    except (InvalidCards, TypeError, ValueError) as exc:
+        raise CheckFailure(f"round {number}: {what} {value!r} is not a list of cards") from exc
+
+
+def _two(cards: tuple[Card, ...]) -> tuple[Card, Card]:
+    if len(cards) != 2:
+        raise CheckFailure(f"expected two hole cards, got {len(cards)}")
+    return cards[0], cards[1]
+
+
+def _three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
+    if len(cards) != 3:
+        raise CheckFailure(f"expected a flop of three cards, got {len(cards)}")
+    return cards[0], cards[1], cards[2]

@@ -27,9 +27,10 @@ import pytest
 
 from harness import __version__
 from harness.adapters import open_adapter
+from harness.checks import DEFAULT_RTP_ROUNDS
 from harness.coverage import check_coverage
 from harness.errors import HarnessError, SpecError
-from harness.gamemath import profile_math
+from harness.gamemath import census_progress, main_game, profile_math
 from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
 from harness.report import render, render_file
 from harness.results import EXIT_CODES, Verdict, write_json_atomic
@@ -74,12 +75,21 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument(
         "-k", dest="select", default=None, help="only items matching this pytest -k expression"
     )
+    cert.add_argument(
+        "--rtp-rounds",
+        type=int,
+        default=DEFAULT_RTP_ROUNDS,
+        help="rounds played optimally for the RTP simulation (0: not tested)",
+    )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
 
     math = sub.add_parser("math", help="exact game mathematics of a profile, and its claims")
     math.add_argument("--profile", default=DEFAULT_PROFILE, help="profile name or path")
     math.add_argument("--json", action="store_true", help="print the figures as JSON")
+    math.add_argument(
+        "--strategy", default=None, help="also write the optimal strategy file (.npz) here"
+    )
 
     rng = sub.add_parser("rng", help="run the RNG and deck-distribution battery")
     rng.add_argument("--adapter", default="reference", help="adapter spec (as for certify)")
@@ -150,6 +160,8 @@ def certify(args: argparse.Namespace) -> int:
         str(args.repeat),
         "--chcert-rng-decks",
         str(args.rng_decks),
+        "--chcert-rtp-rounds",
+        str(args.rtp_rounds),
         "--junitxml",
         str(out / "junit.xml"),
         "-n",
@@ -211,36 +223,77 @@ def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, secon
 
 
 def math_command(args: argparse.Namespace) -> int:
-    """Print a profile's exact figures and the verdict on each claim (0 all confirmed, 1 not)."""
+    """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
     profile = load_profile(args.profile)
-    figures = profile_math(profile)
+    started = time.monotonic()
+    figures = profile_math(profile, census_progress(args.json))
+    elapsed = time.monotonic() - started
+    if args.strategy:
+        main_game(profile).strategy.save(Path(args.strategy))
     if args.json:
         print(json.dumps({"profile": profile.name, **figures}, indent=2))
     else:
-        print(f"profile {profile.name}: {profile.title}")
-        if figures["aa_bonus_edge"] is None:
-            print("AA Bonus: none in this profile")
-        else:
+        _print_math(profile.name, profile.title, figures)
+        print(f"computed in {elapsed:.1f} s")
+        if args.strategy:
+            print(f"strategy written to {args.strategy}")
+    refuted = any(c["status"] == "not_reproducible" for c in figures["claims"])
+    return 1 if refuted else 0
+
+
+def _print_math(name: str, title: str, figures: dict[str, Any]) -> None:
+    print(f"profile {name}: {title}")
+    print(f"method: {figures['method']}")
+    print(f"  {'':30} {'optimal':>12} {'always call':>12}")
+    opt, always = figures["optimal"], figures["always_call"]
+    for key, label in (
+        ("house_edge", "house edge per ante"),
+        ("rtp", "RTP per ante"),
+        ("element_of_risk", "element of risk"),
+        ("rtp_per_total_wager", "RTP per total wager"),
+        ("raise_frequency", "raise frequency"),
+        ("average_wager", "average wager (antes)"),
+    ):
+        print(f"  {label:30} {_pct(opt[key], key):>12} {_pct(always[key], key):>12}")
+    print("  outcome probabilities:")
+    for key in opt["outcomes"]:
+        print(f"    {key:28} {opt['outcomes'][key]:12.6f} {always['outcomes'][key]:12.6f}")
+    print("  ante pay rows (optimal): odds, probability paid, contribution per ante")
+    for row in opt["rows"]:
+        print(
+            f"    {row['row']:28} {row['odds']:>4} {row['probability']:12.8f} "
+            f"{row['contribution']:12.8f}"
+        )
+    print("  return per ante by source (optimal):")
+    for key, value in opt["breakdown"].items():
+        print(f"    {key:28} {value:+12.8f}")
+    print(f"strategy: {figures['strategy']['rule']}")
+    for row in figures["strategy"]["summary"]:
+        print(f"    {row['hand']:42} {row['share']:7.2%} of deals, called {row['call_rate']:7.2%}")
+    if figures["aa_bonus_edge"] is None:
+        print("AA Bonus: none in this profile")
+    else:
+        print(
+            f"AA Bonus house edge {100 * figures['aa_bonus_edge']:.4f}% "
+            f"(exact over all 2,598,960 hole + flop hands)"
+        )
+        print(f"  {'row':22} {'hands':>9} {'probability':>12} {'pays':>5} {'contribution':>13}")
+        for row in figures["aa_bonus_rows"]:
+            pays = "lose" if row["pays"] is None else str(row["pays"])
             print(
-                f"AA Bonus house edge {100 * figures['aa_bonus_edge']:.4f}% "
-                f"(exact over all 2,598,960 hole + flop hands)"
+                f"  {row['row']:22} {row['hands']:9,} {row['probability']:12.6f} "
+                f"{pays:>5} {row['contribution']:13.6f}"
             )
-            print(f"  {'row':22} {'hands':>9} {'probability':>12} {'pays':>5} {'contribution':>13}")
-            for row in figures["aa_bonus_rows"]:
-                pays = "lose" if row["pays"] is None else str(row["pays"])
-                print(
-                    f"  {row['row']:22} {row['hands']:9,} {row['probability']:12.6f} "
-                    f"{pays:>5} {row['contribution']:13.6f}"
-                )
-        print(f"main game: {figures['reason']}")
-        for claim in figures["claims"]:
-            computed = "-" if claim["computed"] is None else f"{claim['computed']:.6f}"
-            print(
-                f"claim {claim['figure']} {claim['claimed']}: {claim['status']} "
-                f"(computed {computed}) [{claim['source']}]"
-            )
-    confirmed = all(c["status"] != "not_reproducible" for c in figures["claims"])
-    return 0 if confirmed else 1
+    for claim in figures["claims"]:
+        computed = "-" if claim["computed"] is None else f"{claim['computed']:.6f}"
+        print(
+            f"claim {claim['figure']} {claim['claimed']}: {claim['status']} "
+            f"(computed {computed}, {claim['definition']}) [{claim['source']}]"
+        )
+
+
+def _pct(value: float, key: str) -> str:
+    return f"{value:.4f}" if key == "average_wager" else f"{100 * value:.5f}%"
 
 
 def rng_command(args: argparse.Namespace) -> int:

@@ -58,7 +58,7 @@ CATEGORY_SHIFT = 20
 # ---------------------------------------------------------------- numba kernel
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _straight_high(mask: int) -> int:
     """Rank of the top card of the best straight in a 13-bit rank mask, -1 if none."""
     for hi in range(12, 3, -1):
@@ -70,7 +70,7 @@ def _straight_high(mask: int) -> int:
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _top_ranks(mask: int, count: int) -> int:
     """The `count` highest ranks of a mask, packed as 4-bit fields from the top."""
     packed = 0
@@ -85,27 +85,28 @@ def _top_ranks(mask: int, count: int) -> int:
 
 
 @njit(cache=True)
-def _strength(counts: npt.NDArray[np.int8], suit_masks: npt.NDArray[np.int32]) -> int:
-    """Strength of the best five cards given rank counts and per-suit rank masks.
+def _flush_strength(mask: int) -> int:
+    """Strength of the best five cards of one suit, given that suit's 13-bit rank mask."""
+    hi = _straight_high(mask)
+    if hi == 12:
+        return (9 << 20) | (12 << 16)
+    if hi >= 0:
+        return (8 << 20) | (hi << 16)
+    return (5 << 20) | _top_ranks(mask, 5)
 
-    With at most seven cards a flush excludes quads and a full house (they would
-    need three cards outside the flush suit), so a flush is decided first.
-    """
-    for s in range(4):
-        m = suit_masks[s]
-        bits = 0
-        x = m
-        while x:
-            x &= x - 1
-            bits += 1
-        if bits >= 5:
-            hi = _straight_high(m)
-            if hi == 12:
-                return (9 << 20) | (12 << 16)
-            if hi >= 0:
-                return (8 << 20) | (hi << 16)
-            return (5 << 20) | _top_ranks(m, 5)
 
+@njit(cache=True)
+def _popcount(mask: int) -> int:
+    bits = 0
+    while mask:
+        mask &= mask - 1
+        bits += 1
+    return bits
+
+
+@njit(cache=True)
+def _rank_strength(counts: npt.NDArray[np.int8]) -> int:
+    """Strength of the best five cards ignoring suits (the hand when there is no flush)."""
     rank_mask = 0
     quad = -1
     trip1 = -1
@@ -146,6 +147,19 @@ def _strength(counts: npt.NDArray[np.int8], suit_masks: npt.NDArray[np.int32]) -
     if pair1 >= 0:
         return (1 << 20) | (pair1 << 16) | _top_ranks(rank_mask & ~(1 << pair1), 3) >> 4
     return _top_ranks(rank_mask, 5)
+
+
+@njit(cache=True)
+def _strength(counts: npt.NDArray[np.int8], suit_masks: npt.NDArray[np.int32]) -> int:
+    """Strength of the best five cards given rank counts and per-suit rank masks.
+
+    With at most seven cards a flush excludes quads and a full house (they would
+    need three cards outside the flush suit), so a flush is decided first.
+    """
+    for s in range(4):
+        if _popcount(suit_masks[s]) >= 5:
+            return _flush_strength(suit_masks[s])
+    return _rank_strength(counts)
 
 
 @njit(cache=True)

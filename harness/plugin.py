@@ -17,6 +17,7 @@ import secrets
 import pytest
 
 RNG_DECKS = 20_000  # harness.rng.DEFAULT_DECKS, repeated so that this module stays light
+RTP_ROUNDS = 1_000  # harness.checks.DEFAULT_RTP_ROUNDS, likewise
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +43,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=RNG_DECKS,
         help=f"decks sampled for the RNG battery (default {RNG_DECKS:,})",
+    )
+    group.addoption(
+        "--chcert-rtp-rounds",
+        type=int,
+        default=RTP_ROUNDS,
+        help=f"rounds played for the RTP simulation (default {RTP_ROUNDS:,}; 0: not tested)",
     )
     group.addoption(
         "--chcert-timeout",

@@ -177,6 +177,18 @@ def _rng_section(records: list[Record]) -> dict[str, Any]:
     return {"status": "not_tested", "reason": reason, "decks": 0, "tests": [], "passed": None}
 
 
+def _math_section(math: dict[str, Any], records: list[Record]) -> dict[str, Any]:
+    """The exact figures, with the RTP simulation's findings from its check's record."""
+    for r in records:
+        if r.kind == "check" and r.name == "rtp-simulation":
+            found = r.evidence.get("simulation")
+            if isinstance(found, dict):
+                return {**math, "simulation": {"status": r.status.value, **found}}
+            return {**math, "simulation": {"status": r.status.value, "reason": r.message}}
+    reason = "no clause of this profile's catalogs is verified by the RTP simulation"
+    return {**math, "simulation": {"status": "not_tested", "reason": reason}}
+
+
 def _record_failure(r: Record) -> dict[str, Any]:
     return {
         "vector": r.name if r.kind == "vector" else None,
@@ -221,7 +233,7 @@ def build_results(
 ) -> dict[str, Any]:
     """Assemble results.json from the run's records and the profile's mathematics (contract 3)."""
     clauses = [c for cat in catalogs for c in cat.for_profile(profile.name)]
-    rows = [clause_status(c, records, math["claims"]) for c in clauses]
+    rows = [clause_status(c, records, math.get("claims", [])) for c in clauses]
     known = {c.id for c in clauses}
     orphans = [r for r in records if r.clause not in known]
     vectors = [r for r in records if r.kind == "vector"]
@@ -270,7 +282,7 @@ def build_results(
             ]
         },
         "rng": _rng_section(records),
-        "math": math,
+        "math": _math_section(math, records),
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
             for cat in catalogs

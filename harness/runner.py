@@ -21,7 +21,7 @@ import pytest
 from harness.adapters import Adapter, open_adapter
 from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vector, run_check
 from harness.errors import HarnessError, ProtocolViolation, SpecError
-from harness.gamemath import profile_math
+from harness.gamemath import census_progress, main_game, profile_math
 from harness.profiles import Profile, load_profile
 from harness.results import Record, Status, build_results, now, write_json_atomic
 from harness.specs import Catalog, Clause, clause_index, load_catalogs
@@ -41,6 +41,7 @@ class CertificationRun:
         self.seed: int = config.getoption("chcert_seed")
         self.timeout: float = config.getoption("chcert_timeout")
         self.rng_decks: int = config.getoption("chcert_rng_decks")
+        self.rtp_rounds: int = config.getoption("chcert_rtp_rounds")
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
         self.clauses: list[Clause] = [
@@ -74,6 +75,9 @@ class CertificationRun:
         """On the controller: say hello once, so an unreachable game stops the run early."""
         if self.is_worker:
             return
+        # The exact mathematics, computed (or loaded from the cache) once, here, before
+        # workers need it: the RTP simulation plays its strategy.
+        main_game(self.profile, census_progress(quiet=False))
         distributed = self.config.pluginmanager.hasplugin("dsession")
         try:
             adapter = self._open()
@@ -84,13 +88,16 @@ class CertificationRun:
                     adapter.close()
             if not distributed:  # items run here: keep the game that is already up
                 self._adapter = adapter
-                self._context = Context(
-                    adapter, self.implementation, self.profile, self.seed, self.rng_decks
-                )
+                self._context = self._new_context(adapter, self.implementation)
         except (HarnessError, OSError) as exc:
             self.incomplete = f"implementation unreachable ({self.adapter_spec}): {exc}"
             self.write_results()
             pytest.exit(self.incomplete, returncode=2)
+
+    def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
+        return Context(
+            adapter, hello, self.profile, self.seed, self.rng_decks, rtp_rounds=self.rtp_rounds
+        )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self._adapter is not None:
@@ -114,9 +121,19 @@ class CertificationRun:
             incomplete=self.incomplete,
             started=self.started,
             seed=self.seed,
-            math=profile_math(self.profile),
+            math=self._math(),
         )
         write_json_atomic(self.out / "results.json", results)
+
+    def _math(self) -> dict[str, Any]:
+        """The profile's exact figures, and the strategy file beside results.json."""
+        try:
+            math = profile_math(self.profile)
+            main_game(self.profile).strategy.save(self.out / "strategy.npz")
+        except Exception as exc:  # the report is still written, marked so
+            return {"status": "error", "reason": f"{type(exc).__name__}: {exc}", "claims": []}
+        math["strategy"]["file"] = "strategy.npz"
+        return math
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -179,7 +196,7 @@ class CertificationRun:
         if self._context is None:
             self._adapter = self._open()
             hello = self._adapter.request("hello")
-            self._context = Context(self._adapter, hello, self.profile, self.seed, self.rng_decks)
+            self._context = self._new_context(self._adapter, hello)
         return self._context
 
     def run_item(self, item: ChcertItem) -> Record:

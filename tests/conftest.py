@@ -19,3 +19,16 @@ def standard() -> Profile:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def exact_census() -> None:
+    """Compute (or load) the census before any test runs.
+
+    On a cold cache it takes most of a minute of both cores; computed in the middle
+    of the run it would starve the tests that time a misbehaving game. Workers take
+    turns on the cache's lock, so it is computed once.
+    """
+    from harness.gamemath.census import load_census
+
+    load_census(load_profile("standard").qualifying_strength)

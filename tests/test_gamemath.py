@@ -1,19 +1,37 @@
-"""Exact AA Bonus mathematics and the claims checked against it (issue 5, first part)."""
+"""Exact game mathematics: the census against brute force and the oracle, the published
+figures, the claims, the strategy file and the RTP simulation (issue 5)."""
 
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
+import pytest
 
+from harness.cards import Card
 from harness.cli import main
-from harness.evaluator import evaluate_batch
-from harness.gamemath import FIVE_CARD_HANDS, aa_bonus_math, aa_row_counts, profile_math
+from harness.evaluator import Category, evaluate_batch
+from harness.gamemath import (
+    FIVE_CARD_HANDS,
+    aa_bonus_math,
+    aa_row_counts,
+    kernel,
+    main_game,
+    profile_math,
+)
+from harness.gamemath.census import load_census, symmetry
+from harness.gamemath.pricing import call_values, optimal_calls
+from harness.gamemath.strategy import Strategy
+from harness.oracle import settle_ante_and_call
 from harness.profiles import AABonusTable, load_profile
+from harness.reference import ReferenceGame
 
 
 def test_aa_rows_agree_with_a_direct_count() -> None:
@@ -40,20 +58,135 @@ def test_full_table_edge() -> None:
     assert aa_bonus_math(full).house_edge == Fraction(2_316_300 - wins, FIVE_CARD_HANDS)
 
 
-def test_claims_are_confirmed_or_refuted() -> None:
-    figures = profile_math(load_profile("source-001"))
-    claims = {c["figure"]: c for c in figures["claims"]}
+# ------------------------------------------------------------- main game
+
+
+@cache
+def _census() -> npt.NDArray[np.int32]:
+    return load_census(load_profile("standard").qualifying_strength)
+
+
+def _completions(hole: tuple[int, int], flop: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """Brute force: the player's and the dealer's strength for all 1,070,190 completions."""
+    rest = [c for c in range(52) if c not in hole and c not in flop]
+    players, dealers = [], []
+    for turn_river in combinations(rest, 2):
+        board = [*flop, *turn_river]
+        others = [c for c in rest if c not in turn_river]
+        hands = np.array([[*hole, *board]] + [[*d, *board] for d in combinations(others, 2)])
+        strengths = evaluate_batch(hands.astype(np.uint8))
+        players += [int(strengths[0])] * 990
+        dealers += strengths[1:].tolist()
+    return players, dealers
+
+
+SITUATIONS = [((48, 49), (0, 5, 10)), ((12, 30), (13, 31, 44)), ((3, 7), (11, 15, 19))]
+
+
+@pytest.mark.parametrize("hole,flop", SITUATIONS)
+def test_census_row_agrees_with_brute_force_over_every_completion(
+    hole: tuple[int, int], flop: tuple[int, int, int]
+) -> None:
+    """Every turn, river and dealer hand of a situation, counted one by one."""
+    players, dealers = _completions(hole, flop)
+    p, d = np.array(players), np.array(dealers)
+    qualifying = load_profile("standard").qualifying_strength
+    nq = d < qualifying
+    want = np.zeros(kernel.USED_COLUMNS, np.int64)
+    paid = nq | (p > d)
+    np.add.at(want, p[paid] >> 20, 1)
+    low = nq & (p <= d)
+    np.add.at(want, kernel.NQ_NOT_BEATEN + (p[low] >> 20), 1)
+    want[kernel.WON] = (~nq & (p > d)).sum()
+    want[kernel.LOST] = (~nq & (p < d)).sum()
+    assert len(players) == kernel.COMPLETIONS
+    row = _census()[symmetry().situation(hole, flop)]
+    assert row.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("profile_name", ["standard", "source-003", "table2"])
+def test_value_of_calling_agrees_with_the_oracle(profile_name: str) -> None:
+    """The pricing formula against the oracle settling every completion of a situation."""
+    profile = load_profile(profile_name)
+    hole, flop = (0, 13), (14, 46, 43)  # a pair of deuces against a low board
+    players, dealers = _completions(hole, flop)
+    pairs = Counter(zip(players, dealers, strict=True))
+    total = 0
+    for (player, dealer), count in pairs.items():
+        ante, call = settle_ante_and_call(profile, player, dealer, 100)
+        total += count * (ante.returned + call.returned - ante.stake - call.stake)
+    row = _census()[symmetry().situation(hole, flop)]
+    assert 100 * int(call_values(row[None, :], profile)[0]) == total
+
+
+def test_symmetry_tables_cover_every_deal_once() -> None:
+    sym = symmetry()
+    assert sym.situations == 1_286_792
+    assert int(sym.weight.sum()) == 25_989_600 == kernel.SITUATIONS
+    assert len(sym.canon_flops) == 1_755
+
+
+def test_standard_table_rounds_to_the_published_house_edge() -> None:
+    game = main_game(load_profile("standard"))
+    edge = game.optimal.house_edge
+    assert round(float(edge) * 100, 2) == 2.16  # 000 "House edge"; 001 "2.16%"
+    assert edge == Fraction(1_363_917_077, 63_213_204_600)  # pinned: the exact enumeration
+    assert round(float(game.optimal.raise_frequency), 2) == 0.82
+    assert sum(game.optimal.outcomes.values()) == 1
+    assert game.always_call.house_edge > edge  # folding some hands is worth something
+    assert game.optimal.element_of_risk == edge / (1 + 2 * game.optimal.raise_frequency)
+
+
+def test_a_pair_of_aces_with_an_ace_in_the_hole_is_always_called() -> None:
+    """The AA Bonus's lowest row, made with a hole card: never folded (board aces may be)."""
+    sym = symmetry()
+    calls = optimal_calls(call_values(_census(), load_profile("standard")))
+    strengths = evaluate_batch(sym.cards.astype(np.uint8))
+    pair_of_aces = (strengths >> 20 == 1) & ((strengths >> 16) & 15 == 12)
+    ace_in_hole = (sym.cards[:, :2] >> 2 == 12).any(axis=1)
+    assert (pair_of_aces & ace_in_hole).sum() > 1000
+    assert calls[pair_of_aces & ace_in_hole].all()
+
+
+def test_claims_are_confirmed_or_refuted_with_the_nearest_reading() -> None:
+    claims = {c["figure"]: c for c in profile_math(load_profile("source-001"))["claims"]}
     assert claims["aa_bonus_edge"]["status"] == "confirmed"
-    assert claims["house_edge"]["status"] == "not_computed"
-    assert figures["house_edge"] is None and figures["aa_bonus_edge"] is not None
+    assert claims["house_edge"]["status"] == "confirmed"
+    assert claims["house_edge"]["definition"] == "optimal strategy, per ante"
+    (rtp,) = profile_math(load_profile("source-002"))["claims"]
+    assert rtp["status"] == "not_reproducible"
+    assert "per total wager" in rtp["definition"] and abs(rtp["difference"] - 0.0043) < 1e-3
+    (rate,) = profile_math(load_profile("source-003"))["claims"]
+    assert rate["status"] == "not_reproducible" and abs(rate["computed"] - 0.8199) < 1e-4
+
+
+def test_strategy_file_round_trips_and_agrees_with_the_census(tmp_path: Path) -> None:
+    game = main_game(load_profile("standard"))
+    path = tmp_path / "strategy.npz"
+    game.strategy.save(path)
+    loaded = Strategy.load(path)
+    assert loaded.digest() == game.strategy.digest() and path.stat().st_size < 400_000
+    sym = symmetry()
+    calls = optimal_calls(call_values(_census(), load_profile("standard")))
+    rng = random.Random(5)
+    for _ in range(300):
+        cards = rng.sample(range(52), 5)
+        hole, flop = (cards[0], cards[1]), (cards[2], cards[3], cards[4])
+        want = bool(calls[sym.situation(hole, flop)])
+        assert loaded.calls_with(tuple(map(Card, hole)), tuple(map(Card, flop))) is want  # type: ignore[arg-type]
+    aces, rags = (Card(51), Card(50)), (Card(0), Card(21))  # As Ah; 2c 7d
+    flop3 = (Card(45), Card(30), Card(10))  # Qd 9h 4h
+    assert loaded.calls_with(aces, flop3) and not loaded.calls_with(rags, flop3)
 
 
 def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     args = ["certify", "--adapter", "python:harness.reference:ReferenceGame", "-k", "s001-r12"]
     assert main([*args, "--profile", "source-001", "--out", str(tmp_path / "a")]) == 0
-    rows = {c["id"]: c for c in json.loads((tmp_path / "a/results.json").read_text())["clauses"]}
+    results = json.loads((tmp_path / "a/results.json").read_text())
+    rows = {c["id"]: c for c in results["clauses"]}
     assert rows["s001-aa-edge"]["status"] == "pass"
-    assert rows["s001-house-edge"]["status"] == "not_tested"
+    assert rows["s001-house-edge"]["status"] == "pass"
+    assert results["math"]["simulation"]["status"] == "pass"  # rule 12 names the simulation
     # A profile claiming a wrong AA Bonus edge fails that clause.
     wrong = tmp_path / "wrong.yaml"
     text = (Path(__file__).parent.parent / "specs/profiles/source-001.yaml").read_text()
@@ -65,8 +198,69 @@ def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     assert results["math"]["claims"][1]["status"] == "not_reproducible"
 
 
-def test_math_command_prints_and_writes_json(capsys: object) -> None:
+def test_math_command_prints_and_writes_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["math", "--profile", "short-aa", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    out = json.loads(capsys.readouterr().out)
     assert abs(out["aa_bonus_edge"] - 0.0640225) < 1e-6
-    assert out["house_edge"] is None
+    assert abs(out["house_edge"] - 0.0215765) < 1e-6
+    assert set(out) >= {"house_edge", "rtp", "element_of_risk", "raise_frequency"}
+    assert main(["math", "--profile", "source-002"]) == 1  # 98.75% is not reproducible
+    assert "not_reproducible" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ RTP simulation
+
+
+class SeededGame(ReferenceGame):
+    """The reference game dealing from a seeded shuffle, so the simulation test is repeatable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rng = random.Random(11)
+
+    def shuffled_deck(self) -> list[int]:
+        deck = list(range(52))
+        self._rng.shuffle(deck)
+        return deck
+
+
+class RepeatsACard(SeededGame):
+    """Deals the same card twice in every round."""
+
+    def shuffled_deck(self) -> list[int]:
+        deck = super().shuffled_deck()
+        deck[20] = deck[0]
+        return deck
+
+
+class PaysFlushesThreeToOne(SeededGame):
+    """Pays the flush row of the ante table at 3 to 1 instead of 2 to 1."""
+
+    def ante_odds(self, category: Category) -> int:
+        return 3 if category is Category.FLUSH else super().ante_odds(category)
+
+
+def _simulate(tmp_path: Path, game: str) -> tuple[int, dict[str, object]]:
+    adapter = f"python:tests.test_gamemath:{game}"
+    args = ["--adapter", adapter, "-k", "rtp-simulation", "--rtp-rounds", "300"]
+    code = main(["certify", "--out", str(tmp_path), *args])
+    return code, json.loads((tmp_path / "results.json").read_text())
+
+
+def test_simulation_passes_a_correct_game(tmp_path: Path) -> None:
+    code, results = _simulate(tmp_path, "SeededGame")
+    sim = results["math"]["simulation"]  # type: ignore[index]
+    assert code == 0 and sim["status"] == "pass" and sim["hands"] == 2_100
+    low, high = sim["interval"]
+    assert low <= sim["exact_return_per_ante"] <= high
+
+
+@pytest.mark.parametrize(
+    "game,message", [("RepeatsACard", "InvalidCards"), ("PaysFlushesThreeToOne", "settled")]
+)
+def test_simulation_fails_a_broken_game(tmp_path: Path, game: str, message: str) -> None:
+    code, results = _simulate(tmp_path, game)
+    assert code == 1
+    (failure,) = results["failures"]  # type: ignore[misc]
+    assert failure["check"] == "rtp-simulation" and failure["clause"] == "s000-antewin"
+    assert message in failure["message"]

@@ -265,11 +265,7 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
             ),
         ]
     story += [Paragraph("RNG and deck distribution", _h2), *_rng(results.get("rng") or {})]
-    math_section = results.get("math") or {}
-    story += [
-        Paragraph("Game mathematics", _h2),
-        _p(f"{math_section.get('status', 'not_tested')}: {math_section.get('reason', '')}"),
-    ]
+    story += [Paragraph("Game mathematics", _h2), *_math(results.get("math") or {})]
     out = results.get("out_of_scope") or []
     if out:
         story += [
@@ -294,6 +290,108 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
     ]
     doc.build(story)
     return path
+
+
+def _math(section: dict[str, Any]) -> list[Flowable]:
+    """Exact figures, claims, the optimal strategy's summary and the RTP simulation."""
+    if section.get("status") != "complete":
+        return [_p(f"{section.get('status', 'not_tested')}: {section.get('reason', '')}")]
+    opt, always = section["optimal"], section["always_call"]
+    out: list[Flowable] = [_p(f"Method: {section.get('method', '')}.")]
+    figures = [
+        ("house edge per ante", "house_edge"),
+        ("RTP per ante", "rtp"),
+        ("element of risk (per total wager)", "element_of_risk"),
+        ("RTP per total wager", "rtp_per_total_wager"),
+        ("raise frequency", "raise_frequency"),
+    ]
+    rows = [[_p("Figure"), _p("Optimal strategy"), _p("Always call")]]
+    rows += [
+        [_p(label), _p(f"{100 * opt[k]:.4f}%"), _p(f"{100 * always[k]:.4f}%")]
+        for label, k in figures
+    ]
+    if section.get("aa_bonus_edge") is not None:
+        rows.append(
+            [_p("AA Bonus house edge"), _p(f"{100 * section['aa_bonus_edge']:.4f}%"), _p("")]
+        )
+    out.append(_table(rows, [70 * mm, 50 * mm, 50 * mm]))
+    out.append(Spacer(1, 2 * mm))
+    out.append(
+        _table(
+            [[_p("Outcome (optimal)"), _p("Probability")]]
+            + [[_p(k.replace("_", " ")), _p(f"{v:.6f}")] for k, v in opt["outcomes"].items()]
+            + [[_p("Ante row"), _p("Odds / probability / contribution")]]
+            + [
+                [
+                    _p(r["row"]),
+                    _p(f"{r['odds']} to 1 / {r['probability']:.8f} / {r['contribution']:.8f}"),
+                ]
+                for r in opt["rows"]
+            ],
+            [70 * mm, 100 * mm],
+        )
+    )
+    claims = section.get("claims") or []
+    if claims:
+        out += [
+            Spacer(1, 2 * mm),
+            _table(
+                [[_p("Claim"), _p("Claimed"), _p("Computed"), _p("Verdict"), _p("Source")]]
+                + [
+                    [
+                        _p(c["figure"], _small),
+                        _p(str(c["claimed"]), _small),
+                        _p(
+                            "-"
+                            if c["computed"] is None
+                            else f"{c['computed']:.6f} ({c.get('definition')})",
+                            _small,
+                        ),
+                        _p(c["status"], _small),
+                        _p(c["source"], _small),
+                    ]
+                    for c in claims
+                ],
+                [25 * mm, 15 * mm, 50 * mm, 25 * mm, 55 * mm],
+            ),
+        ]
+    strategy = section.get("strategy") or {}
+    out += [Spacer(1, 2 * mm), _p(f"Optimal strategy: {strategy.get('rule', '')}")]
+    out.append(
+        _table(
+            [[_p("Hole + flop"), _p("Share of deals"), _p("Called")]]
+            + [
+                [
+                    _p(r["hand"], _small),
+                    _p(f"{100 * r['share']:.2f}%"),
+                    _p(f"{100 * r['call_rate']:.2f}%"),
+                ]
+                for r in strategy.get("summary", [])
+            ],
+            [90 * mm, 40 * mm, 40 * mm],
+        )
+    )
+    if strategy.get("file"):
+        out.append(_p(f"Strategy file {strategy['file']}, sha256 {strategy.get('sha256')}", _small))
+    sim = section.get("simulation") or {}
+    if sim.get("rounds"):
+        low, high = sim["interval"]
+        out.append(
+            _p(
+                f"RTP simulation ({sim['status']}): {sim['rounds']:,} rounds, "
+                f"{sim['hands']:,} hands dealt by the implementation and played optimally; "
+                "every round re-settled by the oracle. Observed return per ante "
+                f"{sim['observed_return_per_ante']:+.5f}, "
+                f"{100 * sim['confidence']:.0f}% interval {low:+.5f} .. {high:+.5f}; exact "
+                f"{sim['exact_return_per_ante']:+.5f}. Shifts beyond about "
+                f"{sim['detectable_shift']:.3f} antes per hand are detectable at this size."
+            )
+        )
+    else:
+        out.append(
+            _p(f"RTP simulation: {sim.get('status', 'not_tested')}: {sim.get('reason', '')}")
+        )
+    return out
 
 
 def render_file(results_json: str | Path, pdf: str | Path) -> Path:

@@ -1,0 +1,155 @@
+"""Exact game mathematics: the main game under the optimal strategy, the AA Bonus,
+and the claims of the rules sources checked against them.
+
+* `census`/`kernel`: what every turn, river and dealer hand does to each of the
+  1,286,792 situations (hole + flop up to suit symmetry), computed once per dealer
+  qualifier by a compiled kernel and cached on disk;
+* `pricing`: a pay table priced over the census: optimal calls, house edge,
+  element of risk, raise frequency, outcome and pay-row probabilities;
+* `strategy`: the optimal decisions as a compact file, with a readable summary;
+* `aa`: the AA Bonus over all 2,598,960 hole + flop hands.
+
+`profile_math` assembles results.json's `math` section from these.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from harness.gamemath.aa import FIVE_CARD_HANDS, AABonusMath, aa_bonus_math, aa_row_counts
+from harness.gamemath.census import Progress, census_progress, load_census, symmetry
+from harness.gamemath.pricing import PlayFigures, call_values, optimal_calls, play_figures
+from harness.gamemath.strategy import Strategy, fold_rule, summary
+from harness.profiles import Claim, Profile
+
+__all__ = [
+    "FIVE_CARD_HANDS",
+    "AABonusMath",
+    "MainGame",
+    "aa_bonus_math",
+    "aa_row_counts",
+    "census_progress",
+    "check_claim",
+    "main_game",
+    "profile_math",
+]
+
+MIN_TOLERANCE = Fraction(5, 100_000)  # never looser than what 0.01% rounding allows
+
+
+class MainGame:
+    """A profile's main game priced exactly: optimal and always-call play, the strategy."""
+
+    def __init__(self, profile: Profile, progress: Progress | None = None) -> None:
+        sym = symmetry()
+        census = load_census(profile.qualifying_strength, progress)
+        calls = optimal_calls(call_values(census, profile))
+        self.optimal: PlayFigures = play_figures(census, sym.weight, profile, calls, "optimal")
+        self.always_call: PlayFigures = play_figures(
+            census, sym.weight, profile, np.ones_like(calls), "always_call"
+        )
+        self.strategy = Strategy.from_decisions(
+            sym,
+            calls,
+            {
+                "profile": profile.name,
+                "ante_pay_table": profile.ante_table.to_json(),
+                "dealer_qualifier": profile.dealer_qualifier,
+                "call_multiple": profile.call_multiple,
+                "ante_when_dealer_does_not_qualify": profile.nonqualifying_ante.value,
+                "house_edge": str(self.optimal.house_edge),
+            },
+        )
+        self.summary = summary(sym, calls)
+
+
+_GAMES: dict[str, MainGame] = {}
+
+
+def main_game(profile: Profile, progress: Progress | None = None) -> MainGame:
+    """The priced main game, computed once per process for a pay table and rules."""
+    config = profile.declared_config()
+    rules = (config["ante_pay_table"], config["dealer_qualifier"], config["call_multiple"])
+    key = repr((rules, profile.nonqualifying_ante.value))
+    if key not in _GAMES:
+        _GAMES[key] = MainGame(profile, progress)
+    return _GAMES[key]
+
+
+def _definitions(game: MainGame, aa: AABonusMath | None) -> dict[str, dict[str, Fraction]]:
+    """Every plausible reading of each claimable figure, by name."""
+    opt, always = game.optimal, game.always_call
+    edges = {
+        "optimal strategy, per ante": opt.house_edge,
+        "optimal strategy, per total wager (element of risk)": opt.element_of_risk,
+        "always call, per ante": always.house_edge,
+        "always call, per total wager": always.element_of_risk,
+    }
+    return {
+        "house_edge": edges,
+        "rtp": {name: 1 - edge for name, edge in edges.items()},
+        "raise_frequency": {"optimal strategy": opt.raise_frequency},
+        "aa_bonus_edge": {"per AA Bonus wager": aa.house_edge} if aa else {},
+    }
+
+
+def tolerance(value: float) -> Fraction:
+    """Half a unit in the last decimal place the claim is quoted to (0.82: 0.005)."""
+    exponent = Decimal(repr(value)).as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 0
+    return max(Fraction(1, 2 * 10**places), MIN_TOLERANCE)
+
+
+def check_claim(claim: Claim, readings: dict[str, Fraction]) -> dict[str, Any]:
+    """A claimed figure against each reading: confirmed by one, or the nearest and how far."""
+    result: dict[str, Any] = {
+        "figure": claim.figure,
+        "claimed": claim.value,
+        "source": f"{claim.source_file}: {claim.source_ref}",
+    }
+    if not readings:
+        return {**result, "status": "not_computed", "computed": None, "definition": None}
+    claimed = Fraction(Decimal(repr(claim.value)))
+    name, computed = min(readings.items(), key=lambda item: abs(item[1] - claimed))
+    confirmed = abs(computed - claimed) <= tolerance(claim.value)
+    return {
+        **result,
+        "status": "confirmed" if confirmed else "not_reproducible",
+        "computed": float(computed),
+        "definition": name,
+        "difference": float(computed - claimed),
+        "tolerance": float(tolerance(claim.value)),
+        "readings": {k: float(v) for k, v in readings.items()},
+    }
+
+
+def profile_math(profile: Profile, progress: Progress | None = None) -> dict[str, Any]:
+    """results.json's `math` section for a profile (contract 3), without the simulation."""
+    aa = aa_bonus_math(profile.aa_table) if profile.aa_table is not None else None
+    game = main_game(profile, progress)
+    readings = _definitions(game, aa)
+    opt = game.optimal
+    return {
+        "status": "complete",
+        "method": "full enumeration: every hole, flop, turn, river and dealer hand "
+        "(suit symmetry, card-removal counting); no sampling",
+        "house_edge": float(opt.house_edge),
+        "rtp": float(1 - opt.house_edge),
+        "element_of_risk": float(opt.element_of_risk),
+        "raise_frequency": float(opt.raise_frequency),
+        "aa_bonus_edge": float(aa.house_edge) if aa else None,
+        "optimal": opt.to_json(),
+        "always_call": game.always_call.to_json(),
+        "aa_bonus_rows": aa.rows if aa else [],
+        "strategy": {
+            "summary": game.summary,
+            "rule": fold_rule(game.summary),
+            "sha256": game.strategy.digest(),
+        },
+        "claims": [check_claim(c, readings.get(c.figure, {})) for c in profile.claims],
+        "simulation": None,
+    }

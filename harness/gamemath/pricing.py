@@ -1,0 +1,156 @@
+"""Pricing a pay table over the census: the optimal decision and what it returns.
+
+The value of calling in a situation is a linear function of its census row
+(ante odds by final category, the call's win and loss), so one matrix-vector
+product prices every situation of a pay table, and the optimal strategy is a
+comparison: call exactly when calling is worth more than the ante lost by folding
+(issue 5: "call exactly when the expected value of calling ... exceeds -1 ante";
+an exact tie folds). All sums are exact integers; figures are Fractions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.evaluator import Category
+from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, SITUATIONS, WON
+from harness.profiles import NonQualifyingAnte, Profile
+
+ROUNDS = SITUATIONS * COMPLETIONS  # every deal of hole, flop, turn, river and dealer cards
+
+
+@dataclass(frozen=True)
+class PlayFigures:
+    """The exact return of one way of playing a pay table, per ante unless said otherwise."""
+
+    strategy: str
+    call_multiple: int
+    raise_frequency: Fraction
+    outcomes: dict[str, Fraction]  # fold, dealer_not_qualified, win, tie, loss: sum to 1
+    rows: list[dict[str, Any]]  # each ante row: odds, probability paid at it, contribution
+    breakdown: dict[str, Fraction]  # the return by source; sums to return_per_ante
+
+    @property
+    def return_per_ante(self) -> Fraction:
+        return sum(self.breakdown.values(), Fraction(0))
+
+    @property
+    def house_edge(self) -> Fraction:
+        return -self.return_per_ante
+
+    @property
+    def average_wager(self) -> Fraction:
+        """Ante plus the call, in antes, averaged over all rounds."""
+        return 1 + self.call_multiple * self.raise_frequency
+
+    @property
+    def element_of_risk(self) -> Fraction:
+        """House edge per unit of everything wagered (ante and call)."""
+        return self.house_edge / self.average_wager
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "house_edge": float(self.house_edge),
+            "rtp": float(1 - self.house_edge),
+            "element_of_risk": float(self.element_of_risk),
+            "rtp_per_total_wager": float(1 - self.element_of_risk),
+            "raise_frequency": float(self.raise_frequency),
+            "average_wager": float(self.average_wager),
+            "outcomes": {k: float(v) for k, v in self.outcomes.items()},
+            "rows": self.rows,
+            "breakdown": {k: float(v) for k, v in self.breakdown.items()},
+            "exact": {
+                "house_edge": str(self.house_edge),
+                "raise_frequency": str(self.raise_frequency),
+            },
+        }
+
+
+def ante_odds(profile: Profile) -> npt.NDArray[np.int64]:
+    return np.array([profile.ante_table.pays(c) for c in Category], np.int64)
+
+
+def call_values(census: npt.NDArray[np.int32], profile: Profile) -> npt.NDArray[np.int64]:
+    """Sum over the 1,070,190 completions of what calling wins, in antes, per situation."""
+    odds = ante_odds(profile)
+    m = profile.call_multiple
+    rows = census.astype(np.int64)
+    value = rows[:, ANTE_PAID : ANTE_PAID + 10] @ odds + m * rows[:, WON] - (1 + m) * rows[:, LOST]
+    if profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN:
+        for c in (Category.HIGH_CARD, Category.PAIR):  # paid 1 to 1, not by the table
+            value -= (odds[c] - 1) * rows[:, NQ_NOT_BEATEN + c]
+    return value  # type: ignore[no-any-return]
+
+
+def optimal_calls(values: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Call exactly when calling is worth more than folding's -1 ante per completion."""
+    return values > -COMPLETIONS  # type: ignore[no-any-return]
+
+
+def play_figures(
+    census: npt.NDArray[np.int32],
+    weight: npt.NDArray[np.int64],
+    profile: Profile,
+    calls: npt.NDArray[np.bool_],
+    strategy: str,
+) -> PlayFigures:
+    """Exact figures of playing `profile` calling in the situations marked in `calls`."""
+    m = profile.call_multiple
+    w = weight * calls
+    called = int(w.sum())
+    totals = [int(x) for x in w @ census.astype(np.int64)]
+    ante = totals[ANTE_PAID : ANTE_PAID + 10]
+    even = [0] * 10
+    if profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN:
+        for c in (Category.HIGH_CARD, Category.PAIR):
+            even[c] = totals[NQ_NOT_BEATEN + c]
+            ante[c] -= even[c]
+    won, lost = totals[WON], totals[LOST]
+    not_qualified = sum(ante) + sum(even) - won
+    tie = called * COMPLETIONS - not_qualified - won - lost
+    folded = (SITUATIONS - called) * COMPLETIONS
+    outcomes = {
+        "fold": Fraction(folded, ROUNDS),
+        "dealer_not_qualified": Fraction(not_qualified, ROUNDS),
+        "win": Fraction(won, ROUNDS),
+        "tie": Fraction(tie, ROUNDS),
+        "loss": Fraction(lost, ROUNDS),
+    }
+    rows = []
+    listed = profile.ante_table.odds
+    for category in sorted(listed, reverse=True):
+        probability = Fraction(ante[category], ROUNDS)
+        rows.append(_row(category.wire, listed[category], probability))
+    others = sum(ante[c] for c in Category if c not in listed) + sum(even)
+    rows.append(_row("any other hand", 1, Fraction(others, ROUNDS)))
+    ante_won = sum((Fraction(r["paid"], ROUNDS) * r["odds"] for r in rows), Fraction(0))
+    breakdown = {
+        "ante_won": ante_won,
+        "call_won": m * outcomes["win"],
+        "lost": -(1 + m) * outcomes["loss"],
+        "folded": -outcomes["fold"],
+    }
+    return PlayFigures(
+        strategy=strategy,
+        call_multiple=m,
+        raise_frequency=Fraction(called, SITUATIONS),
+        outcomes=outcomes,
+        rows=[{k: v for k, v in r.items() if k != "paid"} for r in rows],
+        breakdown=breakdown,
+    )
+
+
+def _row(name: str, odds: int, probability: Fraction) -> dict[str, Any]:
+    return {
+        "row": name,
+        "odds": odds,
+        "probability": float(probability),
+        "contribution": float(probability * odds),
+        "paid": probability * ROUNDS,
+    }

@@ -1,0 +1,179 @@
+"""The optimal strategy as a compact file, its lookup, and a summary people can read.
+
+File format (numpy .npz, about 300 kB): `flops` holds the 1,755 canonical flops
+(card indices 0..51, rank * 4 + suit); `calls[f]` is a packed bit per two-card
+hole (colexicographic index of the pair, low card a: a + b(b-1)/2) on flop f, set
+when the optimal player calls; `meta` is JSON naming the profile and pay table.
+To look up any hole and flop: relabel suits so the flop's sorted card indices
+have the smallest colex index among the 24 relabellings (any such relabelling),
+relabel the hole the same way, find the flop in `flops`, read the hole's bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.cards import Card
+from harness.evaluator import Category, evaluate_batch
+from harness.gamemath.census import Symmetry
+
+FORMAT = "chcert-strategy-1"
+_RELABELLINGS = [tuple((c & ~3) | p[c & 3] for c in range(52)) for p in permutations(range(4))]
+_BINOM = [[1 if k == 0 else 0 for k in range(4)]]
+for _n in range(1, 53):
+    _BINOM.append([1] + [_BINOM[_n - 1][k - 1] + _BINOM[_n - 1][k] for k in range(1, 4)])
+
+
+def _colex(cards: list[int]) -> int:
+    return sum(_BINOM[c][i + 1] for i, c in enumerate(sorted(cards)))
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """Call or fold for every hole and flop, from the packed table."""
+
+    flops: npt.NDArray[np.uint8]
+    calls: npt.NDArray[np.uint8]  # (flops, 166) packed bits over hole colex indices
+    meta: dict[str, Any]
+
+    @classmethod
+    def from_decisions(
+        cls, sym: Symmetry, calls: npt.NDArray[np.bool_], meta: dict[str, Any]
+    ) -> Strategy:
+        table = sym.situation_of
+        bits = np.where(table >= 0, calls[np.maximum(table, 0)], False)
+        return cls(
+            sym.canon_flops.astype(np.uint8),
+            np.packbits(bits, axis=1),
+            {"format": FORMAT, **meta},
+        )
+
+    def calls_with(self, hole: tuple[Card, Card], flop: tuple[Card, Card, Card]) -> bool:
+        """The optimal decision for a hole and flop: True to call, False to fold."""
+        indices = [c.index for c in flop]
+        best = min(_RELABELLINGS, key=lambda m: _colex([m[c] for c in indices]))
+        key = _colex([best[c] for c in indices])
+        row = self._row_of[key]
+        a, b = sorted(best[c.index] for c in hole)
+        bit = a + b * (b - 1) // 2
+        return bool((self.calls[row, bit >> 3] >> (7 - (bit & 7))) & 1)
+
+    @property
+    def _row_of(self) -> dict[int, int]:
+        cached: dict[int, int] | None = self.__dict__.get("_rows")
+        if cached is None:
+            cached = {_colex([int(c) for c in f]): i for i, f in enumerate(self.flops)}
+            object.__setattr__(self, "_rows", cached)
+        return cached
+
+    def digest(self) -> str:
+        """sha256 of the decisions and metadata (not of the compressed file's bytes)."""
+        meta = json.dumps(self.meta, sort_keys=True).encode()
+        return hashlib.sha256(self.flops.tobytes() + self.calls.tobytes() + meta).hexdigest()
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        meta = np.frombuffer(json.dumps(self.meta, sort_keys=True).encode(), np.uint8)
+        np.savez_compressed(buffer, flops=self.flops, calls=self.calls, meta=meta)
+        return buffer.getvalue()
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(self.to_bytes())
+
+    @classmethod
+    def load(cls, path: Path) -> Strategy:
+        with np.load(path) as data:
+            meta = json.loads(data["meta"].tobytes())
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"{path}: not a {FORMAT} strategy file")
+            return cls(data["flops"], data["calls"], meta)
+
+
+# --------------------------------------------------------------- summary
+
+_CLASSES = (
+    "two pair or better",
+    "a pair using a hole card",
+    "a pair on the flop only",
+    "no pair, four to a flush",
+    "no pair, open-ended straight draw",
+    "no pair or draw, ace in the hole",
+    "no pair or draw, king high in the hole",
+    "no pair or draw, queen high or less",
+)
+
+
+def classify(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Index into _CLASSES of each hole + flop (rows: hole 2 cards, flop 3 cards)."""
+    strength = evaluate_batch(cards.astype(np.uint8))
+    category = strength >> 20
+    pair_rank = (strength >> 16) & 0xF
+    ranks = cards >> 2
+    suits = cards & 3
+    suited = np.stack([(suits == s).sum(axis=1) for s in range(4)], axis=1).max(axis=1)
+    mask = np.zeros(len(cards), np.int64)
+    for i in range(5):
+        mask |= 1 << ranks[:, i]
+    open_ended = np.zeros(len(cards), bool)
+    for low in range(1, 9):  # four in a row with a rank free at each end (not A-2-3-4, J-Q-K-A)
+        window = 0xF << low
+        open_ended |= (mask & window) == window
+    top_hole = ranks[:, :2].max(axis=1)
+    result = np.select(
+        [
+            category >= Category.TWO_PAIR,
+            (category == Category.PAIR) & ((ranks[:, 0] == pair_rank) | (ranks[:, 1] == pair_rank)),
+            category == Category.PAIR,
+            suited == 4,
+            open_ended,
+            top_hole == 12,
+            top_hole == 11,
+        ],
+        [0, 1, 2, 3, 4, 5, 6],
+        default=7,
+    )
+    return result  # type: ignore[no-any-return]
+
+
+def summary(sym: Symmetry, calls: npt.NDArray[np.bool_]) -> list[dict[str, Any]]:
+    """Share of all hole + flop deals in each class, and how often the optimal player calls."""
+    classes = classify(sym.cards)
+    rows = []
+    total = int(sym.weight.sum())
+    for index, name in enumerate(_CLASSES):
+        mine = classes == index
+        deals = int(sym.weight[mine].sum())
+        called = int(sym.weight[mine & calls].sum())
+        rows.append(
+            {
+                "hand": name,
+                "share": deals / total,
+                "call_rate": called / deals if deals else 0.0,
+            }
+        )
+    return rows
+
+
+def fold_rule(rows: list[dict[str, Any]]) -> str:
+    """The strategy in a sentence: which kinds of hole + flop are called, which folded."""
+    tiers = (
+        ("Call", lambda rate: rate >= 0.99),
+        ("Usually call", lambda rate: 0.5 <= rate < 0.99),
+        ("Usually fold", lambda rate: rate < 0.5),
+    )
+    parts = []
+    for verb, test in tiers:
+        hands = [f"{r['hand']} ({r['call_rate']:.1%} called)" for r in rows if test(r["call_rate"])]
+        if hands:
+            parts.append(f"{verb}: {'; '.join(hands)}.")
+    return " ".join(parts) + " The exact decision for every hole and flop is in the strategy file."
