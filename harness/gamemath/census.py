@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import chain, combinations, permutations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -75,9 +76,25 @@ def _colex(sets: npt.NDArray[np.int64], binom: npt.NDArray[np.int64]) -> npt.NDA
     return sum((binom[sets[..., i], i + 1] for i in range(k)), np.zeros(sets.shape[:-1], np.int64))
 
 
+_ARRAYS = ("flop_canon", "flop_perm", "canon_flops", "situation_of", "weight", "cards")
+
+
 @cache
 def symmetry() -> Symmetry:
-    """The suit-symmetry tables, built with numpy in about a second."""
+    """The suit-symmetry tables: from the cache, else built (numpy, about a second)."""
+    path = cache_dir() / f"symmetry-{_digest()}.npz"
+    try:
+        with np.load(path) as stored:
+            arrays = {name: stored[name] for name in _ARRAYS}
+        return Symmetry(suit_permutations(), binomials(), **arrays)
+    except (OSError, KeyError, ValueError, EOFError):
+        pass
+    sym = _build_symmetry()
+    _save(path, **{name: getattr(sym, name) for name in _ARRAYS})
+    return sym
+
+
+def _build_symmetry() -> Symmetry:
     card_map, binom = suit_permutations(), binomials()
     flops = np.array(list(combinations(range(52), 3)), np.int64)
     own = _colex(flops, binom)
@@ -217,11 +234,28 @@ def cache_dir() -> Path:
     return Path(base) / "chcert"
 
 
-def _cache_path(qualifying: int) -> Path:
-    """One file per qualifier and kernel source: editing the kernel invalidates the cache."""
+@cache
+def _digest() -> str:
+    """Of the kernel's and this module's source: editing either invalidates the cache."""
     source = Path(kernel.__file__).read_bytes() + Path(__file__).read_bytes()
-    digest = hashlib.sha256(source).hexdigest()[:12]
-    return cache_dir() / f"census-q{qualifying:x}-v{CENSUS_VERSION}-{digest}.npz"
+    return f"v{CENSUS_VERSION}-{hashlib.sha256(source).hexdigest()[:12]}"
+
+
+def _cache_path(qualifying: int) -> Path:
+    """One census file per dealer qualifier."""
+    return cache_dir() / f"census-q{qualifying:x}-{_digest()}.npz"
+
+
+def _save(path: Path, **arrays: npt.NDArray[Any]) -> None:
+    """Write a cache file atomically; a cache that cannot be written is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArray[np.int32]:
@@ -240,13 +274,7 @@ def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArra
         if census is not None:
             return census
         census = compute_census(qualifying, progress)[:, : kernel.USED_COLUMNS].copy()
-        try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-            with os.fdopen(fd, "wb") as fh:
-                np.savez_compressed(fh, census=census)
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        _save(path, census=census)
     return census
 
 

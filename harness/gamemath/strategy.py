@@ -23,7 +23,6 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.cards import Card
-from harness.evaluator import Category, evaluate_batch
 from harness.gamemath.census import Symmetry
 
 FORMAT = "chcert-strategy-1"
@@ -114,26 +113,34 @@ _CLASSES = (
 
 
 def classify(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Index into _CLASSES of each hole + flop (rows: hole 2 cards, flop 3 cards)."""
-    strength = evaluate_batch(cards.astype(np.uint8))
-    category = strength >> 20
-    pair_rank = (strength >> 16) & 0xF
+    """Index into _CLASSES of each hole + flop (rows: hole 2 cards, flop 3 cards).
+
+    Plain numpy on rank counts and suits: five cards make two pair or better when
+    ranks repeat enough, or they form a straight or a flush.
+    """
     ranks = cards >> 2
     suits = cards & 3
-    suited = np.stack([(suits == s).sum(axis=1) for s in range(4)], axis=1).max(axis=1)
-    mask = np.zeros(len(cards), np.int64)
-    for i in range(5):
-        mask |= 1 << ranks[:, i]
+    rows = np.arange(len(cards))[:, None]
+    counts = np.bincount((rows * 13 + ranks).ravel(), minlength=13 * len(cards))
+    counts = counts.reshape(-1, 13)
+    pairs = (counts == 2).sum(axis=1)
+    suited = np.bincount((rows * 4 + suits).ravel(), minlength=4 * len(cards))
+    suited = suited.reshape(-1, 4).max(axis=1)
+    mask = (counts > 0).astype(np.int64) @ (1 << np.arange(13))  # ranks present, as bits
+    straight = np.zeros(len(cards), bool)
     open_ended = np.zeros(len(cards), bool)
+    for low in range(9):
+        straight |= (mask & (0x1F << low)) == 0x1F << low
+    straight |= (mask & 0x100F) == 0x100F  # the wheel, A-2-3-4-5
     for low in range(1, 9):  # four in a row with a rank free at each end (not A-2-3-4, J-Q-K-A)
-        window = 0xF << low
-        open_ended |= (mask & window) == window
+        open_ended |= (mask & (0xF << low)) == 0xF << low
+    pair_rank = (counts == 2).argmax(axis=1)
     top_hole = ranks[:, :2].max(axis=1)
     result = np.select(
         [
-            category >= Category.TWO_PAIR,
-            (category == Category.PAIR) & ((ranks[:, 0] == pair_rank) | (ranks[:, 1] == pair_rank)),
-            category == Category.PAIR,
+            (pairs >= 2) | (counts.max(axis=1) >= 3) | straight | (suited == 5),
+            (pairs == 1) & ((ranks[:, 0] == pair_rank) | (ranks[:, 1] == pair_rank)),
+            pairs == 1,
             suited == 4,
             open_ended,
             top_hole == 12,
@@ -166,14 +173,14 @@ def summary(sym: Symmetry, calls: npt.NDArray[np.bool_]) -> list[dict[str, Any]]
 
 def fold_rule(rows: list[dict[str, Any]]) -> str:
     """The strategy in a sentence: which kinds of hole + flop are called, which folded."""
-    tiers = (
-        ("Call", lambda rate: rate >= 0.99),
-        ("Usually call", lambda rate: 0.5 <= rate < 0.99),
-        ("Usually fold", lambda rate: rate < 0.5),
-    )
+    tiers = (("Call", 0.99, 1.01), ("Usually call", 0.5, 0.99), ("Usually fold", 0.0, 0.5))
     parts = []
-    for verb, test in tiers:
-        hands = [f"{r['hand']} ({r['call_rate']:.1%} called)" for r in rows if test(r["call_rate"])]
+    for verb, low, high in tiers:
+        hands = [
+            f"{r['hand']} ({r['call_rate']:.1%} called)"
+            for r in rows
+            if low <= r["call_rate"] < high
+        ]
         if hands:
             parts.append(f"{verb}: {'; '.join(hands)}.")
     return " ".join(parts) + " The exact decision for every hole and flop is in the strategy file."
