@@ -447,6 +447,46 @@ def deck_integrity(ctx: Context) -> None:
             )
 
 
+DEALT_ROUNDS = 200
+
+
+@check("dealt-cards-distinct")
+def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
+    """Every round dealt by the game's own shuffle shows 2 x seats + 2 + 5 distinct cards.
+
+    Unlike deck-integrity this needs no `shuffle` op: it looks at the rounds as
+    played, every seat calling so that the whole board and the dealer are shown.
+    """
+    seats = list(range(1, min(ctx.seats, 7) + 1))
+    ante = _minimum(ctx, "ante")
+    for number in range(DEALT_ROUNDS):
+        reply = _request(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
+        for seat in seats:
+            _request(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+        result = _request(ctx, "result", round=reply.get("round"))
+        shown = [
+            *(
+                c
+                for e in _items(reply.get("seats"))
+                if isinstance(e, dict)
+                for c in _items(e.get("hole"))
+            ),
+            *_items(result.get("board")),
+            *_items(_obj(result.get("dealer")).get("hole")),
+        ]
+        cards = _parse(shown, "the cards shown", number)
+        if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):
+            repeated = sorted({str(c) for c in cards if cards.count(c) > 1})
+            raise CheckFailure(
+                f"round {number} shows {len(cards)} cards, {len(set(cards))} distinct"
+                + (f" ({', '.join(repeated)} twice)" if repeated else ""),
+                expected=f"{2 * len(seats) + 7} distinct cards",
+                actual=[str(c) for c in cards],
+                evidence={"round": reply, "result": result},
+            )
+    return {"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)}
+
+
 def _minimum(ctx: Context, wager: str) -> int:
     """The smallest `wager` ("ante" or "aa_bonus") the game declares, else the profile's."""
     config = ctx.hello.get("config") or {}

@@ -47,6 +47,7 @@ EXPECTED = {
     "ignores-ante-maximum": ("standard", "s000-r2"),
     "swaps-turn-and-river": ("standard", "s000-r4"),
     "duplicate-card-in-shuffle": ("standard", "s000-r1"),
+    "deals-a-card-twice": ("standard", "s000-r1"),
     "history-forgets": ("source-002", "s002-history"),
 }
 

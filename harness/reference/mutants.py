@@ -268,6 +268,17 @@ class DuplicateCardInShuffle(ReferenceGame):
         return decks
 
 
+class DealsACardTwice(ReferenceGame):
+    """One round in five repeats the deck's first card as its sixteenth: at a full table
+    the dealer's second card is the first seat's first card (a broken deal, silent)."""
+
+    def shuffled_deck(self) -> list[int]:
+        deck = super().shuffled_deck()
+        if secrets.randbelow(5) == 0:
+            deck[15] = deck[0]
+        return deck
+
+
 class HistoryForgets(ReferenceGame):
     """Game history recalls nothing."""
 
@@ -303,5 +314,6 @@ MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "ignores-ante-maximum": IgnoresAnteMaximum,
     "swaps-turn-and-river": SwapsTurnAndRiver,
     "duplicate-card-in-shuffle": DuplicateCardInShuffle,
+    "deals-a-card-twice": DealsACardTwice,
     "history-forgets": HistoryForgets,
 }
