@@ -120,7 +120,7 @@ def clause_status(
         reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
         notes += reasons or ["no vector or check ran"]
     if "math" in clause.verification:
-        notes.append(f"game mathematics for this figure not in harness {__version__}")
+        notes.append("the profile claims no figure for this clause, so there is nothing to check")
     if "manual" in clause.verification:
         notes.append("manual review by the laboratory")
     return _row(clause, status, len(vectors), len(passed), failed, notes, mine)

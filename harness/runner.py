@@ -11,6 +11,7 @@ also after Ctrl-C (marked INCOMPLETE).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,8 +77,10 @@ class CertificationRun:
         if self.is_worker:
             return
         # The exact mathematics, computed (or loaded from the cache) once, here, before
-        # workers need it: the RTP simulation plays its strategy.
-        main_game(self.profile, census_progress(quiet=False))
+        # workers need it: the RTP simulation plays its strategy. Should it fail, the
+        # simulation and the math section record the error where it shows.
+        with contextlib.suppress(Exception):
+            main_game(self.profile, census_progress(quiet=False))
         distributed = self.config.pluginmanager.hasplugin("dsession")
         try:
             adapter = self._open()

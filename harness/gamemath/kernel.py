@@ -267,8 +267,8 @@ def _position(sorted_values: npt.NDArray[np.int64], value: int) -> int:
     _GROUP_CARD,
 ) = range(20)
 _WORK_ROWS = 20
-_WORK_WIDTH = 1300  # >= 1,081 holes, and >= 91 + 1,081 candidate strengths is not needed:
-# flush strengths are recorded only for flush holes, so values never exceed 91 + 1,081 = 1,172
+_WORK_WIDTH = 1300  # a row holds the 1,081 holes, or the distinct strengths of a board:
+# at most 91 rank pairs + 1,081 flush holes = 1,172
 
 
 # ------------------------------------------------------------ all boards

@@ -122,14 +122,11 @@ def play_figures(
         "tie": Fraction(tie, ROUNDS),
         "loss": Fraction(lost, ROUNDS),
     }
-    rows = []
     listed = profile.ante_table.odds
-    for category in sorted(listed, reverse=True):
-        probability = Fraction(ante[category], ROUNDS)
-        rows.append(_row(category.wire, listed[category], probability))
+    paid = {c.wire: (listed[c], Fraction(ante[c], ROUNDS)) for c in sorted(listed, reverse=True)}
     others = sum(ante[c] for c in Category if c not in listed) + sum(even)
-    rows.append(_row("any other hand", 1, Fraction(others, ROUNDS)))
-    ante_won = sum((Fraction(r["paid"], ROUNDS) * r["odds"] for r in rows), Fraction(0))
+    paid["any other hand"] = (1, Fraction(others, ROUNDS))
+    ante_won = sum((odds * p for odds, p in paid.values()), Fraction(0))
     breakdown = {
         "ante_won": ante_won,
         "call_won": m * outcomes["win"],
@@ -141,16 +138,9 @@ def play_figures(
         call_multiple=m,
         raise_frequency=Fraction(called, SITUATIONS),
         outcomes=outcomes,
-        rows=[{k: v for k, v in r.items() if k != "paid"} for r in rows],
+        rows=[
+            {"row": row, "odds": odds, "probability": float(p), "contribution": float(odds * p)}
+            for row, (odds, p) in paid.items()
+        ],
         breakdown=breakdown,
     )
-
-
-def _row(name: str, odds: int, probability: Fraction) -> dict[str, Any]:
-    return {
-        "row": name,
-        "odds": odds,
-        "probability": float(probability),
-        "contribution": float(probability * odds),
-        "paid": probability * ROUNDS,
-    }
