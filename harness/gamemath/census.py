@@ -161,7 +161,7 @@ def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDA
     """The census (situations x kernel.COLUMNS) for a dealer qualifier strength."""
     sym = symmetry()
     boards, orbit = canonical_boards()
-    threads = max(1, min(os.cpu_count() or 1, 16))
+    threads = max(1, min(_usable_cpus(), 16))  # each thread has its own 82 MB of sums
     done = np.zeros(threads, np.int64)
     accs = [np.zeros((sym.situations, kernel.COLUMNS), np.int32) for _ in range(threads)]
     shares = np.array_split(np.arange(len(boards)), threads)
@@ -223,6 +223,14 @@ def census_progress(quiet: bool) -> Progress:
             )
 
     return show
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (a container's share, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def cache_dir() -> Path:
