@@ -262,6 +262,10 @@ def _save(path: Path, **arrays: npt.NDArray[Any]) -> None:
         with os.fdopen(fd, "wb") as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, path)
+        kind = path.name.split("-v", 1)[0]  # census-qNNN or symmetry: older versions go
+        for stale in path.parent.glob(f"{kind}-v*"):
+            if stale.name not in (path.name, path.with_suffix(".lock").name):
+                stale.unlink(missing_ok=True)
     except OSError:
         pass
 
