@@ -226,7 +226,7 @@ def math_command(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
     profile = load_profile(args.profile)
     started = time.monotonic()
-    figures = profile_math(profile, census_progress(args.json))
+    figures = profile_math(profile, census_progress(quiet=False))  # on stderr: --json stays clean
     elapsed = time.monotonic() - started
     if args.strategy:
         main_game(profile).strategy.save(Path(args.strategy))
