@@ -120,7 +120,7 @@ def clause_status(
         reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
         notes += reasons or ["no vector or check ran"]
     if "math" in clause.verification:
-        notes.append("the profile claims no figure for this clause, so there is nothing to check")
+        notes.append("no claimed figure checked: the profile claims none, or the math failed")
     if "manual" in clause.verification:
         notes.append("manual review by the laboratory")
     return _row(clause, status, len(vectors), len(passed), failed, notes, mine)
@@ -159,34 +159,32 @@ def missing_capabilities(profile: Profile, implementation: dict[str, Any] | None
     return [c for c in profile.required_capabilities if c not in have]
 
 
+def _check_record(records: list[Record], name: str) -> Record | None:
+    return next((r for r in records if r.kind == "check" and r.name == name), None)
+
+
 def _rng_section(records: list[Record]) -> dict[str, Any]:
     """The deck battery's table, from the rng-battery check's record (contract 3 `rng`)."""
-    for r in records:
-        if r.kind == "check" and r.name == "rng-battery":
-            battery = r.evidence.get("rng")
-            if isinstance(battery, dict):
-                return {"status": "pass" if battery.get("passed") else "fail", **battery}
-            return {
-                "status": r.status.value,
-                "reason": r.message,
-                "decks": 0,
-                "tests": [],
-                "passed": None,
-            }
-    reason = "no clause of this profile's catalogs is verified by the RNG battery"
-    return {"status": "not_tested", "reason": reason, "decks": 0, "tests": [], "passed": None}
+    r = _check_record(records, "rng-battery")
+    if r is None:
+        reason = "no clause of this profile's catalogs is verified by the RNG battery"
+        return {"status": "not_tested", "reason": reason, "decks": 0, "tests": [], "passed": None}
+    battery = r.evidence.get("rng")
+    if isinstance(battery, dict):
+        return {"status": "pass" if battery.get("passed") else "fail", **battery}
+    return {"status": r.status.value, "reason": r.message, "decks": 0, "tests": [], "passed": None}
 
 
 def _math_section(math: dict[str, Any], records: list[Record]) -> dict[str, Any]:
     """The exact figures, with the RTP simulation's findings from its check's record."""
-    for r in records:
-        if r.kind == "check" and r.name == "rtp-simulation":
-            found = r.evidence.get("simulation")
-            if isinstance(found, dict):
-                return {**math, "simulation": {"status": r.status.value, **found}}
-            return {**math, "simulation": {"status": r.status.value, "reason": r.message}}
-    reason = "no clause of this profile's catalogs is verified by the RTP simulation"
-    return {**math, "simulation": {"status": "not_tested", "reason": reason}}
+    r = _check_record(records, "rtp-simulation")
+    if r is None:
+        reason = "no clause of this profile's catalogs is verified by the RTP simulation"
+        return {**math, "simulation": {"status": "not_tested", "reason": reason}}
+    found = r.evidence.get("simulation")
+    if isinstance(found, dict):
+        return {**math, "simulation": {"status": r.status.value, **found}}
+    return {**math, "simulation": {"status": r.status.value, "reason": r.message}}
 
 
 def _record_failure(r: Record) -> dict[str, Any]:
@@ -248,6 +246,8 @@ def build_results(
     any_fail = any_fail or bool(missing)
     reasons = [incomplete] if incomplete else []
     reasons += [f"{r.node}: {r.message}" for r in harness_errors]
+    if math.get("status") == "error":  # claims and figures could not be checked
+        reasons.append(f"game mathematics failed: {math.get('reason')}")
     if any_fail:
         verdict = Verdict.FAIL
     elif reasons:

@@ -264,3 +264,19 @@ def test_simulation_fails_a_broken_game(tmp_path: Path, game: str, message: str)
     (failure,) = results["failures"]  # type: ignore[misc]
     assert failure["check"] == "rtp-simulation" and failure["clause"] == "s000-antewin"
     assert message in failure["message"]
+
+
+def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(profile: object) -> dict[str, object]:
+        raise MemoryError("no room for the census")
+
+    monkeypatch.setattr("harness.runner.profile_math", broken)
+    args = ["--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-r12"]
+    assert main(["certify", "--out", str(tmp_path), *args]) == 2
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["verdict"] == "INCOMPLETE" and results["math"]["status"] == "error"
+    assert any("game mathematics failed" in r for r in results["incomplete_reasons"])
+    rows = {c["id"]: c["status"] for c in results["clauses"]}
+    assert rows["s000-house-edge"] == "not_tested"  # never passed without its figure

@@ -55,8 +55,7 @@ class MainGame:
         self.strategy = Strategy.from_decisions(
             sym,
             calls,
-            {
-                "profile": profile.name,
+            {  # the rules the decisions depend on (shared by every profile with them)
                 "ante_pay_table": profile.ante_table.to_json(),
                 "dealer_qualifier": profile.dealer_qualifier,
                 "call_multiple": profile.call_multiple,

@@ -12,11 +12,12 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, combinations, permutations
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,15 @@ class Symmetry:
 
     def situation(self, hole: tuple[int, int], flop: tuple[int, int, int]) -> int:
         """The situation of a hole and flop given as card indices (0..51)."""
-        fi = int(sum(self.binom[c, i + 1] for i, c in enumerate(sorted(flop))))
+        fi = colex(flop)
         p = int(self.flop_perm[fi])
         x, y = sorted(int(self.card_map[p, c]) for c in hole)
         return int(self.situation_of[self.flop_canon[fi], x + y * (y - 1) // 2])
+
+
+def colex(cards: Iterable[int]) -> int:
+    """Colexicographic index of a set of card indices among the sets of its size."""
+    return sum(comb(c, i + 1) for i, c in enumerate(sorted(cards)))
 
 
 def suit_permutations() -> npt.NDArray[np.int64]:
@@ -82,7 +88,7 @@ _ARRAYS = ("flop_canon", "flop_perm", "canon_flops", "situation_of", "weight", "
 @cache
 def symmetry() -> Symmetry:
     """The suit-symmetry tables: from the cache, else built (numpy, about a second)."""
-    path = cache_dir() / f"symmetry-{_digest()}.npz"
+    path = _cache_file("symmetry")
     try:
         with np.load(path) as stored:
             arrays = {name: stored[name] for name in _ARRAYS}
@@ -90,7 +96,7 @@ def symmetry() -> Symmetry:
     except (OSError, KeyError, ValueError, EOFError):
         pass
     sym = _build_symmetry()
-    _save(path, **{name: getattr(sym, name) for name in _ARRAYS})
+    _save(path, "symmetry", **{name: getattr(sym, name) for name in _ARRAYS})
     return sym
 
 
@@ -249,20 +255,20 @@ def _digest() -> str:
     return f"v{CENSUS_VERSION}-{hashlib.sha256(source).hexdigest()[:12]}"
 
 
-def _cache_path(qualifying: int) -> Path:
-    """One census file per dealer qualifier."""
-    return cache_dir() / f"census-q{qualifying:x}-{_digest()}.npz"
+def _cache_file(kind: str) -> Path:
+    """The cache file of a kind (`symmetry`, `census-qNNN`) for this code's digest."""
+    return cache_dir() / f"{kind}-{_digest()}.npz"
 
 
-def _save(path: Path, **arrays: npt.NDArray[Any]) -> None:
-    """Write a cache file atomically; a cache that cannot be written is no error."""
+def _save(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
+    """Write a cache file atomically, removing older versions of its kind; a cache
+    that cannot be written is no error."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
         with os.fdopen(fd, "wb") as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, path)
-        kind = path.name.split("-v", 1)[0]  # census-qNNN or symmetry: older versions go
         for stale in path.parent.glob(f"{kind}-v*"):
             if stale.name not in (path.name, path.with_suffix(".lock").name):
                 stale.unlink(missing_ok=True)
@@ -270,14 +276,24 @@ def _save(path: Path, **arrays: npt.NDArray[Any]) -> None:
         pass
 
 
+_LOADED: dict[int, npt.NDArray[np.int32]] = {}
+
+
 def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArray[np.int32]:
-    """The census for a qualifier from the cache, computing (and caching) it when absent.
+    """The census for a qualifier: from this process, the disk cache, or computed.
 
     Processes that need the same census at once (pytest-xdist workers) take turns on
     a lock file, so it is computed once. A cache that cannot be read or written is
     not an error: the census is computed.
     """
-    path = _cache_path(qualifying)
+    if qualifying not in _LOADED:
+        _LOADED[qualifying] = _load_or_compute(qualifying, progress)
+    return _LOADED[qualifying]
+
+
+def _load_or_compute(qualifying: int, progress: Progress | None) -> npt.NDArray[np.int32]:
+    kind = f"census-q{qualifying:x}"
+    path = _cache_file(kind)
     census = _read(path)
     if census is not None:
         return census
@@ -286,7 +302,7 @@ def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArra
         if census is not None:
             return census
         census = compute_census(qualifying, progress)[:, : kernel.USED_COLUMNS].copy()
-        _save(path, census=census)
+        _save(path, kind, census=census)
     return census
 
 

@@ -15,7 +15,7 @@ import hashlib
 import io
 import json
 from dataclasses import dataclass
-from itertools import permutations
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +23,18 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.cards import Card
-from harness.gamemath.census import Symmetry
+from harness.gamemath.census import Symmetry, colex, suit_permutations, symmetry
 
 FORMAT = "chcert-strategy-1"
-_RELABELLINGS = [tuple((c & ~3) | p[c & 3] for c in range(52)) for p in permutations(range(4))]
-_BINOM = [[1 if k == 0 else 0 for k in range(4)]]
-for _n in range(1, 53):
-    _BINOM.append([1] + [_BINOM[_n - 1][k - 1] + _BINOM[_n - 1][k] for k in range(1, 4)])
+_RELABELLINGS: list[list[int]] = suit_permutations().tolist()
 
 
-def _colex(cards: list[int]) -> int:
-    return sum(_BINOM[c][i + 1] for i, c in enumerate(sorted(cards)))
+@lru_cache(maxsize=4096)
+def _canonical_flop(flop: tuple[int, int, int]) -> tuple[int, tuple[int, ...]]:
+    """(colex index of the canonical flop, the relabelling that gives it); seats share a
+    flop, so a round canonicalises it once."""
+    best = min(_RELABELLINGS, key=lambda m: colex(m[c] for c in flop))
+    return colex(best[c] for c in flop), tuple(best)
 
 
 @dataclass(frozen=True)
@@ -58,21 +59,15 @@ class Strategy:
 
     def calls_with(self, hole: tuple[Card, Card], flop: tuple[Card, Card, Card]) -> bool:
         """The optimal decision for a hole and flop: True to call, False to fold."""
-        indices = [c.index for c in flop]
-        best = min(_RELABELLINGS, key=lambda m: _colex([m[c] for c in indices]))
-        key = _colex([best[c] for c in indices])
+        key, relabel = _canonical_flop((flop[0].index, flop[1].index, flop[2].index))
         row = self._row_of[key]
-        a, b = sorted(best[c.index] for c in hole)
+        a, b = sorted(relabel[c.index] for c in hole)
         bit = a + b * (b - 1) // 2
         return bool((self.calls[row, bit >> 3] >> (7 - (bit & 7))) & 1)
 
-    @property
+    @cached_property
     def _row_of(self) -> dict[int, int]:
-        cached: dict[int, int] | None = self.__dict__.get("_rows")
-        if cached is None:
-            cached = {_colex([int(c) for c in f]): i for i, f in enumerate(self.flops)}
-            object.__setattr__(self, "_rows", cached)
-        return cached
+        return {colex(int(c) for c in f): i for i, f in enumerate(self.flops)}
 
     def digest(self) -> str:
         """sha256 of the decisions and metadata (not of the compressed file's bytes)."""
@@ -152,9 +147,15 @@ def classify(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return result  # type: ignore[no-any-return]
 
 
+@cache
+def _situation_classes() -> npt.NDArray[np.int64]:
+    """The class of every situation: the same for every pay table, so worked out once."""
+    return classify(symmetry().cards)
+
+
 def summary(sym: Symmetry, calls: npt.NDArray[np.bool_]) -> list[dict[str, Any]]:
     """Share of all hole + flop deals in each class, and how often the optimal player calls."""
-    classes = classify(sym.cards)
+    classes = _situation_classes()
     rows = []
     total = int(sym.weight.sum())
     for index, name in enumerate(_CLASSES):
