@@ -137,10 +137,30 @@ def compiled_def(schema_name: str, definition: str) -> Callable[[Any], str | Non
         try:
             check(instance)
         except fastjsonschema.JsonSchemaValueException as exc:
-            return str(exc.message).replace("data.", "", 1).replace("data ", "", 1)
+            precise = _first_error(schema_name, definition, instance)
+            return precise or str(exc.message).replace("data.", "", 1).replace("data ", "", 1)
         return None
 
     return first_problem
+
+
+def _first_error(schema_name: str, definition: str, instance: Any) -> str | None:
+    """The first problem, said the way a vendor reads it (`config.limits is missing`).
+
+    Only called on a reply already found wrong, so the slower interpreting
+    validator costs nothing on the hot path.
+    """
+    ref = {"$ref": f"{schema_name}#/$defs/{definition}"}
+    checker = jsonschema.Draft202012Validator(ref, registry=_registry())
+    err = next(iter(sorted(checker.iter_errors(instance), key=lambda e: e.path)), None)
+    if err is None:
+        return None
+    where = ".".join(str(p) for p in err.absolute_path)
+    if err.validator == "required" and isinstance(err.validator_value, list):
+        have = err.instance if isinstance(err.instance, dict) else {}
+        missing = [k for k in err.validator_value if k not in have]
+        return ", ".join(f"{where + '.' if where else ''}{k} is missing" for k in missing)
+    return f"{where or '(the reply)'}: {err.message}"
 
 
 def _inline_refs(node: Any, base: str, registry: Registry) -> Any:

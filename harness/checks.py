@@ -20,20 +20,23 @@ import base64
 import binascii
 import contextlib
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from harness.adapters import Adapter
-from harness.cards import Card, parse_cards
+from harness.cards import Card, format_cards, parse_cards
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.game import Action, Deal
 from harness.gamemath import main_game
-from harness.oracle import SeatPlay, settle
+from harness.oracle import SeatPlay, SeatSettlement, Settlement, settle
 from harness.profiles import Profile
 from harness.protocol import Capability, seats_capability
-from harness.rng import DEFAULT_DECKS, sample_and_test, scipy_stats
+from harness.rng import DEFAULT_DECKS, BadSample, sample_and_test, scipy_stats
 from harness.vectors import Vector
 
 DEFAULT_RTP_ROUNDS = 1_000
@@ -63,7 +66,11 @@ class Context:
 
 
 class CheckFailure(AssertionError):
-    """The implementation broke the clause: what was expected, what came back."""
+    """The implementation broke the clause: what was expected, what came back.
+
+    A failure found in a randomized round carries `repro`, the round as a stacked
+    settlement vector (without its clause, which the runner adds) that replays it.
+    """
 
     def __init__(
         self,
@@ -72,16 +79,23 @@ class CheckFailure(AssertionError):
         expected: Any = None,
         actual: Any = None,
         evidence: dict[str, Any] | None = None,
+        repro: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.expected = expected
         self.actual = actual
         self.evidence = evidence or {}
+        self.repro = repro
 
 
 class NotTested(Exception):
-    """The check cannot run against this implementation (a capability it lacks)."""
+    """The check cannot run against this implementation; `needs` says what would let it
+    (a capability to declare, a setting), for the report's list of gaps."""
+
+    def __init__(self, reason: str, *, needs: str = "") -> None:
+        super().__init__(reason)
+        self.needs = needs
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,10 @@ def run_check(name: str, ctx: Context) -> dict[str, Any] | None:
     entry = CHECKS[name]
     missing = sorted(entry.requires - ctx.capabilities)
     if missing:
-        raise NotTested(f"implementation lacks capability {', '.join(missing)}")
+        raise NotTested(
+            f"implementation lacks capability {', '.join(missing)}",
+            needs=f"capability {', '.join(missing)}",
+        )
     with game_faults_fail():
         findings: dict[str, Any] | None = entry.func(ctx)
     return findings
@@ -178,10 +195,16 @@ def _wager_pair(value: Any) -> list[Any] | None:
 def replay_vector(ctx: Context, vector: Vector) -> None:
     """Play a stacked round and compare the settlement with the hand-worked vector."""
     if Capability.INJECT not in ctx.capabilities:
-        raise NotTested("vectors stack the deck: implementation lacks capability inject")
+        raise NotTested(
+            "vectors stack the deck: implementation lacks capability inject",
+            needs="capability inject",
+        )
     top_seat = max(s.seat for s in vector.seats)
     if top_seat > ctx.seats:
-        raise NotTested(f"vector uses seat {top_seat}; implementation declares seats:{ctx.seats}")
+        raise NotTested(
+            f"vector uses seat {top_seat}; implementation declares seats:{ctx.seats}",
+            needs=f"capability seats:{top_seat}",
+        )
     wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
     with game_faults_fail():
         if not vector.valid:
@@ -311,7 +334,7 @@ def declared_limits(ctx: Context) -> None:
     config = ctx.hello.get("config") or {}
     limits = config.get("limits") if isinstance(config, dict) else None
     if not isinstance(limits, dict) or not isinstance(limits.get("ante"), list):
-        raise NotTested("the game declares no ante limits")
+        raise NotTested("the game declares no ante limits", needs="config.limits in hello")
     lo, hi = limits["ante"]
     cases: list[tuple[dict[str, int], bool]] = [
         ({"seat": 1, "ante": lo - 1}, False),
@@ -369,7 +392,7 @@ def _cards_in(value: Any) -> set[str]:
 def information_hiding(ctx: Context) -> None:
     """Before the decision a round reply shows the seats' hole cards and the flop, no more."""
     seats = list(range(1, min(ctx.seats, 2) + 1))
-    lo = _minimum(ctx, "ante")
+    lo = _stake(ctx)
     reply = _request(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
     try:
         allowed_keys = {"round", "seats", "flop"}
@@ -402,7 +425,7 @@ def stacked_deal(ctx: Context) -> None:
         "turn": "4h",
         "river": "Qs",
     }
-    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _minimum(ctx, "ante")}], cards=cards)
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _stake(ctx)}], cards=cards)
     _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
     result = _request(ctx, "result", round=reply.get("round"))
     seats = _items(reply.get("seats"))
@@ -458,7 +481,7 @@ def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
     played, every seat calling so that the whole board and the dealer are shown.
     """
     seats = list(range(1, min(ctx.seats, 7) + 1))
-    ante = _minimum(ctx, "ante")
+    ante = _stake(ctx)
     for number in range(DEALT_ROUNDS):
         reply = _request(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
         for seat in seats:
@@ -487,13 +510,25 @@ def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
     return {"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)}
 
 
-def _minimum(ctx: Context, wager: str) -> int:
-    """The smallest `wager` ("ante" or "aa_bonus") the game declares, else the profile's."""
-    config = ctx.hello.get("config") or {}
-    limits = config.get("limits") if isinstance(config, dict) else None
-    if isinstance(limits, dict) and isinstance(limits.get(wager), list):
-        return int(limits[wager][0])
-    lo, _ = ctx.profile.limits.ante if wager == "ante" else ctx.profile.limits.aa_bonus
+def _stake(ctx: Context, wager: str = "ante") -> int:
+    """The smallest `wager` ("ante" or "aa_bonus") legal under both the profile's table
+    limits and the game's declared ones.
+
+    Checks play it: the game must accept it, and the oracle settles only what the
+    profile allows. Whether the declaration itself is acceptable is declared-limits'
+    judgement, not this one's.
+    """
+    lo, hi = ctx.profile.limits.ante if wager == "ante" else ctx.profile.limits.aa_bonus
+    config = _obj(ctx.hello.get("config"))
+    declared = _obj(config.get("limits")).get(wager)
+    if isinstance(declared, list) and len(declared) == 2:
+        lo, hi = max(lo, int(declared[0])), min(hi, int(declared[1]))
+    if lo > hi:
+        raise NotTested(
+            f"the declared {wager} limits {declared} do not overlap profile "
+            f"{ctx.profile.name}'s, so no stake is legal under both",
+            needs=f"declared {wager} limits that overlap the profile's",
+        )
     return lo
 
 
@@ -501,7 +536,7 @@ def _minimum(ctx: Context, wager: str) -> int:
 def aa_bonus_timing(ctx: Context) -> None:
     """Every decision comes before any AA Bonus is settled, and every AA Bonus before the turn."""
     if not (ctx.hello.get("config") or {}).get("aa_bonus_pay_table"):
-        raise NotTested("the game declares no AA Bonus")
+        raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
     seats = [1, 2] if ctx.seats >= 2 else [1]
     cards: dict[str, Any] = {
         "seats": {"1": ["As", "Ad"], "2": ["7c", "2d"]},
@@ -511,8 +546,8 @@ def aa_bonus_timing(ctx: Context) -> None:
         "river": "4h",
     }
     cards["seats"] = {str(s): cards["seats"][str(s)] for s in seats}
-    lo = _minimum(ctx, "ante")
-    aa_lo = _minimum(ctx, "aa_bonus")
+    lo = _stake(ctx)
+    aa_lo = _stake(ctx, "aa_bonus")
     wagers = [{"seat": s, "ante": lo, "aa_bonus": aa_lo} for s in seats]
     reply = _request(ctx, "round", seats=wagers, cards=cards)
     for seat in seats:
@@ -536,7 +571,7 @@ def aa_bonus_timing(ctx: Context) -> None:
 @check("history-recall", requires={Capability.HISTORY})
 def history_recall(ctx: Context) -> None:
     """A round just played is recalled by `history` exactly as `result` reported it."""
-    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _minimum(ctx, "ante")}])
+    reply = _request(ctx, "round", seats=[{"seat": 1, "ante": _stake(ctx)}])
     _request(ctx, "act", round=reply.get("round"), seat=1, action="call")
     result = _request(ctx, "result", round=reply.get("round"))
     rounds = _items(_request(ctx, "history", last=1).get("rounds"))
@@ -559,8 +594,10 @@ def rng_battery(ctx: Context) -> dict[str, Any]:
     """The production shuffle's decks (and raw RNG output, where exposed) pass the battery."""
     try:
         battery = sample_and_test(ctx.adapter.request, ctx.rng_decks, ctx.capabilities).to_json()
-    except (ValueError, TypeError) as exc:
-        raise CheckFailure(f"shuffle or rng reply does not hold what was asked: {exc}") from exc
+    except BadSample as exc:  # the game's fault; any other exception is the harness's
+        raise CheckFailure(
+            f"shuffle or rng reply does not hold what was asked: {exc}", evidence=exc.evidence
+        ) from exc
     if not battery["passed"]:
         failed = [t["name"] for t in battery["tests"] if not t["passed"]]
         raise CheckFailure(
@@ -577,24 +614,32 @@ def rng_battery(ctx: Context) -> dict[str, Any]:
 
 @check("rtp-simulation")
 def rtp_simulation(ctx: Context) -> dict[str, Any]:
-    """Rounds dealt by the game's own shuffle, played optimally, return what the math says.
+    """Rounds played optimally return what the exact mathematics says.
 
-    Every seat of every round decides by the exact optimal strategy; the oracle
-    re-settles each round from the cards the game reveals (a repeated card fails
-    deck integrity, a settlement that differs fails at once); the mean return per
-    ante, with its 99% confidence interval over rounds, must contain the exact
+    With capability inject the rounds are stacked, drawn from `--seed`: the same
+    seed deals the same rounds, and a failure becomes a vector that replays it.
+    Without inject they are dealt by the game's own shuffle, and the evidence is
+    the rounds as dealt. Every seat of every round decides by the exact optimal
+    strategy; the oracle re-settles each round from the cards the game reveals
+    (impossible cards or a settlement that differs fail at once); the mean return
+    per ante, with its 99% confidence interval over rounds, must contain the exact
     figure.
     """
     if ctx.rtp_rounds < 2:
-        raise NotTested("RTP simulation disabled (--rtp-rounds below 2)")
+        raise NotTested(
+            "RTP simulation disabled (--rtp-rounds below 2)", needs="--rtp-rounds 2 or more"
+        )
     game = main_game(ctx.profile)
     exact = game.optimal.return_per_ante
     seats = list(range(1, min(ctx.seats, 7) + 1))
-    ante = _minimum(ctx, "ante")
+    ante = _stake(ctx)
+    stacked = Capability.INJECT in ctx.capabilities
+    deals = seeded_deals(ctx.seed, "rtp-simulation", seats) if stacked else None
     per_round = []
     calls = 0
     for number in range(ctx.rtp_rounds):
-        won, called = _simulated_round(ctx, game.strategy.calls_with, seats, ante, number)
+        cards = next(deals) if deals is not None else None
+        won, called = _simulated_round(ctx, game.strategy.calls_with, seats, ante, number, cards)
         per_round.append(won / (ante * len(seats)))
         calls += called
     n = len(per_round)
@@ -607,6 +652,7 @@ def rtp_simulation(ctx: Context) -> dict[str, Any]:
         "seats": len(seats),
         "hands": n * len(seats),
         "ante": ante,
+        "dealt_by": f"stacked, from seed {ctx.seed}" if stacked else "the game's shuffle",
         "observed_return_per_ante": mean,
         "observed_rtp": 1 + mean,
         "confidence": RTP_CONFIDENCE,
@@ -629,15 +675,33 @@ def rtp_simulation(ctx: Context) -> dict[str, Any]:
     return {"simulation": findings}
 
 
+def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[dict[str, Any]]:
+    """Stacked rounds (a `round` request's `cards`) drawn from a run's seed and a check's
+    name: the same seed deals the same rounds, in the same order, on any machine."""
+    source = np.random.default_rng([seed, zlib.crc32(name.encode())])
+    needed = 2 * len(seats) + 7
+    while True:
+        cards = [str(Card(int(i))) for i in source.permutation(52)[:needed]]
+        yield {
+            "seats": {str(s): cards[2 * k : 2 * k + 2] for k, s in enumerate(seats)},
+            "dealer": cards[-7:-5],
+            "flop": cards[-5:-2],
+            "turn": cards[-2],
+            "river": cards[-1],
+        }
+
+
 def _simulated_round(
     ctx: Context,
     calls_with: Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool],
     seats: list[int],
     ante: int,
     number: int,
+    cards: dict[str, Any] | None,
 ) -> tuple[int, int]:
     """Play one round optimally; (money won across seats, seats that called)."""
-    reply = _request(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
+    wagers = [{"seat": s, "ante": ante} for s in seats]
+    reply = _request(ctx, "round", seats=wagers, **({"cards": cards} if cards else {}))
     round_id = reply.get("round")
     try:
         flop = _three(_parse(reply.get("flop"), "flop", number))
@@ -661,7 +725,7 @@ def _simulated_round(
     if len(board) != 5 or tuple(board[:3]) != flop:
         raise CheckFailure(f"round {number}: board {result.get('board')} does not extend the flop")
     try:
-        deal = Deal(holes, dealer, flop, board[3], board[4])  # type: ignore[arg-type]
+        deal = Deal(holes, dealer, flop, board[3], board[4])
         plays = {s: SeatPlay(s, ante, 0, actions[s]) for s in seats}
         want = settle(ctx.profile, deal, plays)
     except InvalidCards as exc:
@@ -672,19 +736,73 @@ def _simulated_round(
     got = {e.get("seat"): e for e in _items(result.get("seats")) if isinstance(e, dict)}
     won = 0
     for settled in want.seats:
-        wagers = _obj(_obj(got.get(settled.seat)).get("wagers"))
+        wagers_ = _obj(_obj(got.get(settled.seat)).get("wagers"))
         ante_, call_ = settled.ante, settled.call
         expected = [[ante_.stake, ante_.returned], [call_.stake, call_.returned]]
-        actual = [_wager_pair(wagers.get("ante")), _wager_pair(wagers.get("call"))]
+        actual = [_wager_pair(wagers_.get("ante")), _wager_pair(wagers_.get("call"))]
         if actual != expected:
             raise CheckFailure(
                 f"round {number} seat {settled.seat}: settled {actual}, the rules give {expected}",
                 expected=expected,
                 actual=actual,
                 evidence={"round": reply, "result": result},
+                repro=repro_vector(ctx, f"rtp-simulation-round{number}", deal, plays, want),
             )
         won += ante_.returned + call_.returned - ante_.stake - call_.stake
     return won, sum(a is Action.CALL for a in actions.values())
+
+
+def repro_vector(
+    ctx: Context, name: str, deal: Deal, plays: dict[int, SeatPlay], want: Settlement
+) -> dict[str, Any]:
+    """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
+    expected values are the oracle's; the runner adds the clause and writes it."""
+
+    def expected(seat: SeatSettlement) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "seat": seat.seat,
+            "ante": [seat.ante.stake, seat.ante.returned],
+            "call": [seat.call.stake, seat.call.returned],
+        }
+        if seat.action is Action.CALL:
+            row["hand"] = seat.hand.wire
+        if seat.aa_bonus is not None and seat.aa_bonus.stake:
+            row["aa_bonus"] = [seat.aa_bonus.stake, seat.aa_bonus.returned]
+        return row
+
+    test = {
+        "id": f"repro-{name}-seed{ctx.seed}",
+        "clauses": [],
+        "comment": f"{name} with --seed {ctx.seed}, as the game showed it; the expected "
+        "values are the rules oracle's (harness/oracle.py), not worked by hand.",
+        "flags": ["Repro"],
+        "result": "valid",
+        "seats": [
+            {
+                "seat": s,
+                "ante": plays[s].ante,
+                **({"aa_bonus": plays[s].aa_bonus} if plays[s].aa_bonus else {}),
+                "action": plays[s].action.value,
+                "hole": format_cards(deal.seats[s]),
+            }
+            for s in sorted(plays)
+        ],
+        "dealer": format_cards(deal.dealer),
+        "flop": format_cards(deal.flop),
+        "turn": str(deal.turn),
+        "river": str(deal.river),
+        "expected": {
+            "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+            "seats": [expected(seat) for seat in want.seats],
+        },
+    }
+    return {
+        "schema": "settlement-vectors.schema.json",
+        "header": "A round in which the game's settlement differed from the rules, written "
+        "by chcert to replay the failure (docs/verdict.md, reproductions).",
+        "notes": {"Repro": "Found by a randomized check; expected values from the oracle."},
+        "groups": [{"profiles": [ctx.profile.name], "tests": [test]}],
+    }
 
 
 def _parse(value: Any, what: str, number: int) -> tuple[Card, ...]:

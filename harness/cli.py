@@ -1,14 +1,14 @@
-"""The `chcert` command line (contract 2).
+"""The `chcert` command line (contract 2; docs/command-line.md).
 
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
-                   [--rng-decks N] [--seed S] [-k EXPR] [--timeout SECONDS]
-    chcert math    --profile NAME|PATH [--json]
+                   [--rng-decks N] [--rtp-rounds N] [--seed S] [-k EXPR] [--attest FILE]
+                   [--vectors FILE ...] [--junitxml PATH] [--timeout SECONDS] [--repeat N]
+    chcert math    [--profile NAME|PATH] [--json] [--strategy FILE] [--claim FIGURE=VALUE ...]
     chcert rng     [--adapter SPEC] [--decks N] [--json]
     chcert vectors check
-    chcert report RESULTS_JSON [--pdf PATH]
+    chcert report  RESULTS_JSON [--pdf PATH]
 
-`certify` exits 0 when certified, 1 when any clause fails, 2 when the run itself
-could not complete (bad arguments, implementation unreachable, invalid spec).
+Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md).
 """
 
 from __future__ import annotations
@@ -17,39 +17,68 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from harness import __version__
+from harness._schema import validator
 from harness.adapters import open_adapter
+from harness.attestations import load_attestations
 from harness.checks import DEFAULT_RTP_ROUNDS
 from harness.coverage import check_coverage
 from harness.errors import HarnessError, SpecError
-from harness.gamemath import census_progress, main_game, profile_math
-from harness.profiles import DEFAULT_PROFILE, available_profiles, load_profile
-from harness.report import render, render_file
-from harness.results import EXIT_CODES, Verdict, write_json_atomic
+from harness.gamemath import census_progress, check_claims, main_game, profile_math
+from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
+from harness.profiles import DEFAULT_PROFILE, Claim, available_profiles, load_profile
+from harness.report import render
+from harness.report.junit import write_junit
+from harness.results import write_json_atomic
 from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
 from harness.specs import CLAUSE_DIR, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
+from harness.vectors import VECTOR_DIR, load_all_vectors, load_vector_file, vector_files
 
 ROOT = Path(__file__).resolve().parent.parent
-EXIT_USAGE = 2
+EXIT_HELP = """exit codes: 0 PASS (certified), 1 FAIL (something failed), 2 INCOMPLETE (something
+applicable not tested, a selection, the game unreachable, an interruption, a harness error),
+4 usage or spec error (bad arguments, invalid profile, vector or attestation file, a
+selection matching nothing). See docs/verdict.md."""
+OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
+
+
+class UsageError(Exception):
+    """Bad arguments or input files: exit 4, one line on stderr, nothing certified."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits 4 (pytest's convention), not argparse's 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="chcert", description="Casino Hold'em certification harness"
+    parser = _Parser(
+        prog="chcert",
+        description="Casino Hold'em certification harness",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"chcert {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    cert = sub.add_parser("certify", help="certify an implementation against a profile")
+    cert = sub.add_parser(
+        "certify",
+        help="certify an implementation against a profile",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     cert.add_argument(
         "--adapter",
         default="reference",
@@ -60,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_PROFILE,
         help=f"profile name ({', '.join(available_profiles())}) or path",
     )
-    cert.add_argument("--out", default="reports", help="folder for results.json and report.pdf")
+    cert.add_argument(
+        "--out", default="reports", help="folder for the outputs (earlier ones are replaced)"
+    )
     cert.add_argument(
         "-n",
         "--workers",
@@ -71,9 +102,27 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument(
         "--rng-decks", type=int, default=DEFAULT_DECKS, help="decks sampled for the RNG battery"
     )
-    cert.add_argument("--seed", type=int, default=None, help="seed recorded in the manifest")
     cert.add_argument(
-        "-k", dest="select", default=None, help="only items matching this pytest -k expression"
+        "--seed", type=int, default=None, help="seed of every randomized check (default: random)"
+    )
+    cert.add_argument(
+        "-k",
+        dest="select",
+        default=None,
+        help="only items matching this pytest -k expression (never a certificate: at best "
+        "INCOMPLETE)",
+    )
+    cert.add_argument(
+        "--attest", default=None, help="a laboratory's attestations file (YAML, docs/verdict.md)"
+    )
+    cert.add_argument(
+        "--vectors",
+        action="append",
+        default=[],
+        help="a further vector file to replay, e.g. OUT/repro/*.yaml (repeatable)",
+    )
+    cert.add_argument(
+        "--junitxml", default=None, help="where to write JUnit XML (default OUT/junit.xml)"
     )
     cert.add_argument(
         "--rtp-rounds",
@@ -90,6 +139,14 @@ def _parser() -> argparse.ArgumentParser:
     math.add_argument(
         "--strategy", default=None, help="also write the optimal strategy file (.npz) here"
     )
+    math.add_argument(
+        "--claim",
+        action="append",
+        default=[],
+        metavar="FIGURE=VALUE",
+        help="also check a figure someone claims (house_edge, rtp, raise_frequency, "
+        "aa_bonus_edge; a fraction), e.g. --claim rtp=0.9875",
+    )
 
     rng = sub.add_parser("rng", help="run the RNG and deck-distribution battery")
     rng.add_argument("--adapter", default="reference", help="adapter spec (as for certify)")
@@ -99,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
     rng.add_argument("--json", action="store_true", help="print the results as JSON")
 
     vec = sub.add_parser("vectors", help="work with the vector sets")
-    vec_sub = vec.add_subparsers(dest="vectors_command", required=True)
+    vec_sub = vec.add_subparsers(dest="vectors_command", required=True, parser_class=_Parser)
     vec_sub.add_parser("check", help="validate every catalog and vector file")
 
     rep = sub.add_parser("report", help="re-render report.pdf from an archived results.json")
@@ -123,19 +180,42 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except UsageError as exc:
+        print(f"chcert: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _verify_selection(expression: str) -> None:
+    """A -k expression that does not parse is a usage error, before anything runs."""
+    from _pytest.mark.expression import Expression  # pytest's own parser for -k
+
+    try:
+        Expression.compile(expression)
+    except Exception as exc:  # SyntaxError in pytest 9, ParseError before
+        raise UsageError(f"-k {expression!r} is not a valid selection: {exc}") from exc
 
 
 def certify(args: argparse.Namespace) -> int:
-    if args.workers < 0 or args.timeout <= 0:
-        print("chcert: -n must be >= 0 and --timeout > 0", file=sys.stderr)
-        return EXIT_USAGE
-    profile = load_profile(args.profile)  # SpecError -> exit 2 before anything runs
+    if args.workers < 0 or args.timeout <= 0 or args.repeat < 1 or args.rng_decks < 2:
+        raise UsageError("-n must be >= 0, --timeout > 0, --repeat >= 1, --rng-decks >= 2")
+    if args.rtp_rounds < 0:
+        raise UsageError("--rtp-rounds must be >= 0")
+    profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
     catalogs = load_catalogs(profile.catalogs)
-    load_all_vectors(clause_index(load_catalogs()))
+    index = clause_index(load_catalogs())
+    load_all_vectors(index)
+    for path in args.vectors:
+        load_vector_file(path, index)
+    if args.attest:
+        load_attestations(
+            args.attest, [c for cat in catalogs for c in cat.for_profile(profile.name)]
+        )
+    if args.select is not None:
+        _verify_selection(args.select)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    junit = Path(args.junitxml) if args.junitxml else out / "junit.xml"
+    _clear_outputs(out, junit)
     results_path = out / "results.json"
-    results_path.unlink(missing_ok=True)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     pytest_args = [
         "-c",
@@ -162,71 +242,140 @@ def certify(args: argparse.Namespace) -> int:
         str(args.rng_decks),
         "--chcert-rtp-rounds",
         str(args.rtp_rounds),
-        "--junitxml",
-        str(out / "junit.xml"),
         "-n",
         str(args.workers),
         str(CLAUSE_DIR),
         str(VECTOR_DIR),
     ]
-    if args.select:
+    for path in args.vectors:
+        pytest_args += ["--chcert-vectors", str(Path(path).resolve()), str(Path(path).resolve())]
+    if args.attest:
+        pytest_args += ["--chcert-attest", str(args.attest)]
+    if args.select is not None:
         pytest_args += ["-k", args.select]
     print(
         f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
-        f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses)"
+        f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
     )
     started = time.monotonic()
     code = pytest.main(pytest_args)
+    if code == pytest.ExitCode.USAGE_ERROR:
+        raise UsageError("the test runner refused its arguments (see above)")
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and args.select is not None:
+        raise UsageError(f"-k {args.select!r} matches no item of profile {profile.name}")
     if not results_path.exists():
-        write_json_atomic(
-            results_path,
-            {
-                "verdict": Verdict.INCOMPLETE.value,
-                "incomplete_reasons": [
-                    f"the test runner stopped before writing results (exit {int(code)})"
-                ],
-                "profile": {"name": profile.name},
-                "clauses": [],
-                "vectors": {},
-                "failures": [],
-            },
-        )
+        write_json_atomic(results_path, _stub_results(profile.name, int(code)))
     with results_path.open(encoding="utf-8") as fh:
         results = json.load(fh)
+    write_junit(results, junit)
     pdf = render(results, out / "report.pdf")
-    _print_summary(results, results_path, pdf, time.monotonic() - started)
+    _print_summary(results, results_path, pdf, junit, time.monotonic() - started)
     return EXIT_CODES[Verdict(results["verdict"])]
 
 
-def _print_summary(results: dict[str, Any], results_path: Path, pdf: Path, seconds: float) -> None:
+def _clear_outputs(out: Path, junit: Path) -> None:
+    """Remove an earlier run's outputs, so nothing stale is ever read as this run's."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUTS:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    junit.unlink(missing_ok=True)
+
+
+def _stub_results(profile: str, code: int) -> dict[str, Any]:
+    """results.json when the test runner stopped before the plugin could write it."""
+    reason = f"the test runner stopped before writing results (exit {code})"
+    return {
+        "schema_version": 2,
+        "verdict": Verdict.INCOMPLETE.value,
+        "implementation_verdict": Verdict.INCOMPLETE.value,
+        "publication_verdict": Verdict.INCOMPLETE.value,
+        "incomplete_reasons": [reason],
+        "gaps": [],
+        "selection": None,
+        "profile": {"name": profile},
+        "clauses": [],
+        "attestations": [],
+        "vectors": {},
+        "failures": [],
+    }
+
+
+SHOWN = 10  # failures and gaps printed on screen; results.json and the PDF hold them all
+
+
+def _print_summary(
+    results: dict[str, Any], results_path: Path, pdf: Path, junit: Path, seconds: float
+) -> None:
     clauses = results.get("clauses", [])
     vectors = results.get("vectors", {})
-    by_status = {
-        s: [c["id"] for c in clauses if c["status"] == s] for s in ("pass", "fail", "not_tested")
-    }
+    count = {s.value: [c["id"] for c in clauses if c["status"] == s] for s in Status}
     print()
     print(f"VERDICT: {results['verdict']}  ({seconds:.1f} s)")
     print(
-        f"  clauses: {len(clauses)} - {len(by_status['pass'])} passed, "
-        f"{len(by_status['fail'])} failed, {len(by_status['not_tested'])} not tested"
+        f"  implementation: {results.get('implementation_verdict', '?')}   "
+        f"published figures: {results.get('publication_verdict', '?')}"
+    )
+    print(
+        f"  clauses: {len(clauses)} - {len(count['pass'])} passed, {len(count['fail'])} failed, "
+        f"{len(count['not_tested'])} not tested, {len(count['attested'])} attested"
     )
     print(
         f"  vectors: {vectors.get('total', 0)} - {vectors.get('passed', 0)} passed, "
-        f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors"
+        f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors, "
+        f"{vectors.get('not_tested', 0)} not tested"
     )
-    if by_status["fail"]:
-        print(f"  failed clauses: {', '.join(by_status['fail'])}")
+    if count["fail"]:
+        print(f"  failed clauses: {', '.join(count['fail'])}")
     for reason in results.get("incomplete_reasons", []):
         print(f"  incomplete: {reason}")
+    gaps = results.get("gaps", [])
+    for gap in gaps[:SHOWN]:
+        print(f"  not tested: {gap['clause']} - to close: {' '.join(gap['to_close'])}")
+    if len(gaps) > SHOWN:
+        print(f"  ... and {len(gaps) - SHOWN} more clauses not tested (see the report)")
+    failures = results.get("failures", [])
+    for f in failures[:SHOWN]:
+        print(f"  FAIL [{f['kind']}] {f.get('clause') or '-'} {f.get('item')}: {f['message']}")
+        if f.get("reproduce"):
+            print(f"       reproduce: {f['reproduce']}")
+        if f.get("repro"):
+            print(f"       repro vector: {results_path.parent / f['repro']}")
+    if len(failures) > SHOWN:
+        print(f"  ... and {len(failures) - SHOWN} more failures (see the report)")
+    stderr = _stderr_shown(results)
+    if stderr:
+        print("  the game's stderr (last lines):")
+        for line in stderr:
+            print(f"    | {line}")
     print(f"  results: {results_path}")
+    print(f"  junit:   {junit}")
     print(f"  report:  {pdf}")
+
+
+def _stderr_shown(results: dict[str, Any], lines: int = 8) -> list[str]:
+    """The last lines of the game's stderr, when it exited or misbehaved."""
+    text = results.get("implementation_stderr") or next(
+        (
+            f["evidence"]["stderr_tail"]
+            for f in results.get("failures", [])
+            if isinstance(f.get("evidence"), dict) and f["evidence"].get("stderr_tail")
+        ),
+        "",
+    )
+    return str(text).rstrip().splitlines()[-lines:]
 
 
 def math_command(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
     profile = load_profile(args.profile)
+    extra = [_parse_claim(text) for text in args.claim]
     started = time.monotonic()
     figures = profile_math(profile, census_progress(quiet=False))  # on stderr: --json stays clean
+    figures["claims"] += check_claims(extra, profile)
     elapsed = time.monotonic() - started
     if args.strategy:
         main_game(profile).strategy.save(Path(args.strategy))
@@ -237,8 +386,23 @@ def math_command(args: argparse.Namespace) -> int:
         print(f"computed in {elapsed:.1f} s")
         if args.strategy:
             print(f"strategy written to {args.strategy}")
-    refuted = any(c["status"] == "not_reproducible" for c in figures["claims"])
+    refuted = any(c["status"] == Status.FAIL for c in figures["claims"])
     return 1 if refuted else 0
+
+
+FIGURES = ("house_edge", "rtp", "raise_frequency", "aa_bonus_edge")
+
+
+def _parse_claim(text: str) -> Claim:
+    """`--claim rtp=0.9875`: a figure someone claims, checked like a source's claim."""
+    figure, _, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if figure not in FIGURES or number != number:
+        raise UsageError(f"--claim {text!r}: use FIGURE=FRACTION with FIGURE one of {FIGURES}")
+    return Claim(figure, number, "command line", f"--claim {text}")
 
 
 def _print_math(name: str, title: str, figures: dict[str, Any]) -> None:
@@ -309,16 +473,16 @@ def rng_command(args: argparse.Namespace) -> int:
             capabilities = set(hello.get("capabilities", []))
             if "shuffle" not in capabilities:
                 print("chcert rng: not tested: the game lacks capability shuffle", file=sys.stderr)
-                return EXIT_USAGE
+                return EXIT_CODES[Verdict.INCOMPLETE]
             started = time.monotonic()
             progress = _progress(args.decks, args.json)
             battery = sample_and_test(adapter.request, args.decks, capabilities, progress)
             seconds = time.monotonic() - started
         finally:
             adapter.close()
-    except (HarnessError, ValueError) as exc:
+    except HarnessError as exc:
         print(f"chcert rng: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_CODES[Verdict.INCOMPLETE]
     if args.json:
         print(json.dumps({"implementation": hello.get("name"), **battery.to_json()}, indent=2))
     else:
@@ -380,9 +544,24 @@ def vectors_check() -> int:
 
 
 def report(args: argparse.Namespace) -> int:
+    """Re-render the PDF of an archived results.json; a missing or invalid file is a usage
+    error (one line, exit 4)."""
     results = Path(args.results)
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"report: cannot read {results}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise UsageError(f"report: {results} is not JSON: {exc}") from exc
+    problem = next(iter(validator("results.schema.json").iter_errors(data)), None)
+    if problem is not None:
+        where = "/".join(str(p) for p in problem.absolute_path) or "(top level)"
+        raise UsageError(
+            f"report: {results} is not a results.json of this harness "
+            f"(specs/schemas/results.schema.json) at {where}: {problem.message}"
+        )
     pdf = Path(args.pdf) if args.pdf else results.with_name("report.pdf")
-    print(render_file(results, pdf))
+    print(render(data, pdf))
     return 0
 
 

@@ -31,7 +31,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--chcert-out", default="reports", help="folder for results.json (default: reports)"
     )
-    group.addoption("--chcert-seed", type=int, default=None, help="seed recorded in the manifest")
+    group.addoption(
+        "--chcert-seed", type=int, default=None, help="seed of every randomized check (random)"
+    )
     group.addoption(
         "--chcert-repeat",
         type=int,
@@ -49,6 +51,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=RTP_ROUNDS,
         help=f"rounds played for the RTP simulation (default {RTP_ROUNDS:,}; 0: not tested)",
+    )
+    group.addoption(
+        "--chcert-vectors",
+        action="append",
+        default=[],
+        help="a further vector file to replay (e.g. a reproduction under OUT/repro/); repeatable",
+    )
+    group.addoption(
+        "--chcert-attest",
+        default=None,
+        help="a laboratory's attestations (specs/schemas/attestations.schema.json)",
     )
     group.addoption(
         "--chcert-timeout",

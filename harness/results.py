@@ -1,10 +1,14 @@
-"""Contract 3: results.json, built from the outcome records of one run.
+"""Contract 3: results.json, built from the outcome records of one run (docs/results.md).
 
-The verdict is PASS when the run completed and every clause that was tested
-passed; FAIL when any clause failed; INCOMPLETE when the run could not finish
-(interrupted, the implementation unreachable, an error inside the harness) and
-nothing failed. A clause without a test for lack of a capability is listed as
-not_tested and does not change the verdict by itself.
+Certified means tested (docs/verdict.md). Every item a clause names (its
+vectors and checks under the profile, its claimed figure, a manual review) is
+planned before the run; a clause passes only when every one of its items ran
+and passed; an item that could not run (a capability, a selection, a harness
+error, an interruption) leaves the clause not tested, unless a laboratory
+attests it. Two verdicts come out: the implementation's (clauses verified by
+vectors and checks) and the publication's (figures claimed by the rules source
+or published by the game, against the exact mathematics); the run's verdict is
+the worse of the two.
 """
 
 from __future__ import annotations
@@ -15,35 +19,26 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any
 
 from harness import __version__
+from harness.outcomes import Status, verdict_of, worse
 from harness.profiles import Profile
 from harness.specs import Catalog, Clause
 
 ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_VERSION = 2
 
 
-@unique
-class Status(StrEnum):
-    """The outcome of one item (a vector or a check), and of a clause."""
+@dataclass(frozen=True)
+class PlannedItem:
+    """An item the run should run under the profile: `clause/target`, as pytest names it."""
 
-    PASS = "pass"
-    FAIL = "fail"
-    NOT_TESTED = "not_tested"
-    ERROR = "error"  # the harness itself could not judge: makes the run INCOMPLETE
-
-
-@unique
-class Verdict(StrEnum):
-    PASS = "PASS"
-    FAIL = "FAIL"
-    INCOMPLETE = "INCOMPLETE"
-
-
-EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
+    name: str
+    clause: str
+    kind: str  # "vector" | "check"
+    target: str
 
 
 @dataclass
@@ -61,6 +56,14 @@ class Record:
     evidence: dict[str, Any] = field(default_factory=dict)
     protocol_fault: bool = False
     reproduce: str = ""
+    needs: str = ""  # for not_tested: what would let the item run
+    repro: dict[str, Any] | None = None  # a failing randomized round, as a vector file
+    repro_file: str = ""  # where the controller wrote `repro`, relative to the output folder
+
+    @property
+    def item(self) -> str:
+        """The item's name, `clause/target` (the last part of the pytest node id)."""
+        return self.node.rpartition("::")[2]
 
     def to_json(self) -> str:
         # Every item's record is serialised: a plain dict beats dataclasses.asdict here.
@@ -86,72 +89,6 @@ def tree_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
-def clause_status(
-    clause: Clause, records: list[Record], claims: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """A clause's row in the traceability matrix; a claim clause takes the math's verdict."""
-    mine = [r for r in records if r.clause == clause.id]
-    vectors = [r for r in mine if r.kind == "vector"]
-    failed = [r.name for r in mine if r.status is Status.FAIL]
-    passed = [r for r in mine if r.status is Status.PASS]
-    errors = [r for r in mine if r.status is Status.ERROR]
-    notes: list[str] = []
-    claim = next((c for c in claims or [] if c["figure"] == clause.claim), None)
-    if claim is not None and claim["status"] != "not_computed":
-        confirmed = claim["status"] == "confirmed"
-        notes.append(f"claimed {claim['claimed']}, computed {claim['computed']:.6f}")
-        return _row(
-            clause,
-            Status.PASS if confirmed else Status.FAIL,
-            0,
-            0,
-            [] if confirmed else [clause.claim or ""],
-            notes,
-            mine,
-        )
-    untested = sorted({f"{r.name}: {r.message}" for r in mine if r.status is Status.NOT_TESTED})
-    if failed:
-        status = Status.FAIL
-    elif passed and not errors:
-        status = Status.PASS
-        notes += [f"not tested: {u}" for u in untested]  # passed on what could run
-    else:
-        status = Status.NOT_TESTED
-        reasons = sorted({r.message for r in mine if r.status in (Status.NOT_TESTED, Status.ERROR)})
-        notes += reasons or ["no vector or check ran"]
-    if "math" in clause.verification:
-        notes.append("no claimed figure checked: the profile claims none, or the math failed")
-    if "manual" in clause.verification:
-        notes.append("manual review by the laboratory")
-    return _row(clause, status, len(vectors), len(passed), failed, notes, mine)
-
-
-def _row(
-    clause: Clause,
-    status: Status,
-    vectors: int,
-    passed: int,
-    failed: list[str],
-    notes: list[str],
-    records: list[Record],
-) -> dict[str, Any]:
-    return {
-        "id": clause.id,
-        "title": clause.title,
-        "statement": clause.statement,
-        "category": clause.category,
-        "severity": clause.severity,
-        "sources": clause.sources,
-        "interpretation": clause.interpretation,
-        "status": status.value,
-        "vectors": vectors,
-        "checks": len(records) - vectors,
-        "passed": passed,
-        "failed": failed,
-        "notes": notes,
-    }
-
-
 def missing_capabilities(profile: Profile, implementation: dict[str, Any] | None) -> list[str]:
     """Capabilities the profile requires (a jurisdiction's demand) that the game lacks."""
     declared = (implementation or {}).get("capabilities")
@@ -167,11 +104,11 @@ def _rng_section(records: list[Record]) -> dict[str, Any]:
     """The deck battery's table, from the rng-battery check's record (contract 3 `rng`)."""
     r = _check_record(records, "rng-battery")
     if r is None:
-        reason = "no clause of this profile's catalogs is verified by the RNG battery"
-        return {"status": "not_tested", "reason": reason, "decks": 0, "tests": [], "passed": None}
+        reason = "did not run: no clause of the profile names it, or the selection left it out"
+        return {"status": Status.NOT_TESTED.value, "reason": reason, "decks": 0, "tests": []}
     battery = r.evidence.get("rng")
     if isinstance(battery, dict):
-        return {"status": "pass" if battery.get("passed") else "fail", **battery}
+        return {"status": (Status.PASS if battery.get("passed") else Status.FAIL).value, **battery}
     return {"status": r.status.value, "reason": r.message, "decks": 0, "tests": [], "passed": None}
 
 
@@ -179,113 +116,405 @@ def _math_section(math: dict[str, Any], records: list[Record]) -> dict[str, Any]
     """The exact figures, with the RTP simulation's findings from its check's record."""
     r = _check_record(records, "rtp-simulation")
     if r is None:
-        reason = "no clause of this profile's catalogs is verified by the RTP simulation"
-        return {**math, "simulation": {"status": "not_tested", "reason": reason}}
+        reason = "did not run: no clause of the profile names it, or the selection left it out"
+        return {**math, "simulation": {"status": Status.NOT_TESTED.value, "reason": reason}}
     found = r.evidence.get("simulation")
     if isinstance(found, dict):
         return {**math, "simulation": {"status": r.status.value, **found}}
     return {**math, "simulation": {"status": r.status.value, "reason": r.message}}
 
 
+@dataclass
+class RunFacts:
+    """Everything a run knows at its end, from which results.json is built."""
+
+    profile: Profile
+    catalogs: list[Catalog]
+    adapter: str
+    implementation: dict[str, Any] | None
+    planned: list[PlannedItem]
+    records: list[Record]
+    started: str
+    seed: int
+    math: dict[str, Any]
+    collected: set[str] | None = None  # item names left after the selection (None: unknown)
+    selection: dict[str, str] = field(default_factory=dict)  # {"-k": expr, "-m": expr}
+    incomplete: list[str] = field(default_factory=list)  # run-level: unreachable, interrupted
+    hello_fault: dict[str, Any] | None = None  # failure entry: hello broke protocol v1
+    stderr_tail: str = ""
+    published: list[dict[str, Any]] = field(default_factory=list)  # figures the game publishes
+    attestations: list[dict[str, Any]] = field(default_factory=list)
+    run_plan: dict[str, Any] = field(default_factory=dict)
+    math_command: str = ""  # the command that reproduces the profile's mathematics
+
+
+def _item_row(
+    name: str, kind: str, status: Status, message: str = "", needs: str = ""
+) -> dict[str, Any]:
+    return {"name": name, "kind": kind, "status": status.value, "message": message, "needs": needs}
+
+
+def clause_items(
+    clause: Clause, facts: RunFacts, by_name: dict[str, Record]
+) -> list[dict[str, Any]]:
+    """What verifies a clause under the profile, and whether each ran: vectors and checks
+    (planned before the run), the claimed figure, the laboratory's manual review."""
+    items = []
+    for planned in (p for p in facts.planned if p.clause == clause.id):
+        record = by_name.get(planned.name)
+        if record is not None:
+            items.append(
+                _item_row(planned.name, planned.kind, record.status, record.message, record.needs)
+            )
+        elif facts.collected is not None and planned.name not in facts.collected:
+            items.append(
+                _item_row(
+                    planned.name,
+                    planned.kind,
+                    Status.NOT_TESTED,
+                    "left out by the selection",
+                    "a run without a selection",
+                )
+            )
+        else:
+            items.append(
+                _item_row(
+                    planned.name, planned.kind, Status.NOT_TESTED, "did not run", "a complete run"
+                )
+            )
+    if clause.claim:
+        items.append(_claim_item(clause, facts))
+    if "manual" in clause.verification:
+        items.append(
+            _item_row(
+                "manual review",
+                "manual",
+                Status.NOT_TESTED,
+                "verified by the laboratory's review, outside the harness",
+                "an attestation",
+            )
+        )
+    return items
+
+
+def _claim_item(clause: Clause, facts: RunFacts) -> dict[str, Any]:
+    name = f"claim:{clause.claim}"
+    if facts.math.get("status") == Status.ERROR:
+        return _item_row(
+            name, "claim", Status.ERROR, f"game mathematics failed: {facts.math.get('reason')}"
+        )
+    claim = next((c for c in facts.math.get("claims", []) if c["figure"] == clause.claim), None)
+    if claim is None:
+        return _item_row(
+            name,
+            "claim",
+            Status.NOT_TESTED,
+            f"profile {facts.profile.name} claims no {clause.claim}",
+            "an attestation (not_applicable)",
+        )
+    return _item_row(name, "claim", Status(claim["status"]), _claim_message(claim))
+
+
+def _claim_message(claim: dict[str, Any]) -> str:
+    if claim["computed"] is None:
+        return f"claimed {claim['claimed']}; nothing computed to compare with"
+    word = "confirmed by" if claim["status"] == Status.PASS else "not reproducible; nearest"
+    return (
+        f"claimed {claim['claimed']}, {word} {claim['definition']}: {claim['computed']:.6f} "
+        f"(difference {claim['difference']:+.6f})"
+    )
+
+
+def clause_row(
+    clause: Clause, items: list[dict[str, Any]], attestation: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A clause's row in the traceability matrix: pass only when every item passed."""
+    statuses = [Status(i["status"]) for i in items]
+    notes: list[str] = []
+    if Status.FAIL in statuses:
+        status = Status.FAIL
+        if attestation:
+            notes.append(f"attestation by {attestation['by']} rejected: the clause failed here")
+    elif statuses and all(s is Status.PASS for s in statuses):
+        status = Status.PASS
+        if attestation:
+            notes.append(f"also attested by {attestation['by']}")
+    elif attestation:
+        status = Status.ATTESTED
+        notes.append(
+            f"{attestation['result']}, attested by {attestation['by']} ({attestation['date']})"
+        )
+    else:
+        status = Status.NOT_TESTED
+    gaps = [i for i in items if i["status"] in (Status.NOT_TESTED, Status.ERROR)]
+    if status in (Status.NOT_TESTED, Status.ATTESTED) or (status is Status.FAIL and gaps):
+        notes += sorted({f"not tested: {i['message']}" for i in gaps})
+    if not items:
+        notes.append("no vector or check applies under this profile")
+    to_close = sorted({i["needs"] for i in gaps if i["needs"]})
+    return {
+        "id": clause.id,
+        "title": clause.title,
+        "statement": clause.statement,
+        "kind": "publication" if clause.claim else "implementation",
+        "category": clause.category,
+        "severity": clause.severity,
+        "sources": clause.sources,
+        "interpretation": clause.interpretation,
+        "status": status.value,
+        "items": items,
+        "vectors": sum(i["kind"] == "vector" for i in items),
+        "checks": sum(i["kind"] == "check" for i in items),
+        "passed": sum(i["status"] == Status.PASS for i in items),
+        "failed": [i["name"] for i in items if i["status"] == Status.FAIL],
+        "notes": notes,
+        "to_close": [*to_close, "or an attestation"] if status is Status.NOT_TESTED else [],
+    }
+
+
 def _record_failure(r: Record) -> dict[str, Any]:
     return {
-        "vector": r.name if r.kind == "vector" else None,
-        "check": r.name if r.kind == "check" else None,
-        "node": r.node,
+        "kind": "implementation",
         "clause": r.clause,
+        "item": r.item,
+        "item_kind": r.kind,
+        "node": r.node,
         "expected": r.expected,
         "actual": r.actual,
         "message": r.message,
         "evidence": r.evidence,
         "reproduce": r.reproduce,
+        "repro": r.repro_file or None,
     }
 
 
-def _capability_failure(
-    profile: Profile, implementation: dict[str, Any] | None, missing: list[str]
+def _failure(
+    kind: str, clause: str | None, item: str, message: str, reproduce: str, **more: Any
 ) -> dict[str, Any]:
-    return {
-        "vector": None,
-        "check": "required-capabilities",
+    entry = {
+        "kind": kind,
+        "clause": clause,
+        "item": item,
+        "item_kind": more.pop("item_kind", item),
         "node": None,
-        "clause": None,
-        "expected": list(profile.required_capabilities),
-        "actual": (implementation or {}).get("capabilities"),
-        "message": f"profile {profile.name} requires capabilities {', '.join(missing)}",
+        "expected": None,
+        "actual": None,
+        "message": message,
         "evidence": {},
-        "reproduce": "",
+        "reproduce": reproduce,
+        "repro": None,
+    }
+    return {**entry, **more}
+
+
+def _publication_failures(facts: RunFacts, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Refuted figures: claimed by the profile's source (a claim clause), or published by
+    the game in hello (config.published)."""
+    by_claim = {r["id"]: r for r in rows if r["kind"] == "publication"}
+    found = []
+    for clause_id, row in by_claim.items():
+        for item in row["items"]:
+            if item["kind"] == "claim" and item["status"] == Status.FAIL:
+                figure = item["name"].removeprefix("claim:")
+                claim = next(c for c in facts.math["claims"] if c["figure"] == figure)
+                found.append(
+                    _failure(
+                        "publication",
+                        clause_id,
+                        item["name"],
+                        f"{figure} {claim['claimed']} claimed by {claim['source']}: "
+                        + item["message"],
+                        facts.math_command,
+                        item_kind="claim",
+                        expected=claim["claimed"],
+                        actual=claim["computed"],
+                        evidence={
+                            "reading": claim["definition"],
+                            "difference": claim["difference"],
+                            "readings": claim.get("readings"),
+                        },
+                    )
+                )
+    for finding in facts.published:
+        if finding["status"] != Status.FAIL:
+            continue
+        found.append(
+            _failure(
+                "publication",
+                finding.get("clause"),
+                f"published:{finding['figure']}",
+                f"the game publishes {finding['figure']} {finding['claimed']}: "
+                + _claim_message(finding),
+                finding.get("reproduce", ""),
+                item_kind="published",
+                expected=finding["claimed"],
+                actual=finding["computed"],
+                evidence={
+                    "reading": finding["definition"],
+                    "difference": finding["difference"],
+                    "readings": finding.get("readings"),
+                },
+            )
+        )
+    return found
+
+
+def _attestation_entries(
+    attestations: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    status = {r["id"]: r["status"] for r in rows}
+    entries = []
+    for a in attestations:
+        applied = status.get(a["clause"]) == Status.ATTESTED
+        note = {
+            Status.ATTESTED.value: "closes the gap: the clause was not tested here",
+            Status.PASS.value: "not needed: the clause was tested and passed here",
+            Status.FAIL.value: "rejected: the clause ran and failed here; the failure stands",
+        }.get(status.get(a["clause"], ""), "")
+        entries.append({**a, "applied": applied, "note": note})
+    return entries
+
+
+def _selection(facts: RunFacts) -> dict[str, Any] | None:
+    left_out = (
+        [p.name for p in facts.planned if p.name not in facts.collected]
+        if facts.collected is not None
+        else []
+    )
+    if not facts.selection and not left_out:
+        return None
+    return {
+        "expressions": dict(facts.selection),
+        "left_out": left_out,
+        "ran": len(facts.planned) - len(left_out),
+        "planned": len(facts.planned),
     }
 
 
-def build_results(
-    *,
-    profile: Profile,
-    catalogs: list[Catalog],
-    implementation: dict[str, Any] | None,
-    adapter: str,
-    records: list[Record],
-    incomplete: str | None,
-    started: str,
-    seed: int,
-    math: dict[str, Any],
-) -> dict[str, Any]:
-    """Assemble results.json from the run's records and the profile's mathematics (contract 3)."""
-    clauses = [c for cat in catalogs for c in cat.for_profile(profile.name)]
-    rows = [clause_status(c, records, math.get("claims", [])) for c in clauses]
+def build_results(facts: RunFacts) -> dict[str, Any]:
+    """Assemble results.json from what the run knows at its end (contract 3)."""
+    profile = facts.profile
+    clauses = [c for cat in facts.catalogs for c in cat.for_profile(profile.name)]
+    by_name = {r.item: r for r in facts.records}
+    attested = {a["clause"]: a for a in facts.attestations}
+    rows = [clause_row(c, clause_items(c, facts, by_name), attested.get(c.id)) for c in clauses]
     known = {c.id for c in clauses}
-    orphans = [r for r in records if r.clause not in known]
-    vectors = [r for r in records if r.kind == "vector"]
-    harness_errors = [r for r in records if r.status is Status.ERROR]
-    any_fail = any(row["status"] == Status.FAIL for row in rows) or any(
-        r.status is Status.FAIL for r in orphans
-    )
-    missing = missing_capabilities(profile, implementation)
-    failures = [_record_failure(r) for r in records if r.status is Status.FAIL]
+    orphans = [r for r in facts.records if r.clause not in known]
+    vectors = [p for p in facts.planned if p.kind == "vector"]
+    vector_records = [by_name[p.name] for p in vectors if p.name in by_name]
+    harness_errors = [r for r in facts.records if r.status is Status.ERROR]
+    missing = missing_capabilities(profile, facts.implementation)
+    failures = [_record_failure(r) for r in facts.records if r.status is Status.FAIL]
+    if facts.hello_fault:
+        failures.insert(0, facts.hello_fault)
     if missing:
-        failures.insert(0, _capability_failure(profile, implementation, missing))
-    any_fail = any_fail or bool(missing)
-    reasons = [incomplete] if incomplete else []
-    reasons += [f"{r.node}: {r.message}" for r in harness_errors]
-    if math.get("status") == "error":  # claims and figures could not be checked
-        reasons.append(f"game mathematics failed: {math.get('reason')}")
-    if any_fail:
-        verdict = Verdict.FAIL
-    elif reasons:
-        verdict = Verdict.INCOMPLETE
-    else:
-        verdict = Verdict.PASS
+        failures.insert(
+            0,
+            _failure(
+                "implementation",
+                None,
+                "required-capabilities",
+                f"profile {profile.name} requires capabilities {', '.join(missing)}",
+                "",
+                expected=list(profile.required_capabilities),
+                actual=(facts.implementation or {}).get("capabilities"),
+            ),
+        )
+    failures += _publication_failures(facts, rows)
+    selection = _selection(facts)
+
+    implementation_rows = [r for r in rows if r["kind"] == "implementation"]
+    publication_rows = [r for r in rows if r["kind"] == "publication"]
+    reasons = list(facts.incomplete)
+    reasons += [f"harness error in {r.item}: {r.message}" for r in harness_errors]
+    if selection:
+        shown = " ".join(f"{k} {v!r}" for k, v in selection["expressions"].items())
+        reasons.append(
+            f"selection {shown or '(paths)'}: {selection['ran']} of {selection['planned']} "
+            "items selected; a selection is never a certificate"
+        )
+    untested = [r["id"] for r in implementation_rows if r["status"] == Status.NOT_TESTED]
+    if untested:
+        reasons.append(f"{len(untested)} clauses not tested: {', '.join(untested)}")
+    implementation_verdict = verdict_of(
+        failed=any(r["status"] == Status.FAIL for r in implementation_rows)
+        or any(r.status is Status.FAIL for r in orphans)
+        or bool(missing)
+        or facts.hello_fault is not None,
+        gaps=bool(reasons),
+    )
+    publication_reasons = []
+    if facts.math.get("status") == Status.ERROR:
+        publication_reasons.append(f"game mathematics failed: {facts.math.get('reason')}")
+    untested_figures = [r["id"] for r in publication_rows if r["status"] == Status.NOT_TESTED]
+    untested_figures += [
+        f"published {f['figure']}"
+        for f in facts.published
+        if f["status"] != Status.PASS and f["status"] != Status.FAIL
+    ]
+    if untested_figures:
+        publication_reasons.append(f"figures not checked: {', '.join(untested_figures)}")
+    publication_verdict = verdict_of(
+        failed=any(r["status"] == Status.FAIL for r in publication_rows)
+        or any(f["status"] == Status.FAIL for f in facts.published),
+        gaps=bool(publication_reasons),
+    )
+    verdict = worse(implementation_verdict, publication_verdict)
     return {
+        "schema_version": SCHEMA_VERSION,
         "verdict": verdict.value,
-        "incomplete_reasons": reasons,
-        "implementation": implementation,
-        "adapter": adapter,
+        "implementation_verdict": implementation_verdict.value,
+        "publication_verdict": publication_verdict.value,
+        "incomplete_reasons": reasons + publication_reasons,
+        "gaps": [
+            {
+                "clause": r["id"],
+                "title": r["title"],
+                "kind": r["kind"],
+                "why": r["notes"],
+                "to_close": r["to_close"],
+            }
+            for r in rows
+            if r["status"] == Status.NOT_TESTED
+        ],
+        "selection": selection,
+        "implementation": facts.implementation,
+        "implementation_stderr": facts.stderr_tail,
+        "adapter": facts.adapter,
         "profile": {"name": profile.name, "title": profile.title, "resolved": profile.raw},
         "clauses": rows,
+        "attestations": _attestation_entries(facts.attestations, rows),
         "vectors": {
             "total": len(vectors),
-            "passed": sum(r.status is Status.PASS for r in vectors),
-            "failed": sum(r.status is Status.FAIL and not r.protocol_fault for r in vectors),
-            "errors": sum(r.protocol_fault or r.status is Status.ERROR for r in vectors),
-            "not_tested": sum(r.status is Status.NOT_TESTED for r in vectors),
+            "passed": sum(r.status is Status.PASS for r in vector_records),
+            "failed": sum(r.status is Status.FAIL and not r.protocol_fault for r in vector_records),
+            "errors": sum(r.protocol_fault or r.status is Status.ERROR for r in vector_records),
+            "not_tested": len(vectors)
+            - sum(r.status is not Status.NOT_TESTED for r in vector_records),
         },
         "capabilities": {
-            "declared": (implementation or {}).get("capabilities"),
+            "declared": (facts.implementation or {}).get("capabilities"),
             "required_by_profile": list(profile.required_capabilities),
             "missing_required": missing,
         },
         "failures": failures,
+        "publication": {
+            "verdict": publication_verdict.value,
+            "claimed_by_source": facts.math.get("claims", []),
+            "published_by_game": facts.published,
+        },
         "protocol": {
             "checks": [
                 {"name": r.name, "clause": r.clause, "status": r.status.value, "message": r.message}
-                for r in records
+                for r in facts.records
                 if r.kind == "check"
             ]
         },
-        "rng": _rng_section(records),
-        "math": _math_section(math, records),
+        "rng": _rng_section(facts.records),
+        "math": _math_section(facts.math, facts.records),
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
-            for cat in catalogs
+            for cat in facts.catalogs
             for ref, reason in cat.out_of_scope
         ],
         "manifest": {
@@ -293,9 +522,10 @@ def build_results(
             "profile_sha256": hashlib.sha256(profile.path.read_bytes()).hexdigest(),
             "spec_sha256": tree_sha256(ROOT / "specs"),
             "vectors_sha256": tree_sha256(ROOT / "vectors"),
-            "started": started,
+            "started": facts.started,
             "finished": now(),
-            "seed": seed,
+            "seed": facts.seed,
+            "run_plan": facts.run_plan,
         },
     }
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from harness.errors import ProtocolViolation
 from harness.evaluator import Category, evaluate_batch
 
 
@@ -50,6 +51,12 @@ def scipy_optimize() -> Any:
 ALPHA = 0.01
 POWER = 0.80
 DECK = 52
+
+
+class BadSample(ProtocolViolation):
+    """A shuffle or rng reply that does not hold what was asked for: the game's fault."""
+
+
 DEFAULT_DECKS = 20_000
 BATCH = 5_000
 
@@ -100,11 +107,19 @@ class Battery:
 # ------------------------------------------------------------------ sampling
 
 
+def _b64(data: Any, what: str) -> bytes:
+    """Base64 from a reply; a BadSample (the game's fault) when it is not base64."""
+    try:
+        return base64.b64decode(str(data), validate=True)
+    except ValueError as exc:  # binascii.Error
+        raise BadSample(f"{what} is not base64: {exc}") from exc
+
+
 def decode_decks(data: str, count: int) -> Decks:
-    """The `decks` field of a shuffle reply as a (count, 52) array; ValueError if malformed."""
-    raw = base64.b64decode(data, validate=True)
+    """The `decks` field of a shuffle reply as a (count, 52) array; BadSample if malformed."""
+    raw = _b64(data, "shuffle reply 'decks'")
     if len(raw) != DECK * count:
-        raise ValueError(f"expected {DECK * count} bytes for {count} decks, got {len(raw)}")
+        raise BadSample(f"expected {DECK * count} bytes for {count} decks, got {len(raw)}")
     return np.frombuffer(raw, dtype=np.uint8).reshape(count, DECK)
 
 
@@ -379,9 +394,9 @@ def sample_bytes(request: Callable[..., dict[str, Any]], count: int) -> npt.NDAr
     done = 0
     while done < count:
         size = min(RAW_CHUNK, count - done)
-        raw = base64.b64decode(str(request("rng", bytes=size).get("data", "")), validate=True)
+        raw = _b64(request("rng", bytes=size).get("data", ""), "rng reply 'data'")
         if len(raw) != size:
-            raise ValueError(f"asked for {size} bytes of RNG output, got {len(raw)}")
+            raise BadSample(f"asked for {size} bytes of RNG output, got {len(raw)}")
         parts.append(np.frombuffer(raw, dtype=np.uint8))
         done += size
     return np.concatenate(parts) if parts else np.empty(0, np.uint8)
@@ -602,7 +617,8 @@ def sample_and_test(
 ) -> Battery:
     """Sample what the game exposes and run the battery: decks through `shuffle`; raw
     output through `rng` when the game has that capability (then dieharder too, when
-    installed). Raises ValueError when a reply does not carry what was asked for."""
+    installed). Raises BadSample when a reply does not carry what was asked for; any
+    other exception is the harness's own."""
     sample = sample_decks(request, decks, progress)
     raw = sample_bytes(request, RAW_BYTES) if "rng" in capabilities else None
     battery = run_deck_battery(sample, raw)

@@ -12,23 +12,37 @@ also after Ctrl-C (marked INCOMPLETE).
 from __future__ import annotations
 
 import contextlib
+import shlex
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+import yaml
 
 from harness.adapters import Adapter, open_adapter
+from harness.attestations import load_attestations
 from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vector, run_check
-from harness.errors import HarnessError, ProtocolViolation, SpecError
+from harness.errors import ErrorReply, HarnessError, ProtocolViolation, SpecError
 from harness.gamemath import census_progress, main_game, profile_math
+from harness.outcomes import Status
 from harness.profiles import Profile, load_profile
-from harness.results import Record, Status, build_results, now, write_json_atomic
+from harness.publication import published_figures
+from harness.results import (
+    PlannedItem,
+    Record,
+    RunFacts,
+    build_results,
+    now,
+    write_json_atomic,
+)
 from harness.specs import Catalog, Clause, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
+from harness.vectors import VECTOR_DIR, Vector, load_all_vectors, load_vector_file
 
 RECORD_KEY = "chcert"
+REPRO_DIR = "repro"
 
 
 class CertificationRun:
@@ -43,6 +57,7 @@ class CertificationRun:
         self.timeout: float = config.getoption("chcert_timeout")
         self.rng_decks: int = config.getoption("chcert_rng_decks")
         self.rtp_rounds: int = config.getoption("chcert_rtp_rounds")
+        self.repeat = max(1, int(config.getoption("chcert_repeat")))
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
         self.clauses: list[Clause] = [
@@ -54,21 +69,60 @@ class CertificationRun:
                 raise SpecError(
                     clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}"
                 )
-        self.vectors: list[Vector] = [
-            v
-            for v in load_all_vectors(clause_index(all_catalogs))
-            if self.profile.name in v.profiles
-        ]
+        index = clause_index(all_catalogs)
+        self.extra_vector_files = [Path(p).resolve() for p in config.getoption("chcert_vectors")]
+        vectors = load_all_vectors(index)
+        seen = {v.id: v for v in vectors}
+        for path in self.extra_vector_files:
+            for vector in load_vector_file(path, index):
+                if vector.id in seen:
+                    first = seen[vector.id]
+                    raise SpecError(
+                        path,
+                        vector.line,
+                        f"vector id {vector.id!r} already used at {first.path}:{first.line}",
+                    )
+                seen[vector.id] = vector
+                vectors.append(vector)
+        self.vectors: list[Vector] = [v for v in vectors if self.profile.name in v.profiles]
+        attest = config.getoption("chcert_attest")
+        self.attestations = load_attestations(attest, self.clauses) if attest else []
+        self.planned = self._plan()
         self.started = now()
         self.records: list[Record] = []
+        self.collected: set[str] | None = None
         self.implementation: dict[str, Any] | None = None
-        self.incomplete: str | None = None
+        self.incomplete: list[str] = []
+        self.hello_fault: dict[str, Any] | None = None
+        self.stderr_tail = ""
         self._context: Context | None = None
         self._adapter: Adapter | None = None
 
     @property
     def is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
+
+    def _plan(self) -> list[PlannedItem]:
+        """Every item the profile calls for, before any selection: what a PASS needs."""
+        wanted = {c.id for c in self.clauses}
+        planned = [
+            PlannedItem(f"{clause.id}/{name}", clause.id, "check", name)
+            for clause in self.clauses
+            for name in clause.checks
+        ]
+        for vector in self.vectors:
+            clause = vector.clause_for[self.profile.name]
+            if clause in wanted:
+                planned += [
+                    PlannedItem(f"{clause}/{vector.id}{suffix}", clause, "vector", vector.id)
+                    for suffix in repeat_suffixes(self.repeat)
+                ]
+        return planned
+
+    def selection(self) -> dict[str, str]:
+        """The selection expressions given to pytest (-k, -m), as results.json records them."""
+        given = {"-k": self.config.getoption("keyword"), "-m": self.config.getoption("markexpr")}
+        return {flag: str(expr) for flag, expr in given.items() if expr}
 
     # ------------------------------------------------------------ session
 
@@ -82,25 +136,69 @@ class CertificationRun:
         with contextlib.suppress(Exception):
             main_game(self.profile, census_progress(quiet=False))
         distributed = self.config.pluginmanager.hasplugin("dsession")
+        adapter: Adapter | None = None
         try:
             adapter = self._open()
-            try:
-                self.implementation = adapter.request("hello")
-            finally:
-                if distributed:  # each worker opens its own connection
-                    adapter.close()
-            if not distributed:  # items run here: keep the game that is already up
-                self._adapter = adapter
-                self._context = self._new_context(adapter, self.implementation)
+            self.implementation = adapter.request("hello")
+        except ProtocolViolation as exc:
+            self._hello_failed(exc)
+        except ErrorReply as exc:
+            reply = {"error": {"code": exc.code, "message": exc.message}}
+            self._hello_failed(ProtocolViolation(f"refused with {exc}", {"reply": reply}))
         except (HarnessError, OSError) as exc:
-            self.incomplete = f"implementation unreachable ({self.adapter_spec}): {exc}"
-            self.write_results()
-            pytest.exit(self.incomplete, returncode=2)
+            self._stop(f"implementation unreachable ({self.adapter_spec}): {exc}")
+        finally:
+            if adapter is not None and (distributed or self.implementation is None):
+                adapter.close()  # each worker opens its own connection
+        if adapter is not None and not distributed:  # items run here: keep the game that is up
+            self._adapter = adapter
+            assert self.implementation is not None
+            self._context = self._new_context(adapter, self.implementation)
+
+    def _hello_failed(self, exc: ProtocolViolation) -> None:
+        """A game that answers hello outside protocol v1 fails; one that never answers it
+        (it exited, or hung) cannot be judged: unreachable, with its stderr shown."""
+        self.stderr_tail = str(exc.evidence.get("stderr_tail", ""))
+        if "reply" not in exc.evidence and "raw" not in exc.evidence:
+            self._stop(f"implementation unreachable ({self.adapter_spec}): {exc}")
+        message = str(exc).replace("hello reply does not conform to protocol v1:", "").strip()
+        self.hello_fault = {
+            "kind": "implementation",
+            "clause": None,
+            "item": "hello",
+            "item_kind": "hello",
+            "node": None,
+            "expected": "a hello reply conforming to protocol v1 (docs/adapter-protocol.md)",
+            "actual": exc.evidence.get("reply", exc.evidence.get("raw")),
+            "message": f"hello does not conform to protocol v1: {message}",
+            "evidence": exc.evidence,
+            "reproduce": self.command(None),  # hello comes first: the whole run shows it
+            "repro": None,
+        }
+        self._stop(self.hello_fault["message"], returncode=1)
+
+    def _stop(self, reason: str, returncode: int = 2) -> None:
+        if returncode == 2:
+            self.incomplete.append(reason)
+        self.write_results()
+        pytest.exit(reason, returncode=returncode)
 
     def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
         return Context(
             adapter, hello, self.profile, self.seed, self.rng_decks, rtp_rounds=self.rtp_rounds
         )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """In-process: which planned items the selection kept."""
+        if not self.is_worker and not self.config.pluginmanager.hasplugin("dsession"):
+            self.collected = {item.name for item in session.items}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist: the items a worker collected, after the selection."""
+        names = {i.rpartition("::")[2] for i in ids}
+        self.collected = names if self.collected is None else self.collected | names
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self._adapter is not None:
@@ -109,24 +207,79 @@ class CertificationRun:
         if self.is_worker:
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete = "run interrupted before every item had run"
+            self.incomplete.append("run interrupted before every item had run")
         elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
-            self.incomplete = "internal error in the test runner"
+            self.incomplete.append("internal error in the test runner")
+        elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.selection():
+            return  # a selection matching nothing is a usage error: no certificate at all
         self.write_results()
 
     def write_results(self) -> None:
+        for record in self.records:
+            if record.repro is not None and not record.repro_file:
+                self._write_repro(record)
+        math = self._math()
         results = build_results(
-            profile=self.profile,
-            catalogs=self.catalogs,
-            implementation=self.implementation,
-            adapter=self.adapter_spec,
-            records=self.records,
-            incomplete=self.incomplete,
-            started=self.started,
-            seed=self.seed,
-            math=self._math(),
+            RunFacts(
+                profile=self.profile,
+                catalogs=self.catalogs,
+                adapter=self.adapter_spec,
+                implementation=self.implementation,
+                planned=self.planned,
+                records=self.records,
+                started=self.started,
+                seed=self.seed,
+                math=math,
+                collected=self.collected,
+                selection=self.selection(),
+                incomplete=self.incomplete,
+                hello_fault=self.hello_fault,
+                stderr_tail=self.stderr_tail,
+                published=self._published(math),
+                attestations=self.attestations,
+                run_plan=self.run_plan(),
+                math_command=shlex.join(["chcert", "math", "--profile", self.profile_arg]),
+            )
         )
         write_json_atomic(self.out / "results.json", results)
+
+    def _published(self, math: dict[str, Any]) -> list[dict[str, Any]]:
+        """The figures the game publishes (hello config.published), against the exact
+        mathematics of the pay tables it declares."""
+        if self.implementation is None:
+            return []
+        claim_clauses = {c.claim: c.id for c in self.clauses if c.claim}
+        try:
+            findings = published_figures(
+                self.profile,
+                self.profile_arg,
+                self.implementation.get("config"),
+                self.out / REPRO_DIR,
+            )
+            return [{**f, "clause": claim_clauses.get(f["figure"])} for f in findings]
+        except Exception as exc:  # the harness's own failure: reported, never the game's
+            return [
+                {
+                    "figure": "all",
+                    "status": Status.ERROR.value,
+                    "claimed": None,
+                    "computed": None,
+                    "reason": f"{type(exc).__name__}: {exc}",
+                }
+            ]
+
+    def _write_repro(self, record: Record) -> None:
+        """Write a failing randomized round as a vector file, and the command replaying it."""
+        assert record.repro is not None
+        test = record.repro["groups"][0]["tests"][0]
+        test["clauses"] = [record.clause]
+        path = (self.out / REPRO_DIR / f"{test['id']}.yaml").resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
+        record.repro_file = f"{REPRO_DIR}/{path.name}"
+        record.reproduce = self.command(
+            f"{record.clause}/{test['id']}", ["--vectors", str(path), "--rtp-rounds", "0"]
+        )
 
     def _math(self) -> dict[str, Any]:
         """The profile's exact figures, and the strategy file beside results.json."""
@@ -137,6 +290,47 @@ class CertificationRun:
             return {"status": "error", "reason": f"{type(exc).__name__}: {exc}", "claims": []}
         math["strategy"]["file"] = "strategy.npz"
         return math
+
+    # ------------------------------------------------------- reproduction
+
+    @property
+    def profile_arg(self) -> str:
+        """The profile as a command line names it: its name when bundled, else its path."""
+        try:
+            bundled = load_profile(self.profile.name).path.resolve() == self.profile.path.resolve()
+        except SpecError:
+            bundled = False
+        return self.profile.name if bundled else str(self.profile.path.resolve())
+
+    def run_plan(self) -> dict[str, Any]:
+        """The settings of this run, as the manifest records them."""
+        return {
+            "adapter": self.adapter_spec,
+            "profile": self.profile_arg,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "rng_decks": self.rng_decks,
+            "rtp_rounds": self.rtp_rounds,
+            "repeat": self.repeat,
+            "selection": self.selection() or None,
+            "vectors": [str(p) for p in self.extra_vector_files],
+            "attest": self.config.getoption("chcert_attest"),
+        }
+
+    def command(self, select: str | None, extra: list[str] | tuple[str, ...] = ()) -> str:
+        """The `chcert certify` command that runs one item again, exactly as this run did.
+
+        It writes to `OUT/reproduce`, so it never replaces the report it came from.
+        """
+        argv = ["chcert", "certify", "--adapter", self.adapter_spec, "--profile", self.profile_arg]
+        argv += ["--seed", str(self.seed), "--out", str((self.out / "reproduce").resolve())]
+        if self.timeout != 10.0:
+            argv += ["--timeout", f"{self.timeout:g}"]
+        if self.rng_decks != 20_000 and "rng" in (select or "rng"):
+            argv += ["--rng-decks", str(self.rng_decks)]
+        if "--rtp-rounds" not in extra and self.rtp_rounds != 1_000:
+            argv += ["--rtp-rounds", str(self.rtp_rounds)]
+        return shlex.join([*argv, *extra, *(["-k", select] if select else [])])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -184,7 +378,7 @@ class CertificationRun:
             return None
         if any(file_path == cat.path.resolve() for cat in self.catalogs):
             return CatalogFile.from_parent(parent, path=file_path)
-        if VECTOR_DIR in file_path.parents:
+        if VECTOR_DIR in file_path.parents or file_path in self.extra_vector_files:
             return VectorFile.from_parent(parent, path=file_path)
         return None
 
@@ -210,21 +404,19 @@ class CertificationRun:
             kind=item.kind,
             name=item.target,
             status=Status.PASS,
-            reproduce=(
-                f"chcert certify --adapter '{self.adapter_spec}' --profile {self.profile.name}"
-                f" -k '{item.target}' --seed {self.seed}"
-            ),
+            reproduce=self.command(f"{item.clause}/{item.target}"),
         )
         try:
             findings = item.execute(self.context())
             if findings:
                 record.evidence.update(findings)
         except NotTested as exc:
-            record.status, record.message = Status.NOT_TESTED, str(exc)
+            record.status, record.message, record.needs = Status.NOT_TESTED, str(exc), exc.needs
         except CheckFailure as exc:
             record.status, record.message = Status.FAIL, exc.message
             record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
             record.protocol_fault = exc.message.startswith("protocol violation")
+            record.repro = exc.repro
         except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
             record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
             record.evidence, record.protocol_fault = exc.evidence, True
@@ -233,7 +425,13 @@ class CertificationRun:
             record.message = (
                 f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
             )
+            record.evidence = {"traceback": traceback.format_exc()[-4000:]}
         return record
+
+
+def repeat_suffixes(repeat: int) -> list[str]:
+    """The name suffixes of a vector replayed `repeat` times (`#1`, `#2`, ...)."""
+    return [f"#{k + 1}" for k in range(repeat)] if repeat > 1 else [""]
 
 
 def current_run(config: pytest.Config) -> CertificationRun:
@@ -333,13 +531,11 @@ class VectorFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         run = current_run(self.config)
         wanted = {c.id for c in run.clauses}
-        repeat = max(1, int(self.config.getoption("chcert_repeat")))
         for vector in run.vectors:
             clause = vector.clause_for[run.profile.name]
             if vector.path.resolve() != self.path or clause not in wanted:
                 continue
-            for k in range(repeat):
-                suffix = f"#{k + 1}" if repeat > 1 else ""
+            for suffix in repeat_suffixes(run.repeat):
                 item = VectorItem.from_parent(self, name=f"{clause}/{vector.id}{suffix}")
                 item.setup_vector(vector, clause)
                 yield item

@@ -68,7 +68,7 @@ def _trigger(adapter: SubprocessAdapter) -> None:
         ("crash", "exited"),
         ("garbage", "not JSON"),
         ("wrong-id", "does not match"),
-        ("bad-shape", "does not match protocol v1 at board"),
+        ("bad-shape", "does not conform to protocol v1: board"),
     ],
 )
 def test_faults_give_evidence_and_the_adapter_recovers(fault: str, message: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 import sys
 from typing import Any, Protocol
@@ -49,7 +50,9 @@ def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -
     if op in OPS:
         problem = compiled_def("protocol-v1.schema.json", op)(ok)
         if problem is not None:
-            raise ProtocolViolation(f"{op} reply does not match protocol v1 at {problem}", evidence)
+            raise ProtocolViolation(
+                f"{op} reply does not conform to protocol v1: {problem}", evidence
+            )
     return ok
 
 
@@ -82,6 +85,8 @@ def open_adapter(
         parts = spec.split(":")
         if len(parts) != 3 or not all(parts[1:]):
             raise Unreachable(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+        if os.getcwd() not in sys.path:  # as `python -m` does: the game may live right here
+            sys.path.insert(0, os.getcwd())
         try:
             cls = getattr(importlib.import_module(parts[1]), parts[2])
             game = cls()

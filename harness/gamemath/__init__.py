@@ -24,6 +24,7 @@ from harness.gamemath.aa import FIVE_CARD_HANDS, AABonusMath, aa_bonus_math, aa_
 from harness.gamemath.census import Progress, census_progress, load_census, symmetry
 from harness.gamemath.pricing import PlayFigures, call_values, optimal_calls, play_figures
 from harness.gamemath.strategy import Strategy, fold_rule, summary
+from harness.outcomes import Status
 from harness.profiles import Claim, Profile
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "aa_row_counts",
     "census_progress",
     "check_claim",
+    "check_claims",
     "main_game",
     "profile_math",
 ]
@@ -104,26 +106,36 @@ def tolerance(value: float) -> Fraction:
 
 
 def check_claim(claim: Claim, readings: dict[str, Fraction]) -> dict[str, Any]:
-    """A claimed figure against each reading: confirmed by one, or the nearest and how far."""
+    """A claimed figure against each reading: pass when one reading confirms it, fail with
+    the nearest reading and how far, not_tested when nothing could be computed."""
     result: dict[str, Any] = {
         "figure": claim.figure,
         "claimed": claim.value,
         "source": f"{claim.source_file}: {claim.source_ref}",
     }
     if not readings:
-        return {**result, "status": "not_computed", "computed": None, "definition": None}
+        return {**result, "status": Status.NOT_TESTED.value, "computed": None, "definition": None}
     claimed = Fraction(Decimal(repr(claim.value)))
     name, computed = min(readings.items(), key=lambda item: abs(item[1] - claimed))
     confirmed = abs(computed - claimed) <= tolerance(claim.value)
     return {
         **result,
-        "status": "confirmed" if confirmed else "not_reproducible",
+        "status": (Status.PASS if confirmed else Status.FAIL).value,
         "computed": float(computed),
         "definition": name,
         "difference": float(computed - claimed),
         "tolerance": float(tolerance(claim.value)),
         "readings": {k: float(v) for k, v in readings.items()},
     }
+
+
+def check_claims(
+    claims: tuple[Claim, ...] | list[Claim], profile: Profile, progress: Progress | None = None
+) -> list[dict[str, Any]]:
+    """Claimed (or published) figures against the exact mathematics of a profile's rules."""
+    aa = aa_bonus_math(profile.aa_table) if profile.aa_table is not None else None
+    readings = _definitions(main_game(profile, progress), aa)
+    return [check_claim(c, readings.get(c.figure, {})) for c in claims]
 
 
 def profile_math(profile: Profile, progress: Progress | None = None) -> dict[str, Any]:
@@ -133,7 +145,7 @@ def profile_math(profile: Profile, progress: Progress | None = None) -> dict[str
     readings = _definitions(game, aa)
     opt = game.optimal
     return {
-        "status": "complete",
+        "status": Status.PASS.value,
         "method": "full enumeration: every hole, flop, turn, river and dealer hand "
         "(suit symmetry, card-removal counting); no sampling",
         "house_edge": float(opt.house_edge),

@@ -1,0 +1,111 @@
+"""Games the team did not write as the reference: variations a laboratory meets.
+
+Each is the reference game with one declaration or capability changed, loaded
+with `python:tests.games:NAME`. `Seeded` deals from a seeded generator, so a
+run in one process (-n 0) is the same every time: statistical checks that a
+fair game fails one time in a hundred by design cannot make these tests flaky.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.profiles import Limits
+from harness.reference import ReferenceGame
+
+SEED = 20261130
+
+
+class Seeded(ReferenceGame):
+    """The reference game drawing every shuffle and raw RNG byte from seeded PCG64 streams.
+
+    One stream per kind of draw and size, so the draws of a check do not depend on
+    which other checks ran before it in the same worker (xdist orders them freely).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._streams: dict[tuple[str, int], np.random.Generator] = {}
+
+    def stream(self, kind: str, size: int) -> np.random.Generator:
+        key = (kind, size)
+        if key not in self._streams:
+            self._streams[key] = np.random.default_rng([SEED, len(kind), size])
+        return self._streams[key]
+
+    def shuffled_deck(self) -> list[int]:
+        return [int(i) for i in self.stream("deck", 52).permutation(52)]
+
+    def shuffled_decks(self, count: int) -> npt.NDArray[np.uint8]:
+        source = self.stream("decks", count)
+        return np.argsort(source.random((count, 52)), axis=1).astype(np.uint8)
+
+    def rng(self, bytes: Any) -> dict[str, Any]:
+        return {"data": base64.b64encode(self.stream("rng", bytes).bytes(bytes)).decode()}
+
+
+class WideLimits(Seeded):
+    """A correct game whose table takes antes of 1..100,000 (the profile's: 100..50,000)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profile = dataclasses.replace(
+            self.profile, limits=Limits(ante=(1, 100_000), aa_bonus=(1, 50_000))
+        )
+
+
+class NoInject(Seeded):
+    """A correct game that cannot stack decks and seats one player."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = ["shuffle", "rng", "history", "events", "seats:1"]
+        return hello
+
+
+class OneSeat(Seeded):
+    """A correct one-seat game that can stack decks: multi-seat vectors cannot run."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = [c for c in hello["capabilities"] if not c.startswith("seats:")]
+        hello["capabilities"].append("seats:1")
+        return hello
+
+
+class PublishesWrongRtp(Seeded):
+    """A correct game that tells its players the RTP is 98.75% (source 002's figure,
+    which no reading of the exact mathematics gives)."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["config"]["published"] = {"rtp": 0.9875, "house_edge": 0.0216}
+        return hello
+
+
+class PublishesTrueFigures(Seeded):
+    """A correct game publishing figures the exact mathematics confirms."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["config"]["published"] = {
+            "house_edge": 0.0216,
+            "rtp": 0.9784,
+            "raise_frequency": 0.82,
+            "aa_bonus_edge": 0.0626,
+        }
+        return hello
+
+
+class NoLimits(Seeded):
+    """A game whose hello leaves out the table limits protocol v1 requires."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        del hello["config"]["limits"]
+        return hello

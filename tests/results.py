@@ -1,0 +1,17 @@
+"""Every results.json a test produces is read through here: it must follow its schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness._schema import validator
+
+
+def load_results(folder: Path) -> dict[str, Any]:
+    """results.json of a run's output folder, validated by specs/schemas/results.schema.json."""
+    data: dict[str, Any] = json.loads((folder / "results.json").read_text())
+    errors = sorted(validator("results.schema.json").iter_errors(data), key=str)
+    assert not errors, f"results.json breaks its schema: {errors[0].message} at {errors[0].path}"
+    return data
