@@ -40,5 +40,6 @@ def load_attestations(path: str | Path, clauses: list[Clause]) -> list[dict[str,
         if clause in seen:
             raise SpecError(path, line, f"clause {clause!r} is attested twice")
         seen.add(clause)
-        attestations.append({k: entry[k] for k in ("clause", "result", "evidence", "by", "date")})
+        fields = {k: entry[k] for k in ("clause", "result", "evidence", "by", "date")}
+        attestations.append({**fields, "laboratory": doc.data.get("laboratory")})
     return attestations

@@ -14,13 +14,15 @@ Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,12 +37,12 @@ from harness.coverage import check_coverage
 from harness.errors import HarnessError, SpecError
 from harness.gamemath import census_progress, check_claims, main_game, profile_math
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
-from harness.profiles import DEFAULT_PROFILE, Claim, available_profiles, load_profile
+from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
 from harness.report import render
 from harness.report.junit import write_junit
 from harness.results import write_json_atomic
 from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
-from harness.specs import CLAUSE_DIR, clause_index, load_catalogs
+from harness.specs import CLAUSE_DIR, Catalog, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, load_all_vectors, load_vector_file, vector_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,7 +216,35 @@ def certify(args: argparse.Namespace) -> int:
         _verify_selection(args.select)
     out = Path(args.out)
     junit = Path(args.junitxml) if args.junitxml else out / "junit.xml"
-    _clear_outputs(out, junit)
+    with _earlier_outputs_set_aside(out, junit):
+        return _run_certification(args, profile, catalogs, out, junit)
+
+
+@contextlib.contextmanager
+def _earlier_outputs_set_aside(out: Path, junit: Path) -> Iterator[None]:
+    """Move an earlier run's outputs aside, so nothing stale is ever read as this run's;
+    they are deleted once this run has written its own, and restored on a usage error
+    (a selection matching nothing), which certifies nothing and writes nothing."""
+    out.mkdir(parents=True, exist_ok=True)
+    aside = Path(tempfile.mkdtemp(prefix=".earlier-run-", dir=out))
+    moved = [(p, aside / str(i)) for i, p in enumerate([*(out / n for n in OUTPUTS), junit])]
+    for path, kept in moved:
+        if path.exists():
+            path.rename(kept)
+    try:
+        yield
+    except UsageError:
+        for path, kept in moved:
+            if kept.exists():
+                kept.rename(path)
+        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _run_certification(
+    args: argparse.Namespace, profile: Profile, catalogs: list[Catalog], out: Path, junit: Path
+) -> int:
     results_path = out / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     pytest_args = [
@@ -271,18 +301,6 @@ def certify(args: argparse.Namespace) -> int:
     pdf = render(results, out / "report.pdf")
     _print_summary(results, results_path, pdf, junit, time.monotonic() - started)
     return EXIT_CODES[Verdict(results["verdict"])]
-
-
-def _clear_outputs(out: Path, junit: Path) -> None:
-    """Remove an earlier run's outputs, so nothing stale is ever read as this run's."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in OUTPUTS:
-        path = out / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink(missing_ok=True)
-    junit.unlink(missing_ok=True)
 
 
 def _stub_results(profile: str, code: int) -> dict[str, Any]:

@@ -104,7 +104,7 @@ def _rng_section(records: list[Record]) -> dict[str, Any]:
     """The deck battery's table, from the rng-battery check's record (contract 3 `rng`)."""
     r = _check_record(records, "rng-battery")
     if r is None:
-        reason = "did not run: no clause of the profile names it, or the selection left it out"
+        reason = "did not run: the game was unreachable, or no clause names it, or a selection"
         return {"status": Status.NOT_TESTED.value, "reason": reason, "decks": 0, "tests": []}
     battery = r.evidence.get("rng")
     if isinstance(battery, dict):
@@ -116,7 +116,7 @@ def _math_section(math: dict[str, Any], records: list[Record]) -> dict[str, Any]
     """The exact figures, with the RTP simulation's findings from its check's record."""
     r = _check_record(records, "rtp-simulation")
     if r is None:
-        reason = "did not run: no clause of the profile names it, or the selection left it out"
+        reason = "did not run: the game was unreachable, or no clause names it, or a selection"
         return {**math, "simulation": {"status": Status.NOT_TESTED.value, "reason": reason}}
     found = r.evidence.get("simulation")
     if isinstance(found, dict):
@@ -146,6 +146,7 @@ class RunFacts:
     attestations: list[dict[str, Any]] = field(default_factory=list)
     run_plan: dict[str, Any] = field(default_factory=dict)
     math_command: str = ""  # the command that reproduces the profile's mathematics
+    run_command: str = ""  # the command that runs the whole certification again
 
 
 def _item_row(
@@ -268,8 +269,15 @@ def clause_row(
         "passed": sum(i["status"] == Status.PASS for i in items),
         "failed": [i["name"] for i in items if i["status"] == Status.FAIL],
         "notes": notes,
-        "to_close": [*to_close, "or an attestation"] if status is Status.NOT_TESTED else [],
+        "to_close": _to_close(to_close) if status is Status.NOT_TESTED else [],
     }
+
+
+def _to_close(needs: list[str]) -> list[str]:
+    """What would close a clause's gap; a laboratory's attestation always would."""
+    if any("attestation" in n for n in needs):
+        return needs
+    return [*needs, "or an attestation"]
 
 
 def _record_failure(r: Record) -> dict[str, Any]:
@@ -295,7 +303,7 @@ def _failure(
         "kind": kind,
         "clause": clause,
         "item": item,
-        "item_kind": more.pop("item_kind", item),
+        "item_kind": more.pop("item_kind", item),  # hello, required-capabilities: as named
         "node": None,
         "expected": None,
         "actual": None,
@@ -415,7 +423,7 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
                 None,
                 "required-capabilities",
                 f"profile {profile.name} requires capabilities {', '.join(missing)}",
-                "",
+                facts.run_command,
                 expected=list(profile.required_capabilities),
                 actual=(facts.implementation or {}).get("capabilities"),
             ),
@@ -454,6 +462,8 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     ]
     if untested_figures:
         publication_reasons.append(f"figures not checked: {', '.join(untested_figures)}")
+    if facts.implementation is None:
+        publication_reasons.append("the figures the game publishes are unknown: no hello")
     publication_verdict = verdict_of(
         failed=any(r["status"] == Status.FAIL for r in publication_rows)
         or any(f["status"] == Status.FAIL for f in facts.published),

@@ -238,6 +238,7 @@ class CertificationRun:
                 published=self._published(math),
                 attestations=self.attestations,
                 run_plan=self.run_plan(),
+                run_command=self.command(None),
                 math_command=shlex.join(["chcert", "math", "--profile", self.profile_arg]),
             )
         )
@@ -398,13 +399,14 @@ class CertificationRun:
 
     def run_item(self, item: ChcertItem) -> Record:
         """Run one item and turn whatever happens into a Record; never raises."""
+        extra = ["--vectors", str(item.path)] if item.path in self.extra_vector_files else []
         record = Record(
             node=item.nodeid,
             clause=item.clause,
             kind=item.kind,
             name=item.target,
             status=Status.PASS,
-            reproduce=self.command(f"{item.clause}/{item.target}"),
+            reproduce=self.command(f"{item.clause}/{item.target}", extra),
         )
         try:
             findings = item.execute(self.context())

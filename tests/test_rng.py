@@ -24,6 +24,7 @@ from harness.rng import (
     DEFAULT_DECKS,
     DIEHARDER_BYTES,
     RAW_BYTES,
+    BadSample,
     StatResult,
     decks_needed,
     holm,
@@ -85,7 +86,7 @@ def test_sampling_goes_through_the_shuffle_op_in_batches() -> None:
 
     decks = sample_decks(request, 12_000)
     assert decks.shape == (12_000, 52) and calls == [5_000, 5_000, 2_000]
-    with pytest.raises(ValueError, match="expected"):
+    with pytest.raises(BadSample, match="expected"):
         sample_decks(lambda op, **p: {"decks": base64.b64encode(b"x" * 51).decode()}, 1)
 
 

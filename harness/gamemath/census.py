@@ -12,6 +12,8 @@ import os
 import sys
 import tempfile
 import threading
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,10 +26,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from harness.evaluator import Category
 from harness.gamemath import kernel
 
 CENSUS_VERSION = 1  # bump when the kernel's output changes meaning
 Progress = Callable[[int, int], None]  # (boards done, boards in all)
+
+# Every source the cached numbers (census and symmetry files) are computed from, relative
+# to the `harness` package: editing any of them changes `_digest` and so every cache
+# file's name. Not harness/cards.py: the evaluator imports it for its scalar API only;
+# the functions the kernel calls, like the kernel and this module, work on bare card
+# indices (rank = c >> 2, suit = c & 3).
+DIGEST_SOURCES = (
+    "gamemath/census.py",  # suit symmetry, canonical boards, summing and dividing the census
+    "gamemath/kernel.py",  # the compiled census kernel and the census's column layout
+    "evaluator.py",  # hand strengths: the kernel calls _rank_strength, _flush_strength, _popcount
+)
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -92,12 +107,31 @@ def symmetry() -> Symmetry:
     try:
         with np.load(path) as stored:
             arrays = {name: stored[name] for name in _ARRAYS}
-        return Symmetry(suit_permutations(), binomials(), **arrays)
-    except (OSError, KeyError, ValueError, EOFError):
+    except FileNotFoundError:
         pass
+    except _UNREADABLE as error:
+        _warn(path, f"unreadable ({type(error).__name__}: {error})")
+    else:
+        sym = Symmetry(suit_permutations(), binomials(), **arrays)
+        problem = _symmetry_problem(sym)
+        if problem is None:
+            return sym
+        _warn(path, problem)
     sym = _build_symmetry()
     _save(path, "symmetry", **{name: getattr(sym, name) for name in _ARRAYS})
     return sym
+
+
+def _symmetry_problem(sym: Symmetry) -> str | None:
+    """Why loaded symmetry tables cannot be used (a cheap sanity check), or None."""
+    n = len(sym.weight)
+    if sym.situation_of.shape != (1755, 1326) or sym.cards.shape != (n, 5):
+        return "tables of the wrong shape"
+    if int(sym.weight.sum()) != kernel.SITUATIONS or int(sym.weight.min()) <= 0:
+        return f"situation weights do not sum to {kernel.SITUATIONS:,}"
+    if int(sym.situation_of.max()) != n - 1:
+        return "situation numbers out of range"
+    return None
 
 
 def _build_symmetry() -> Symmetry:
@@ -248,11 +282,27 @@ def cache_dir() -> Path:
     return Path(base) / "chcert"
 
 
+def _source_bytes(name: str) -> bytes:
+    """The bytes of one of the DIGEST_SOURCES."""
+    return (_PACKAGE / name).read_bytes()
+
+
+def _sources_digest() -> str:
+    """CENSUS_VERSION and a hash of every one of the DIGEST_SOURCES, each with its name
+    and length so that no two sets of sources hash alike."""
+    sha = hashlib.sha256()
+    for name in DIGEST_SOURCES:
+        data = _source_bytes(name)
+        sha.update(f"{name}\0{len(data)}\0".encode())
+        sha.update(data)
+    return f"v{CENSUS_VERSION}-{sha.hexdigest()[:12]}"
+
+
 @cache
 def _digest() -> str:
-    """Of the kernel's and this module's source: editing either invalidates the cache."""
-    source = Path(kernel.__file__).read_bytes() + Path(__file__).read_bytes()
-    return f"v{CENSUS_VERSION}-{hashlib.sha256(source).hexdigest()[:12]}"
+    """The cache key of this code: editing any of the DIGEST_SOURCES invalidates the
+    cache files of every kind (census and symmetry)."""
+    return _sources_digest()
 
 
 def _cache_file(kind: str) -> Path:
@@ -292,8 +342,7 @@ def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArra
 
 
 def _load_or_compute(qualifying: int, progress: Progress | None) -> npt.NDArray[np.int32]:
-    kind = f"census-q{qualifying:x}"
-    path = _cache_file(kind)
+    path = _census_file(qualifying)
     census = _read(path)
     if census is not None:
         return census
@@ -302,17 +351,182 @@ def _load_or_compute(qualifying: int, progress: Progress | None) -> npt.NDArray[
         if census is not None:
             return census
         census = compute_census(qualifying, progress)[:, : kernel.USED_COLUMNS].copy()
-        _save(path, kind, census=census)
+        broken = census_violation(census)
+        if broken is not None:
+            raise RuntimeError(f"the computed census breaks an invariant: {broken}")
+        _save_census(qualifying, census)
     return census
 
 
+def _census_kind(qualifying: int) -> str:
+    return f"census-q{qualifying:x}"
+
+
+def _census_file(qualifying: int) -> Path:
+    return _cache_file(_census_kind(qualifying))
+
+
+def _save_census(qualifying: int, census: npt.NDArray[np.int32]) -> None:
+    """Cache a census with its sha256, which `_read` checks."""
+    checksum = np.array(_checksum(census))
+    _save(_census_file(qualifying), _census_kind(qualifying), census=census, sha256=checksum)
+
+
+_UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
 def _read(path: Path) -> npt.NDArray[np.int32] | None:
+    """The census cached at `path`, or None when there is none or it fails a check.
+
+    A file that is there but unreadable, of the wrong form, not matching the sha256
+    stored with it or breaking an invariant of the census (`census_violation`) is
+    reported in a line on stderr and treated as missing: recomputed, never used.
+    """
     try:
         with np.load(path) as stored:
             census: npt.NDArray[np.int32] = stored["census"]
-    except (OSError, KeyError, ValueError, EOFError):
+            checksum = str(stored["sha256"][()]) if "sha256" in stored.files else None
+    except FileNotFoundError:
         return None
-    return census if census.shape == (symmetry().situations, kernel.USED_COLUMNS) else None
+    except _UNREADABLE as error:
+        problem: str | None = f"unreadable ({type(error).__name__}: {error})"
+    else:
+        problem = _census_problem(census, checksum)
+    if problem is None:
+        return census
+    _warn(path, problem)
+    return None
+
+
+def _checksum(census: npt.NDArray[np.int32]) -> str:
+    return hashlib.sha256(np.ascontiguousarray(census).data).hexdigest()
+
+
+def _census_problem(census: npt.NDArray[np.int32], checksum: str | None) -> str | None:
+    """Why a loaded census cannot be used, or None: its form, then its sha256, then
+    its invariants (about 0.1 s of CPU together, half of it the sha256)."""
+    if census.dtype != np.int32:
+        return f"dtype {census.dtype}, not int32"
+    shape = (symmetry().situations, kernel.USED_COLUMNS)
+    if census.shape != shape:
+        return f"shape {census.shape}, not {shape}"
+    if checksum is None:
+        return "no sha256 stored with it"
+    if _checksum(census) != checksum:
+        return "its sha256 does not match the one stored with it"
+    return census_violation(census)
+
+
+# In how many deals (player hole, dealer hole, flop, turn and river: SITUATIONS x
+# COMPLETIONS in all) one 7-card set is a given player's (or dealer's) seven cards:
+# C(7,2) holes x C(5,3) flops of the other five x C(45,2) holes for the other player.
+DEALS_PER_SEVEN_CARDS = 21 * 10 * 990  # SITUATIONS * COMPLETIONS = C(52,7) x this
+# Deals where the player holds a royal flush that the board is not: 4,324 seven-card
+# royal flushes, less the 4 royal boards x C(47,2) x C(45,2) holes x 10 flops of each.
+ROYAL_FLUSH_WINS = 4324 * DEALS_PER_SEVEN_CARDS - 4 * 1081 * 990 * 10
+
+
+def census_violation(census: npt.NDArray[np.int32]) -> str | None:
+    """The first invariant a census (situations x USED_COLUMNS) breaks, or None.
+
+    What the columns count (`kernel`): ANTE_PAID + category, completions whose ante
+    the pay table settles (the dealer does not qualify, or the player wins); the two
+    NQ_NOT_BEATEN columns, the high-card and pair ones of those where the dealer does
+    not qualify and is not beaten; WON, the dealer qualifies and is beaten; LOST, the
+    dealer qualifies and wins; pushes are the rest. So no exact total per situation:
+    pushes are not counted. What holds, for every dealer qualifier:
+
+    * every count is in 0..COMPLETIONS;
+    * per situation, ante-settled + lost <= COMPLETIONS (pushes are not negative),
+      not-beaten <= ante-settled for high card and for a pair, won <= ante-settled;
+    * a category the hole and flop rule out has no completions: no high card once
+      they hold a pair, nor a pair once they hold two pairs or trips, no full house
+      or four of a kind from five different ranks, no flush without three of a suit;
+    * over all deals (rows weighted by their (hole, flop) count): won by a royal
+      flush, exactly ROYAL_FLUSH_WINS (it loses to nothing and ties only when it is
+      the board); dealer does not qualify (ante-settled - won), a multiple of
+      DEALS_PER_SEVEN_CARDS (it is a count of the dealer's seven cards); lost - won,
+      the deals where the player qualifies and the dealer does not, in 0..that.
+
+    About 60 ms: the census is transposed once, block by block, so that each check
+    reads a contiguous column.
+    """
+    if int(census.min()) < 0:
+        return "a negative count"
+    if int(census.max()) > kernel.COMPLETIONS:
+        return f"a count above the {kernel.COMPLETIONS:,} completions of a situation"
+    column = np.empty(census.shape[::-1], np.int32)
+    for start in range(0, len(census), 4096):
+        column[:, start : start + 4096] = census[start : start + 4096].T
+    # No overflow in int32 from here: 14 x 1,070,190 < 2**31.
+    ante = column[kernel.ANTE_PAID].copy()
+    for category in range(1, len(Category)):
+        ante += column[kernel.ANTE_PAID + category]
+    won, lost = column[kernel.WON], column[kernel.LOST]
+    if (ante + lost > kernel.COMPLETIONS).any():
+        return "ante-settled and lost completions add up to more than all of them"
+    for category in (Category.HIGH_CARD, Category.PAIR):
+        if (column[kernel.NQ_NOT_BEATEN + category] > column[kernel.ANTE_PAID + category]).any():
+            return f"more not-beaten than ante-settled completions for {category.name}"
+    if (won > ante).any():
+        return "more won than ante-settled completions"
+    for where, columns, rule in _impossible_categories():
+        held = column[columns[0]].copy()
+        for other in columns[1:]:
+            held |= column[other]  # nonzero where any of the columns is
+        if held[where].any():
+            return f"completions in a category ruled out by the hole and flop ({rule})"
+    weight = symmetry().weight
+    royal, won_all, lost_all, nq_all = (
+        int(weight @ counts.astype(np.int64))
+        for counts in (column[kernel.ANTE_PAID + Category.ROYAL_FLUSH], won, lost, ante - won)
+    )
+    if royal != ROYAL_FLUSH_WINS:
+        return f"royal flush wins {royal:,}, not {ROYAL_FLUSH_WINS:,}, over all deals"
+    if nq_all % DEALS_PER_SEVEN_CARDS:
+        return "the deals where the dealer does not qualify are not a count of hands"
+    if not 0 <= lost_all - won_all <= nq_all:
+        return "lost minus won is not between 0 and the deals the dealer does not qualify"
+    return None
+
+
+_Rule = tuple[npt.NDArray[np.bool_], tuple[int, ...], str]  # situations, columns, why
+
+
+@cache
+def _impossible_categories() -> tuple[_Rule, ...]:
+    """(situations, census columns, why): the completions those columns count cannot
+    happen in those situations, from the situation's five known cards."""
+    cards = np.ascontiguousarray(symmetry().cards.T)  # (5, situations)
+    ranks = np.zeros(cards.shape[1], np.int64)  # a bit per rank held
+    suits = np.zeros(cards.shape[1], np.int64)  # four 4-bit counts, one per suit
+    for card in cards:
+        ranks |= np.left_shift(1, card >> 2)
+        suits += np.left_shift(1, (card & 3) << 2)
+    distinct = np.bitwise_count(ranks)
+    three_of_a_suit = (suits + 0x5555) & 0x8888 != 0  # a 4-bit count of 3 to 5 carries
+    paid, nq = kernel.ANTE_PAID, kernel.NQ_NOT_BEATEN
+    high, pair = Category.HIGH_CARD, Category.PAIR
+    full_house, quads = paid + Category.FULL_HOUSE, paid + Category.FOUR_OF_A_KIND
+    flushes = tuple(
+        paid + c for c in (Category.FLUSH, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH)
+    )
+    return (
+        (distinct < 5, (paid + high, nq + high), "a pair: no high card"),
+        (distinct < 4, (paid + pair, nq + pair), "two pairs or trips: no one pair"),
+        (distinct == 5, (full_house, quads), "five ranks: no full house or four of a kind"),
+        (~three_of_a_suit, flushes, "no three of a suit: no flush"),
+    )
+
+
+_WARNED: set[tuple[Path, str]] = set()
+
+
+def _warn(path: Path, problem: str) -> None:
+    """One line on stderr, once per file and problem, for a cache file not used."""
+    if (path, problem) not in _WARNED:
+        _WARNED.add((path, problem))
+        print(f"chcert: not using the cache file {path}: {problem}", file=sys.stderr)
 
 
 @contextmanager

@@ -1,0 +1,62 @@
+"""Reproductions that reproduce (docs/verdict.md): a fault found by a randomized check
+comes back with the printed command, from the seed and from the vector written for it."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from harness.cli import main
+from harness.reference.mutants import MUTANTS
+from harness.specs import clause_index, load_catalogs
+from harness.vectors import load_vector_file
+from tests.results import load_results
+from tests.test_mutants import _bound
+
+# Flushes paid at even money: the simulation meets a called flush within a few hundred rounds.
+MUTANT = _bound(MUTANTS["flush-pays-even-money"], "standard")
+ADAPTER = f"python:tests.test_mutants:{MUTANT}"
+
+
+def _run(out: Path, *args: str) -> tuple[int, dict[str, object]]:
+    code = main(["certify", "--out", str(out), *args])
+    return code, load_results(out)
+
+
+def test_a_fault_found_by_the_simulation_reproduces_with_the_printed_command(
+    tmp_path: Path,
+) -> None:
+    code, results = _run(
+        tmp_path / "run", "--adapter", ADAPTER, "--seed", "3", "-k", "rtp-simulation"
+    )
+    assert code == 1
+    (failure,) = results["failures"]  # type: ignore[misc]
+    assert failure["clause"] == "s000-antewin" and "settled" in failure["message"]
+    # The repro vector is a vector like the hand-worked ones: schema, lint and all.
+    repro = tmp_path / "run" / failure["repro"]
+    (vector,) = load_vector_file(repro, clause_index(load_catalogs()))
+    assert vector.clause_for["standard"] == "s000-antewin" and "Repro" in vector.flags
+    # Its command replays exactly that vector, and the game fails it again.
+    argv = shlex.split(failure["reproduce"])
+    assert argv[:2] == ["chcert", "certify"] and str(repro) in argv
+    assert main(argv[1:]) == 1
+    replayed = load_results(Path(argv[argv.index("--out") + 1]))
+    (again,) = replayed["failures"]  # type: ignore[misc]
+    assert again["item"] == f"s000-antewin/{vector.id}" and again["item_kind"] == "vector"
+    # The seed alone deals the same rounds: the same failure, word for word.
+    _, second = _run(
+        tmp_path / "again", "--adapter", ADAPTER, "--seed", "3", "-k", "rtp-simulation"
+    )
+    assert second["failures"][0]["message"] == failure["message"]  # type: ignore[index]
+
+
+def test_every_failure_reproduces_with_its_command(tmp_path: Path) -> None:
+    adapter = f"python:tests.test_mutants:{_bound(MUTANTS['tie-loses'], 'standard')}"
+    code, results = _run(tmp_path / "run", "--adapter", adapter, "--seed", "5", "-k", "s000-r12")
+    assert code == 1
+    failures = results["failures"]
+    assert failures and all(f["reproduce"] for f in failures)  # type: ignore[union-attr]
+    first = failures[0]  # type: ignore[index]
+    assert main(shlex.split(first["reproduce"])[1:]) == 1
+    out = Path(shlex.split(first["reproduce"])[shlex.split(first["reproduce"]).index("--out") + 1])
+    assert load_results(out)["failures"][0]["item"] == first["item"]  # type: ignore[index]
