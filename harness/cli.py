@@ -43,7 +43,7 @@ from harness.report.junit import write_junit
 from harness.results import write_json_atomic
 from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
 from harness.specs import CLAUSE_DIR, Catalog, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, load_all_vectors, load_vector_file, vector_files
+from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_HELP = """exit codes: 0 PASS (certified), 1 FAIL (something failed), 2 INCOMPLETE (something
@@ -205,9 +205,7 @@ def certify(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
     catalogs = load_catalogs(profile.catalogs)
     index = clause_index(load_catalogs())
-    load_all_vectors(index)
-    for path in args.vectors:
-        load_vector_file(path, index)
+    load_all_vectors(index, extra=[Path(p) for p in args.vectors])
     if args.attest:
         load_attestations(
             args.attest, [c for cat in catalogs for c in cat.for_profile(profile.name)]

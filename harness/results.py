@@ -318,53 +318,43 @@ def _failure(
 def _publication_failures(facts: RunFacts, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Refuted figures: claimed by the profile's source (a claim clause), or published by
     the game in hello (config.published)."""
-    by_claim = {r["id"]: r for r in rows if r["kind"] == "publication"}
     found = []
-    for clause_id, row in by_claim.items():
-        for item in row["items"]:
+    for row in rows:
+        for item in row["items"] if row["kind"] == "publication" else []:
             if item["kind"] == "claim" and item["status"] == Status.FAIL:
                 figure = item["name"].removeprefix("claim:")
                 claim = next(c for c in facts.math["claims"] if c["figure"] == figure)
-                found.append(
-                    _failure(
-                        "publication",
-                        clause_id,
-                        item["name"],
-                        f"{figure} {claim['claimed']} claimed by {claim['source']}: "
-                        + item["message"],
-                        facts.math_command,
-                        item_kind="claim",
-                        expected=claim["claimed"],
-                        actual=claim["computed"],
-                        evidence={
-                            "reading": claim["definition"],
-                            "difference": claim["difference"],
-                            "readings": claim.get("readings"),
-                        },
-                    )
-                )
+                said = f"{figure} {claim['claimed']} claimed by {claim['source']}"
+                found.append(_refuted(claim, row["id"], item["name"], said, facts.math_command))
     for finding in facts.published:
-        if finding["status"] != Status.FAIL:
-            continue
-        found.append(
-            _failure(
-                "publication",
-                finding.get("clause"),
-                f"published:{finding['figure']}",
-                f"the game publishes {finding['figure']} {finding['claimed']}: "
-                + _claim_message(finding),
-                finding.get("reproduce", ""),
-                item_kind="published",
-                expected=finding["claimed"],
-                actual=finding["computed"],
-                evidence={
-                    "reading": finding["definition"],
-                    "difference": finding["difference"],
-                    "readings": finding.get("readings"),
-                },
+        if finding["status"] == Status.FAIL:
+            said = f"the game publishes {finding['figure']} {finding['claimed']}"
+            item = f"published:{finding['figure']}"
+            found.append(
+                _refuted(finding, finding.get("clause"), item, said, finding.get("reproduce", ""))
             )
-        )
     return found
+
+
+def _refuted(
+    figure: dict[str, Any], clause: str | None, item: str, said: str, reproduce: str
+) -> dict[str, Any]:
+    """The failure entry of a refuted figure, with the nearest reading as evidence."""
+    return _failure(
+        "publication",
+        clause,
+        item,
+        f"{said}: {_claim_message(figure)}",
+        reproduce,
+        item_kind=item.partition(":")[0],
+        expected=figure["claimed"],
+        actual=figure["computed"],
+        evidence={
+            "reading": figure["definition"],
+            "difference": figure["difference"],
+            "readings": figure.get("readings"),
+        },
+    )
 
 
 def _attestation_entries(

@@ -39,7 +39,7 @@ from harness.results import (
     write_json_atomic,
 )
 from harness.specs import Catalog, Clause, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, Vector, load_all_vectors, load_vector_file
+from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
 
 RECORD_KEY = "chcert"
 REPRO_DIR = "repro"
@@ -71,19 +71,7 @@ class CertificationRun:
                 )
         index = clause_index(all_catalogs)
         self.extra_vector_files = [Path(p).resolve() for p in config.getoption("chcert_vectors")]
-        vectors = load_all_vectors(index)
-        seen = {v.id: v for v in vectors}
-        for path in self.extra_vector_files:
-            for vector in load_vector_file(path, index):
-                if vector.id in seen:
-                    first = seen[vector.id]
-                    raise SpecError(
-                        path,
-                        vector.line,
-                        f"vector id {vector.id!r} already used at {first.path}:{first.line}",
-                    )
-                seen[vector.id] = vector
-                vectors.append(vector)
+        vectors = load_all_vectors(index, extra=self.extra_vector_files)
         self.vectors: list[Vector] = [v for v in vectors if self.profile.name in v.profiles]
         attest = config.getoption("chcert_attest")
         self.attestations = load_attestations(attest, self.clauses) if attest else []

@@ -12,6 +12,7 @@ are explained, cards legal for one deck.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,11 +184,14 @@ def vector_files(root: Path = VECTOR_DIR) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
-def load_all_vectors(clauses: dict[str, Clause], root: Path = VECTOR_DIR) -> list[Vector]:
-    """All vectors; ids must be unique across files."""
+def load_all_vectors(
+    clauses: dict[str, Clause], root: Path = VECTOR_DIR, extra: Iterable[Path] = ()
+) -> list[Vector]:
+    """All vectors under `root`, then those of the `extra` files (a reproduction, say);
+    ids must be unique across every file."""
     vectors: list[Vector] = []
     seen: dict[str, Vector] = {}
-    for path in vector_files(root):
+    for path in [*vector_files(root), *extra]:
         for vector in load_vector_file(path, clauses):
             if vector.id in seen:
                 first = seen[vector.id]
