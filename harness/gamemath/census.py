@@ -399,12 +399,14 @@ def _read(path: Path) -> npt.NDArray[np.int32] | None:
 
 
 def _checksum(census: npt.NDArray[np.int32]) -> str:
+    """The sha256 of a census's bytes, stored with it in the cache file."""
     return hashlib.sha256(np.ascontiguousarray(census).data).hexdigest()
 
 
 def _census_problem(census: npt.NDArray[np.int32], checksum: str | None) -> str | None:
     """Why a loaded census cannot be used, or None: its form, then its sha256, then
-    its invariants (about 0.1 s of CPU together, half of it the sha256)."""
+    its invariants. About 0.15 s on first use in a process (the sha256 0.05 s, the
+    invariants 0.06 s, their per-situation tables 0.05 s, kept), 0.11 s after."""
     if census.dtype != np.int32:
         return f"dtype {census.dtype}, not int32"
     shape = (symmetry().situations, kernel.USED_COLUMNS)
@@ -497,12 +499,13 @@ _Rule = tuple[npt.NDArray[np.bool_], tuple[int, ...], str]  # situations, column
 def _impossible_categories() -> tuple[_Rule, ...]:
     """(situations, census columns, why): the completions those columns count cannot
     happen in those situations, from the situation's five known cards."""
-    cards = np.ascontiguousarray(symmetry().cards.T)  # (5, situations)
-    ranks = np.zeros(cards.shape[1], np.int64)  # a bit per rank held
-    suits = np.zeros(cards.shape[1], np.int64)  # four 4-bit counts, one per suit
-    for card in cards:
-        ranks |= np.left_shift(1, card >> 2)
-        suits += np.left_shift(1, (card & 3) << 2)
+    cards = symmetry().cards.astype(np.uint8)  # (situations, 5): small types are quick
+    one = np.uint16(1)
+    ranks = np.zeros(len(cards), np.uint16)  # a bit per rank held
+    suits = np.zeros(len(cards), np.uint16)  # four 4-bit counts, one per suit
+    for card in cards.T:
+        ranks |= np.left_shift(one, card >> 2, dtype=np.uint16)
+        suits += np.left_shift(one, (card & 3) << 2, dtype=np.uint16)
     distinct = np.bitwise_count(ranks)
     three_of_a_suit = (suits + 0x5555) & 0x8888 != 0  # a 4-bit count of 3 to 5 carries
     paid, nq = kernel.ANTE_PAID, kernel.NQ_NOT_BEATEN
@@ -526,7 +529,7 @@ def _warn(path: Path, problem: str) -> None:
     """One line on stderr, once per file and problem, for a cache file not used."""
     if (path, problem) not in _WARNED:
         _WARNED.add((path, problem))
-        print(f"chcert: not using the cache file {path}: {problem}", file=sys.stderr)
+        print(f"chcert: cache file {path} not used, recomputing: {problem}", file=sys.stderr)
 
 
 @contextmanager
