@@ -1,4 +1,4 @@
-"""Exact game mathematics on demand: cold and warm timings (issue 5 targets).
+"""Exact game mathematics on demand: cold and warm timings (targets in README, Benchmarks).
 
     python3 benchmarks/bench_math.py
 

@@ -40,7 +40,7 @@ from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
 from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
 from harness.report import render
 from harness.report.junit import write_junit
-from harness.results import write_json_atomic
+from harness.results import SCHEMA_VERSION, write_json_atomic
 from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
 from harness.specs import CLAUSE_DIR, Catalog, clause_index, load_catalogs
 from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
@@ -305,7 +305,7 @@ def _stub_results(profile: str, code: int) -> dict[str, Any]:
     """results.json when the test runner stopped before the plugin could write it."""
     reason = f"the test runner stopped before writing results (exit {code})"
     return {
-        "schema_version": 2,
+        "schema_version": SCHEMA_VERSION,
         "verdict": Verdict.INCOMPLETE.value,
         "implementation_verdict": Verdict.INCOMPLETE.value,
         "publication_verdict": Verdict.INCOMPLETE.value,

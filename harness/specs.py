@@ -1,6 +1,6 @@
 """Clause catalogs: every rule clause of each rules source, from specs/clauses/*.yaml.
 
-A catalog encodes one source document (shared/sources/NNN_*.txt): each clause
+A catalog encodes one rules source document (NNN_*.txt, named by file): each clause
 has a stable id, a one-line statement, the source's own reference, category,
 severity, the profiles it applies to and how it is verified. Text that is not
 about this game is listed as out of scope, with the reason.

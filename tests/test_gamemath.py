@@ -1,5 +1,5 @@
 """Exact game mathematics: the census against brute force and the oracle, the published
-figures, the claims, the strategy file and the RTP simulation (issue 5)."""
+figures, the claims, the strategy file and the RTP simulation."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ the census counts, over all 1,081 x 990 = 1,070,190 completions (turn and river,
 then the dealer's two cards), how the round settles (`columns` below), which is
 all a pay table needs to price calling.
 
-How it is fast enough (issue 5: under a minute on two cores):
+How it is fast enough (the target: under a minute on two cores, benchmarks/bench_math.py):
 
 * Suit isomorphism of boards: the five community cards take 134,459 forms up to
   permuting suits, not 2,598,960; each canonical board is worked once and

@@ -4,8 +4,8 @@ The value of calling in a situation is a linear function of its census row
 (ante odds by final category, the call's win and loss), so one matrix-vector
 product prices every situation of a pay table, and the optimal strategy is a
 comparison: call exactly when calling is worth more than the ante lost by folding
-(issue 5: "call exactly when the expected value of calling ... exceeds -1 ante";
-an exact tie folds). All sums are exact integers; figures are Fractions.
+(the expected value of calling exceeds -1 ante; an exact tie folds). All sums are
+exact integers; figures are Fractions.
 """
 
 from __future__ import annotations
