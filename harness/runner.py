@@ -12,6 +12,7 @@ also after Ctrl-C (marked INCOMPLETE).
 from __future__ import annotations
 
 import contextlib
+import functools
 import shlex
 import time
 import traceback
@@ -282,7 +283,7 @@ class CertificationRun:
 
     # ------------------------------------------------------- reproduction
 
-    @property
+    @functools.cached_property
     def profile_arg(self) -> str:
         """The profile as a command line names it: its name when bundled, else its path."""
         try:
@@ -306,13 +307,17 @@ class CertificationRun:
             "attest": self.config.getoption("chcert_attest"),
         }
 
+    @functools.cached_property
+    def _base_command(self) -> list[str]:
+        argv = ["chcert", "certify", "--adapter", self.adapter_spec, "--profile", self.profile_arg]
+        return [*argv, "--seed", str(self.seed), "--out", str((self.out / "reproduce").resolve())]
+
     def command(self, select: str | None, extra: list[str] | tuple[str, ...] = ()) -> str:
         """The `chcert certify` command that runs one item again, exactly as this run did.
 
         It writes to `OUT/reproduce`, so it never replaces the report it came from.
         """
-        argv = ["chcert", "certify", "--adapter", self.adapter_spec, "--profile", self.profile_arg]
-        argv += ["--seed", str(self.seed), "--out", str((self.out / "reproduce").resolve())]
+        argv = [*self._base_command]
         if self.timeout != 10.0:
             argv += ["--timeout", f"{self.timeout:g}"]
         if self.rng_decks != 20_000 and "rng" in (select or "rng"):
