@@ -115,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
         "INCOMPLETE)",
     )
     cert.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        metavar="CLAUSE/TARGET",
+        help="run exactly this item (repeatable): how reproduce commands select, where -k "
+        "matches every name containing its words; a selection too",
+    )
+    cert.add_argument(
         "--attest", default=None, help="a laboratory's attestations file (YAML, docs/verdict.md)"
     )
     cert.add_argument(
@@ -204,6 +212,11 @@ def certify(args: argparse.Namespace) -> int:
         raise UsageError("--rtp-rounds must be >= 0")
     profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
     catalogs = load_catalogs(profile.catalogs)
+    if not any(cat.for_profile(profile.name) for cat in catalogs):
+        raise UsageError(
+            f"no clause of the catalogs {list(profile.catalogs)} applies to profile "
+            f"{profile.name!r}: nothing could be certified (clauses name their profiles)"
+        )
     index = clause_index(load_catalogs())
     load_all_vectors(index, extra=[Path(p) for p in args.vectors])
     if args.attest:
@@ -281,6 +294,8 @@ def _run_certification(
         pytest_args += ["--chcert-attest", str(args.attest)]
     if args.select is not None:
         pytest_args += ["-k", args.select]
+    for name in args.item:
+        pytest_args += ["--chcert-item", name]
     print(
         f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
         f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
@@ -289,8 +304,9 @@ def _run_certification(
     code = pytest.main(pytest_args)
     if code == pytest.ExitCode.USAGE_ERROR:
         raise UsageError("the test runner refused its arguments (see above)")
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED and args.select is not None:
-        raise UsageError(f"-k {args.select!r} matches no item of profile {profile.name}")
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
+        shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
+        raise UsageError(f"{shown} matches no item of profile {profile.name}")
     if not results_path.exists():
         write_json_atomic(results_path, _stub_results(profile.name, int(code)))
     with results_path.open(encoding="utf-8") as fh:

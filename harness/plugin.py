@@ -59,6 +59,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="a further vector file to replay (e.g. a reproduction under OUT/repro/); repeatable",
     )
     group.addoption(
+        "--chcert-item",
+        action="append",
+        default=[],
+        help="run exactly this item, CLAUSE/TARGET (repeatable); a selection, like -k",
+    )
+    group.addoption(
         "--chcert-attest",
         default=None,
         help="a laboratory's attestations (specs/schemas/attestations.schema.json)",

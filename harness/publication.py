@@ -23,7 +23,6 @@ from harness.gamemath import check_claims
 from harness.outcomes import Status
 from harness.profiles import Claim, Profile, load_profile
 
-FIGURES = ("house_edge", "rtp", "raise_frequency", "aa_bonus_edge")
 DECLARED_RULES = ("ante_pay_table", "aa_bonus_pay_table", "dealer_qualifier", "call_multiple")
 
 

@@ -277,7 +277,7 @@ def _to_close(needs: list[str]) -> list[str]:
     """What would close a clause's gap; a laboratory's attestation always would."""
     if any("attestation" in n for n in needs):
         return needs
-    return [*needs, "or an attestation"]
+    return [*needs, "or an attestation"] if needs else ["an attestation"]
 
 
 def _record_failure(r: Record) -> dict[str, Any]:
@@ -326,6 +326,11 @@ def _publication_failures(facts: RunFacts, rows: list[dict[str, Any]]) -> list[d
                 claim = next(c for c in facts.math["claims"] if c["figure"] == figure)
                 said = f"{figure} {claim['claimed']} claimed by {claim['source']}"
                 found.append(_refuted(claim, row["id"], item["name"], said, facts.math_command))
+    for claim in _unstated_claims(facts, rows):
+        if claim["status"] == Status.FAIL:
+            said = f"{claim['figure']} {claim['claimed']} claimed by {claim['source']}"
+            item = f"claim:{claim['figure']}"
+            found.append(_refuted(claim, None, item, said, facts.math_command))
     for finding in facts.published:
         if finding["status"] == Status.FAIL:
             said = f"the game publishes {finding['figure']} {finding['claimed']}"
@@ -334,6 +339,13 @@ def _publication_failures(facts: RunFacts, rows: list[dict[str, Any]]) -> list[d
                 _refuted(finding, finding.get("clause"), item, said, finding.get("reproduce", ""))
             )
     return found
+
+
+def _unstated_claims(facts: RunFacts, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Figures the profile claims that no clause of its catalogs states: judged all the
+    same, so a profile cannot carry a refuted figure past the verdict."""
+    stated = {i["name"] for r in rows for i in r["items"] if i["kind"] == "claim"}
+    return [c for c in facts.math.get("claims", []) if f"claim:{c['figure']}" not in stated]
 
 
 def _refuted(
@@ -445,10 +457,12 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     if facts.math.get("status") == Status.ERROR:
         publication_reasons.append(f"game mathematics failed: {facts.math.get('reason')}")
     untested_figures = [r["id"] for r in publication_rows if r["status"] == Status.NOT_TESTED]
+    unstated = _unstated_claims(facts, rows)
     untested_figures += [
-        f"published {f['figure']}"
-        for f in facts.published
-        if f["status"] != Status.PASS and f["status"] != Status.FAIL
+        f"{origin} {f['figure']}"
+        for origin, figures in (("claimed", unstated), ("published", facts.published))
+        for f in figures
+        if f["status"] not in (Status.PASS, Status.FAIL)
     ]
     if untested_figures:
         publication_reasons.append(f"figures not checked: {', '.join(untested_figures)}")
@@ -456,6 +470,7 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
         publication_reasons.append("the figures the game publishes are unknown: no hello")
     publication_verdict = verdict_of(
         failed=any(r["status"] == Status.FAIL for r in publication_rows)
+        or any(c["status"] == Status.FAIL for c in unstated)
         or any(f["status"] == Status.FAIL for f in facts.published),
         gaps=bool(publication_reasons),
     )

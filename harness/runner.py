@@ -74,6 +74,19 @@ class CertificationRun:
         self.extra_vector_files = [Path(p).resolve() for p in config.getoption("chcert_vectors")]
         vectors = load_all_vectors(index, extra=self.extra_vector_files)
         self.vectors: list[Vector] = [v for v in vectors if self.profile.name in v.profiles]
+        if not self.clauses:
+            raise SpecError(
+                self.profile.path,
+                None,
+                f"no clause of the catalogs {list(self.profile.catalogs)} applies to profile "
+                f"{self.profile.name!r}: nothing could be certified (clauses list the profiles "
+                "they apply to by name)",
+            )
+        for path in self.extra_vector_files:
+            if not any(v.path.resolve() == path for v in self.vectors):
+                raise SpecError(
+                    path, None, f"no vector of this file applies to {self.profile.name}"
+                )
         attest = config.getoption("chcert_attest")
         self.attestations = load_attestations(attest, self.clauses) if attest else []
         self.planned = self._plan()
@@ -110,8 +123,26 @@ class CertificationRun:
 
     def selection(self) -> dict[str, str]:
         """The selection expressions given to pytest (-k, -m), as results.json records them."""
-        given = {"-k": self.config.getoption("keyword"), "-m": self.config.getoption("markexpr")}
+        given = {
+            "-k": self.config.getoption("keyword"),
+            "-m": self.config.getoption("markexpr"),
+            "--item": " ".join(self.config.getoption("chcert_item")),
+        }
         return {flag: str(expr) for flag, expr in given.items() if expr}
+
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """`--item NAME`: exactly the items named (all repeats of each), where -k would
+        match every name containing NAME."""
+        wanted = set(config.getoption("chcert_item"))
+        if not wanted:
+            return
+        kept = [i for i in items if i.name.partition("#")[0] in wanted]
+        left = [i for i in items if i.name.partition("#")[0] not in wanted]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = kept
 
     # ------------------------------------------------------------ session
 
@@ -238,15 +269,15 @@ class CertificationRun:
         mathematics of the pay tables it declares."""
         if self.implementation is None:
             return []
-        claim_clauses = {c.claim: c.id for c in self.clauses if c.claim}
         try:
+            # No clause: the game's own statement, not the rules source's claim clause.
             findings = published_figures(
                 self.profile,
                 self.profile_arg,
                 self.implementation.get("config"),
                 self.out / REPRO_DIR,
             )
-            return [{**f, "clause": claim_clauses.get(f["figure"])} for f in findings]
+            return [{**f, "clause": None} for f in findings]
         except Exception as exc:  # the harness's own failure: reported, never the game's
             return [
                 {
@@ -324,7 +355,9 @@ class CertificationRun:
             argv += ["--rng-decks", str(self.rng_decks)]
         if "--rtp-rounds" not in extra and self.rtp_rounds != 1_000:
             argv += ["--rtp-rounds", str(self.rtp_rounds)]
-        return shlex.join([*argv, *extra, *(["-k", select] if select else [])])
+        if self.repeat != 1:
+            argv += ["--repeat", str(self.repeat)]
+        return shlex.join([*argv, *extra, *(["--item", select] if select else [])])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -350,12 +383,14 @@ class CertificationRun:
             self.records.append(Record.from_json(str(props[RECORD_KEY])))
         elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
-            clause, _, name = report.nodeid.rpartition("::")[2].partition("/")
+            item = report.nodeid.rpartition("::")[2]
+            clause, _, name = item.partition("/")
+            planned = next((p for p in self.planned if p.name == item), None)
             self.records.append(
                 Record(
                     node=report.nodeid,
                     clause=clause,
-                    kind="vector",
+                    kind=planned.kind if planned else "vector",
                     name=name,
                     status=Status.ERROR,
                     message=f"item did not run to completion ({report.when}): "

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from harness.errors import ErrorReply
 from harness.profiles import Limits
 from harness.reference import ReferenceGame
 
@@ -109,3 +110,20 @@ class NoLimits(Seeded):
         hello = super().hello()
         del hello["config"]["limits"]
         return hello
+
+
+class NarrowLimits(Seeded):
+    """A correct game whose table takes antes of 200..50,000 (inside the profile's 100..)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profile = dataclasses.replace(
+            self.profile, limits=Limits(ante=(200, 50_000), aa_bonus=(100, 25_000))
+        )
+
+
+class RefusesShuffle(Seeded):
+    """Declares the shuffle capability, then refuses the op."""
+
+    def shuffle(self, count: Any) -> dict[str, Any]:
+        raise ErrorReply("unsupported", "the shuffle is not exposed in production builds")

@@ -30,7 +30,8 @@ class InProcessAdapter:
             wire_reply = json.loads(json.dumps(reply))
         except (TypeError, ValueError) as exc:
             raise ProtocolViolation(
-                f"reply is not JSON-serialisable: {exc}", {"request": request}
+                f"reply is not JSON-serialisable: {exc}",
+                {"request": request, "raw": repr(reply)[:2000]},
             ) from exc
         return check_reply(request, wire_reply, {})
 

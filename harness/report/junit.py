@@ -4,9 +4,10 @@ Written by `chcert certify` on every run, INCOMPLETE included: one test suite
 per clause, one test case per item (vector, check, claimed figure, manual
 review); a publication finding (a figure the game publishes that the exact
 mathematics refutes) and a failure with no clause (hello, required
-capabilities) are test cases too. fail -> <failure>, error -> <error>,
-not_tested -> <skipped>; an attested clause's untested items are skipped with
-the attestation named.
+capabilities) are test cases too, and so is the verdict (a failure when FAIL,
+an error when INCOMPLETE). fail -> <failure>, error -> <error>, not_tested ->
+<skipped>; an attested clause's untested items are skipped with the
+attestation named.
 """
 
 from __future__ import annotations
@@ -36,11 +37,17 @@ def junit_tree(results: dict[str, Any]) -> ET.ElementTree[ET.Element]:
             case = ET.SubElement(suite, "testcase", classname="run", name=str(f.get("item")))
             _failure(case, f)
         _count(suite)
-    if results.get("verdict") == "INCOMPLETE" and not results.get("clauses"):
-        suite = ET.SubElement(root, "testsuite", name="run")
-        case = ET.SubElement(suite, "testcase", classname="run", name="certification")
-        ET.SubElement(case, "error", message="; ".join(results.get("incomplete_reasons") or []))
-        _count(suite)
+    # The verdict is a test case of its own, so a CI that reads only failures and errors
+    # never shows an INCOMPLETE run (nothing failed, something not tested) as green.
+    suite = ET.SubElement(root, "testsuite", name="verdict")
+    case = ET.SubElement(suite, "testcase", classname="verdict", name="certification")
+    verdict = str(results.get("verdict"))
+    reasons = "; ".join(results.get("incomplete_reasons") or [])
+    if verdict == "FAIL":
+        ET.SubElement(case, "failure", message=f"FAIL: {len(failures)} failures").text = reasons
+    elif verdict != "PASS":
+        ET.SubElement(case, "error", message=f"{verdict}: {reasons}")
+    _count(suite)
     _count(root)
     return ET.ElementTree(root)
 
