@@ -408,8 +408,6 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     by_name = {r.item: r for r in facts.records}
     attested = {a["clause"]: a for a in facts.attestations}
     rows = [clause_row(c, clause_items(c, facts, by_name), attested.get(c.id)) for c in clauses]
-    known = {c.id for c in clauses}
-    orphans = [r for r in facts.records if r.clause not in known]
     vectors = [p for p in facts.planned if p.kind == "vector"]
     vector_records = [by_name[p.name] for p in vectors if p.name in by_name]
     harness_errors = [r for r in facts.records if r.status is Status.ERROR]
@@ -448,7 +446,9 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
         reasons.append(f"{len(untested)} clauses not tested: {', '.join(untested)}")
     implementation_verdict = verdict_of(
         failed=any(r["status"] == Status.FAIL for r in implementation_rows)
-        or any(r.status is Status.FAIL for r in orphans)
+        # Every failing record is in failures[]: none may leave the verdict a PASS,
+        # whether or not its item was planned.
+        or any(r.status is Status.FAIL for r in facts.records)
         or bool(missing)
         or facts.hello_fault is not None,
         gaps=bool(reasons),

@@ -819,19 +819,21 @@ def _simulation(sim: dict[str, Any]) -> Paragraph:
     if not sim.get("rounds"):
         return _status_line("RTP simulation: ", sim)
     low, high = sim.get("interval") or (float("nan"), float("nan"))
+    if sim.get("interval_judged", True):
+        judged = (
+            f"Shifts beyond about {sim.get('detectable_shift', float('nan')):.3f} antes per "
+            "hand are detectable at this size."
+        )
+    else:
+        judged = (
+            "The rounds were stacked from the seed, so the interval judges only the "
+            "harness's own draw: it is information, not a test of the game."
+        )
     return _p(
         f"RTP simulation ({_label(sim.get('status', ''))}): {sim['rounds']:,} rounds, "
-        f"{sim.get('hands', 0):,} hands dealt by the implementation and played optimally; "
-        "every round re-settled by the oracle. Observed return per ante "
+        f"{sim.get('hands', 0):,} hands ({sim.get('dealt_by', 'dealt by the game')}), played "
+        "optimally; every round re-settled by the oracle. Observed return per ante "
         f"{sim.get('observed_return_per_ante', float('nan')):+.5f}, "
         f"{100 * sim.get('confidence', 0):.0f}% interval {low:+.5f} .. {high:+.5f}; exact "
-        f"{sim.get('exact_return_per_ante', float('nan')):+.5f}. Shifts beyond about "
-        f"{sim.get('detectable_shift', float('nan')):.3f} antes per hand are detectable at this "
-        "size."
+        f"{sim.get('exact_return_per_ante', float('nan')):+.5f}. {judged}"
     )
-
-
-def render_file(results_json: str | Path, pdf: str | Path) -> Path:
-    """Re-render a report from an archived results.json."""
-    with Path(results_json).open(encoding="utf-8") as fh:
-        return render(json.load(fh), pdf)
