@@ -50,14 +50,26 @@ class Seeded(ReferenceGame):
         return {"data": base64.b64encode(self.stream("rng", bytes).bytes(bytes)).decode()}
 
 
-class WideLimits(Seeded):
-    """A correct game whose table takes antes of 1..100,000 (the profile's: 100..50,000)."""
+class OwnLimits(Seeded):
+    """The reference game at a table whose limits differ from the profile's."""
+
+    limits = Limits(ante=(100, 50_000), aa_bonus=(100, 25_000))
 
     def __init__(self) -> None:
         super().__init__()
-        self.profile = dataclasses.replace(
-            self.profile, limits=Limits(ante=(1, 100_000), aa_bonus=(1, 50_000))
-        )
+        self.profile = dataclasses.replace(self.profile, limits=self.limits)
+
+
+class WideLimits(OwnLimits):
+    """A correct game whose table takes antes of 1..100,000 (the profile's: 100..50,000)."""
+
+    limits = Limits(ante=(1, 100_000), aa_bonus=(1, 50_000))
+
+
+class NarrowLimits(OwnLimits):
+    """A correct game whose table takes antes of 200..50,000 (inside the profile's 100..)."""
+
+    limits = Limits(ante=(200, 50_000), aa_bonus=(100, 25_000))
 
 
 class NoInject(Seeded):
@@ -110,16 +122,6 @@ class NoLimits(Seeded):
         hello = super().hello()
         del hello["config"]["limits"]
         return hello
-
-
-class NarrowLimits(Seeded):
-    """A correct game whose table takes antes of 200..50,000 (inside the profile's 100..)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.profile = dataclasses.replace(
-            self.profile, limits=Limits(ante=(200, 50_000), aa_bonus=(100, 25_000))
-        )
 
 
 class RefusesShuffle(Seeded):
