@@ -783,8 +783,11 @@ def _simulated_round(
         expected = [[ante_.stake, ante_.returned], [call_.stake, call_.returned]]
         actual = [_wager_pair(wagers_.get("ante")), _wager_pair(wagers_.get("call"))]
         if actual != expected:
+            shown = f"hole {format_cards(holes[settled.seat])}, dealer {format_cards(dealer)}, "
+            shown += f"board {format_cards(board)}"
             raise CheckFailure(
-                f"round {number} seat {settled.seat}: settled {actual}, the rules give {expected}",
+                f"round {number} (the game's round {round_id}) seat {settled.seat}, {shown}: "
+                f"settled {actual}, the rules give {expected}",
                 expected=expected,
                 actual=actual,
                 evidence={"round": reply, "result": result},

@@ -388,7 +388,7 @@ def _print_summary(
     print(f"  report:  {pdf}")
 
 
-def _stderr_shown(results: dict[str, Any], lines: int = 8) -> list[str]:
+def _stderr_shown(results: dict[str, Any], lines: int = 20) -> list[str]:
     """The last lines of the game's stderr, when it exited or misbehaved."""
     text = results.get("implementation_stderr") or next(
         (

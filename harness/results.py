@@ -467,7 +467,9 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     if untested_figures:
         publication_reasons.append(f"figures not checked: {', '.join(untested_figures)}")
     if facts.implementation is None:
-        publication_reasons.append("the figures the game publishes are unknown: no hello")
+        publication_reasons.append(
+            "the figures the game publishes are unknown: no conforming hello"
+        )
     publication_verdict = verdict_of(
         failed=any(r["status"] == Status.FAIL for r in publication_rows)
         or any(c["status"] == Status.FAIL for c in unstated)

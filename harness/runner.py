@@ -298,6 +298,16 @@ class CertificationRun:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
         record.repro_file = f"{REPRO_DIR}/{path.name}"
+        capabilities = (self.implementation or {}).get("capabilities") or []
+        if "inject" not in capabilities:
+            # The game dealt the round itself: the vector is evidence, but cannot be asked of
+            # it, and its own shuffle will not deal that round again. The item's command
+            # runs the check again; it is no exact replay.
+            record.evidence["reproduction"] = (
+                "the game lacks capability inject: the repro vector cannot be replayed "
+                "against it, and the reproduce command plays new rounds of its own shuffle"
+            )
+            return
         record.reproduce = self.command(
             f"{record.clause}/{test['id']}", ["--vectors", str(path), "--rtp-rounds", "0"]
         )

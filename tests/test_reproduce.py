@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 from harness.cli import main
+from harness.evaluator import Category
 from harness.reference.mutants import MUTANTS
 from harness.specs import clause_index, load_catalogs
 from harness.vectors import load_vector_file
+from tests.games import Seeded
 from tests.results import load_results
 from tests.test_mutants import _bound
 
@@ -60,3 +63,27 @@ def test_every_failure_reproduces_with_its_command(tmp_path: Path) -> None:
     assert main(shlex.split(first["reproduce"])[1:]) == 1
     out = Path(shlex.split(first["reproduce"])[shlex.split(first["reproduce"]).index("--out") + 1])
     assert load_results(out)["failures"][0]["item"] == first["item"]  # type: ignore[index]
+
+
+class DealsItselfPaysFlushesEvenMoney(Seeded):
+    """Cannot stack decks (no inject) and pays the flush row at 1 to 1."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        hello["capabilities"] = [c for c in hello["capabilities"] if c != "inject"]
+        return hello
+
+    def ante_odds(self, category: Category) -> int:
+        return 1 if category is Category.FLUSH else super().ante_odds(category)
+
+
+def test_without_inject_the_repro_vector_is_evidence_not_a_replay(tmp_path: Path) -> None:
+    adapter = "python:tests.test_reproduce:DealsItselfPaysFlushesEvenMoney"
+    code, results = _run(tmp_path, "--adapter", adapter, "--seed", "3", "-k", "rtp-simulation")
+    assert code == 1
+    (failure,) = results["failures"]  # type: ignore[misc]
+    assert (tmp_path / failure["repro"]).exists()  # the round as dealt, kept as evidence
+    assert "cannot be replayed" in failure["evidence"]["reproduction"]
+    assert "--vectors" not in failure["reproduce"]
+    assert failure["reproduce"].endswith("--item s000-antewin/rtp-simulation")
+    assert "the game's round" in failure["message"] and "board" in failure["message"]

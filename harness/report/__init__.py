@@ -335,13 +335,24 @@ def _gaps(gaps: list[dict[str, Any]]) -> list[Flowable]:
     ]
 
 
+FIRST_PAGE_FAILURES = 5
+
+
 def _run_failures(results: dict[str, Any]) -> list[Flowable]:
-    """Failures of no clause (hello, required capabilities): they explain every gap after."""
-    return [
-        _p(f"\u2022 {f.get('item', '?')}: {f.get('message', '')}")
-        for f in results.get("failures") or []
-        if f.get("kind") == "implementation" and not f.get("clause")
-    ]
+    """The game's first failures, each with the command reproducing it: what an auditor
+    needs on the first page (every failure, with evidence, is in the Failures section)."""
+    found = [f for f in results.get("failures") or [] if f.get("kind") == "implementation"]
+    if not found:
+        return []
+    flow: list[Flowable] = [Paragraph(f"Failures of the game ({len(found)})", _h3)]
+    for f in found[:FIRST_PAGE_FAILURES]:
+        where = f.get("clause") or "-"
+        flow.append(_p(f"\u2022 {where} {f.get('item', '?')}: {f.get('message', '')}"))
+        if f.get("reproduce"):
+            flow.append(_p(f"reproduce: {f['reproduce']}", _mono))
+    if len(found) > FIRST_PAGE_FAILURES:
+        flow.append(_p(f"... and {len(found) - FIRST_PAGE_FAILURES} more under Failures"))
+    return flow
 
 
 def _headline(results: dict[str, Any]) -> list[Flowable]:
