@@ -54,6 +54,7 @@ def published_figures(
             {
                 **checked,
                 "source": "hello config.published",
+                "clause": None,  # the game's own statement, not the rules source's claim
                 "priced_on": priced.name,
                 "reproduce": shlex.join([*command, f"{claim.figure}={claim.value!r}"]),
             }
@@ -69,6 +70,7 @@ def _unpriced(claim: Claim, reason: str) -> dict[str, Any]:
         "computed": None,
         "definition": None,
         "source": "hello config.published",
+        "clause": None,
         "reason": reason,
     }
 

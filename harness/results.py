@@ -164,25 +164,12 @@ def clause_items(
     for planned in (p for p in facts.planned if p.clause == clause.id):
         record = by_name.get(planned.name)
         if record is not None:
-            items.append(
-                _item_row(planned.name, planned.kind, record.status, record.message, record.needs)
-            )
+            outcome = (record.status, record.message, record.needs)
         elif facts.collected is not None and planned.name not in facts.collected:
-            items.append(
-                _item_row(
-                    planned.name,
-                    planned.kind,
-                    Status.NOT_TESTED,
-                    "left out by the selection",
-                    "a run without a selection",
-                )
-            )
+            outcome = (Status.NOT_TESTED, "left out by the selection", "a run without a selection")
         else:
-            items.append(
-                _item_row(
-                    planned.name, planned.kind, Status.NOT_TESTED, "did not run", "a complete run"
-                )
-            )
+            outcome = (Status.NOT_TESTED, "did not run", "a complete run")
+        items.append(_item_row(planned.name, planned.kind, *outcome))
     if clause.claim:
         items.append(_claim_item(clause, facts))
     if "manual" in clause.verification:
@@ -296,9 +283,10 @@ def _record_failure(r: Record) -> dict[str, Any]:
     }
 
 
-def _failure(
+def failure_entry(
     kind: str, clause: str | None, item: str, message: str, reproduce: str, **more: Any
 ) -> dict[str, Any]:
+    """An entry of failures[] that no item's record makes (hello, a capability, a figure)."""
     entry = {
         "kind": kind,
         "clause": clause,
@@ -352,7 +340,7 @@ def _refuted(
     figure: dict[str, Any], clause: str | None, item: str, said: str, reproduce: str
 ) -> dict[str, Any]:
     """The failure entry of a refuted figure, with the nearest reading as evidence."""
-    return _failure(
+    return failure_entry(
         "publication",
         clause,
         item,
@@ -418,7 +406,7 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     if missing:
         failures.insert(
             0,
-            _failure(
+            failure_entry(
                 "implementation",
                 None,
                 "required-capabilities",

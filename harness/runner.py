@@ -36,6 +36,7 @@ from harness.results import (
     Record,
     RunFacts,
     build_results,
+    failure_entry,
     now,
     write_json_atomic,
 )
@@ -182,19 +183,16 @@ class CertificationRun:
         if "reply" not in exc.evidence and "raw" not in exc.evidence:
             self._stop(f"implementation unreachable ({self.adapter_spec}): {exc}")
         message = str(exc).replace("hello reply does not conform to protocol v1:", "").strip()
-        self.hello_fault = {
-            "kind": "implementation",
-            "clause": None,
-            "item": "hello",
-            "item_kind": "hello",
-            "node": None,
-            "expected": "a hello reply conforming to protocol v1 (docs/adapter-protocol.md)",
-            "actual": exc.evidence.get("reply", exc.evidence.get("raw")),
-            "message": f"hello does not conform to protocol v1: {message}",
-            "evidence": exc.evidence,
-            "reproduce": self.command(None),  # hello comes first: the whole run shows it
-            "repro": None,
-        }
+        self.hello_fault = failure_entry(
+            "implementation",
+            None,
+            "hello",
+            f"hello does not conform to protocol v1: {message}",
+            self.command(None),  # hello comes first: the whole run shows it
+            expected="a hello reply conforming to protocol v1 (docs/adapter-protocol.md)",
+            actual=exc.evidence.get("reply", exc.evidence.get("raw")),
+            evidence=exc.evidence,
+        )
         self._stop(self.hello_fault["message"], returncode=1)
 
     def _stop(self, reason: str, returncode: int = 2) -> None:
@@ -255,7 +253,7 @@ class CertificationRun:
                 incomplete=self.incomplete,
                 hello_fault=self.hello_fault,
                 stderr_tail=self.stderr_tail,
-                published=self._published(math),
+                published=self._published(),
                 attestations=self.attestations,
                 run_plan=self.run_plan(),
                 run_command=self.command(None),
@@ -264,24 +262,23 @@ class CertificationRun:
         )
         write_json_atomic(self.out / "results.json", results)
 
-    def _published(self, math: dict[str, Any]) -> list[dict[str, Any]]:
+    def _published(self) -> list[dict[str, Any]]:
         """The figures the game publishes (hello config.published), against the exact
         mathematics of the pay tables it declares."""
         if self.implementation is None:
             return []
         try:
-            # No clause: the game's own statement, not the rules source's claim clause.
-            findings = published_figures(
+            return published_figures(
                 self.profile,
                 self.profile_arg,
                 self.implementation.get("config"),
                 self.out / REPRO_DIR,
             )
-            return [{**f, "clause": None} for f in findings]
         except Exception as exc:  # the harness's own failure: reported, never the game's
             return [
                 {
                     "figure": "all",
+                    "clause": None,
                     "status": Status.ERROR.value,
                     "claimed": None,
                     "computed": None,
@@ -318,7 +315,8 @@ class CertificationRun:
             math = profile_math(self.profile)
             main_game(self.profile).strategy.save(self.out / "strategy.npz")
         except Exception as exc:  # the report is still written, marked so
-            return {"status": "error", "reason": f"{type(exc).__name__}: {exc}", "claims": []}
+            reason = f"{type(exc).__name__}: {exc}"
+            return {"status": Status.ERROR.value, "reason": reason, "claims": []}
         math["strategy"]["file"] = "strategy.npz"
         return math
 

@@ -699,7 +699,7 @@ def _math(section: dict[str, Any], publication: dict[str, Any]) -> list[Flowable
     always = always if isinstance(always, dict) else {}
     out: list[Flowable] = [_p(f"Method: {section.get('method', '')}.")]
     out += _figures(section, opt, always)
-    out += _claims(section.get("claims") or [])
+    out += _figure_checks("Claimed by the rules source", section.get("claims") or [])
     out += _published(publication.get("published_by_game") or [])
     out += _strategy(section.get("strategy") or {})
     out.append(_simulation(section.get("simulation") or {}))
@@ -750,9 +750,9 @@ def _computed(c: dict[str, Any]) -> str:
     return f"{_pct(computed)} ({c.get('definition')})"
 
 
-def _claims(claims: list[dict[str, Any]]) -> list[Flowable]:
-    """Figures the profile's rules source claims, each against the exact mathematics."""
-    if not claims:
+def _figure_checks(heading: str, figures: list[dict[str, Any]], note: str = "") -> list[Flowable]:
+    """Claimed or published figures, each against the exact mathematics (nearest reading)."""
+    if not figures:
         return []
     table = _table(
         [[_p(h) for h in ("Figure", "Claimed", "Computed", "Status", "Source")]]
@@ -764,44 +764,22 @@ def _claims(claims: list[dict[str, Any]]) -> list[Flowable]:
                 _p(_label(c.get("status", "")), _small),
                 _p(c.get("source", ""), _small),
             ]
-            for c in claims
+            for c in figures
         ],
         [25 * mm, 17 * mm, 48 * mm, 18 * mm, 62 * mm],
     )
     return [
-        Paragraph("Claimed by the rules source", _h3),
-        _status_cells(table, 3, [c.get("status") for c in claims]),
+        Paragraph(heading, _h3),
+        _status_cells(table, 3, [c.get("status") for c in figures]),
+        *([_p(note, _small)] if note else []),
     ]
 
 
 def _published(findings: list[dict[str, Any]]) -> list[Flowable]:
     """Figures the game itself publishes (hello config.published), on its declared rules."""
-    if not findings:
-        return []
-    table = _table(
-        [[_p(h) for h in ("Figure", "Claimed", "Computed", "Reading", "Status")]]
-        + [
-            [
-                _p(f.get("figure", "?"), _small),
-                _p(_claimed_pct(f.get("claimed")), _small),
-                _p(_pct(f.get("computed")), _small),
-                _p(
-                    f.get("definition") or f.get("reason") or "-",
-                    _small,
-                ),
-                _p(_label(f.get("status", "")), _small),
-            ]
-            for f in findings
-        ],
-        [35 * mm, 17 * mm, 20 * mm, 80 * mm, 18 * mm],
-    )
     priced = sorted({str(f["priced_on"]) for f in findings if f.get("priced_on")})
     note = f"Priced on profile {', '.join(priced)} (the rules the game declares)." if priced else ""
-    return [
-        Paragraph("Published by the game", _h3),
-        _status_cells(table, 4, [f.get("status") for f in findings]),
-        *([_p(note, _small)] if note else []),
-    ]
+    return _figure_checks("Published by the game", findings, note)
 
 
 def _strategy(strategy: dict[str, Any]) -> list[Flowable]:
