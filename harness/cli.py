@@ -1,11 +1,12 @@
 """The `chcert` command line (contract 2; docs/command-line.md).
 
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
-                   [--rng-decks N] [--rtp-rounds N] [--seed S] [-k EXPR] [--attest FILE]
+                   [--tx SPEC ...] [--dist MODE] [--rng-decks N] [--rtp-rounds N]
+                   [--differential N] [--seed S] [-k EXPR] [--attest FILE]
                    [--vectors FILE ...] [--junitxml PATH] [--timeout SECONDS] [--repeat N]
     chcert math    [--profile NAME|PATH] [--json] [--strategy FILE] [--claim FIGURE=VALUE ...]
     chcert rng     [--adapter SPEC] [--decks N] [--json]
-    chcert vectors check
+    chcert vectors check | generate [--check]
     chcert report  RESULTS_JSON [--pdf PATH]
 
 Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md).
@@ -33,17 +34,19 @@ from harness._schema import validator
 from harness.adapters import open_adapter
 from harness.attestations import load_attestations
 from harness.checks import DEFAULT_RTP_ROUNDS
+from harness.corpus import CORPUS_DIR, CorpusError, CorpusMismatch, generate_corpus
 from harness.coverage import check_coverage
 from harness.errors import HarnessError, SpecError
 from harness.gamemath import census_progress, check_claims, main_game, profile_math
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
+from harness.plugin import DIFFERENTIAL
 from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
 from harness.report import render
 from harness.report.junit import write_junit
 from harness.results import SCHEMA_VERSION, write_json_atomic
 from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
-from harness.specs import CLAUSE_DIR, Catalog, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, load_all_vectors, vector_files
+from harness.specs import Catalog, clause_index, load_catalogs
+from harness.vectors import load_all_vectors, load_vector_file, vector_files
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_HELP = """exit codes: 0 PASS (certified), 1 FAIL (something failed), 2 INCOMPLETE (something
@@ -51,6 +54,11 @@ applicable not tested, a selection, the game unreachable, an interruption, a har
 4 usage or spec error (bad arguments, invalid profile, vector or attestation file, a
 selection matching nothing). See docs/verdict.md."""
 OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
+# pytest-xdist's --dist modes that share the items out: `each` would run every item on
+# every worker (each counted once per host), and `no` distributes nothing.
+DIST_MODES = ("load", "loadscope", "loadfile", "loadgroup", "worksteal")
+GATEWAYS = ("popen", "ssh", "socket", "vagrant_ssh")  # execnet's gateway types
+SPEC_KEYS = {*GATEWAYS, "python", "chdir", "nice", "dont_write_bytecode", "ssh_config"}
 
 
 class UsageError(Exception):
@@ -102,6 +110,22 @@ def _parser() -> argparse.ArgumentParser:
         help="parallel workers, each with its own connection (default 0: in-process)",
     )
     cert.add_argument(
+        "--tx",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a pytest-xdist worker on an execnet gateway, e.g. ssh=HOST//python=python3 or "
+        "socket=HOST:PORT (repeatable; N*SPEC starts N); every host needs chcert installed at "
+        "the same path; excludes -n",
+    )
+    cert.add_argument(
+        "--dist",
+        default=None,
+        metavar="MODE",
+        help=f"how pytest-xdist shares the items out among -n or --tx workers: "
+        f"{', '.join(DIST_MODES)} (default load)",
+    )
+    cert.add_argument(
         "--rng-decks", type=int, default=DEFAULT_DECKS, help="decks sampled for the RNG battery"
     )
     cert.add_argument(
@@ -140,6 +164,14 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_RTP_ROUNDS,
         help="rounds played optimally for the RTP simulation (0: not tested)",
     )
+    cert.add_argument(
+        "--differential",
+        type=int,
+        default=DIFFERENTIAL,
+        metavar="N",
+        help="seat-hands dealt as stacked rounds and compared with the rules oracle by the "
+        f"differential check (default {DIFFERENTIAL:,}; 0: not tested)",
+    )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
 
@@ -167,7 +199,15 @@ def _parser() -> argparse.ArgumentParser:
 
     vec = sub.add_parser("vectors", help="work with the vector sets")
     vec_sub = vec.add_subparsers(dest="vectors_command", required=True, parser_class=_Parser)
-    vec_sub.add_parser("check", help="validate every catalog and vector file")
+    vec_sub.add_parser("check", help="validate every catalog and vector file, the corpus too")
+    gen = vec_sub.add_parser(
+        "generate", help="write the generated corpus, vectors/generated/ (docs/corpus.md)"
+    )
+    gen.add_argument(
+        "--check",
+        action="store_true",
+        help="generate in memory and compare with the stored files; exit 1 if they differ",
+    )
 
     rep = sub.add_parser("report", help="re-render report.pdf from an archived results.json")
     rep.add_argument("results", help="path to results.json")
@@ -181,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "certify":
             return certify(args)
         if args.command == "vectors":
-            return vectors_check()
+            return vectors_generate(args) if args.vectors_command == "generate" else vectors_check()
         if args.command == "rng":
             return rng_command(args)
         if args.command == "math":
@@ -205,11 +245,73 @@ def _verify_selection(expression: str) -> None:
         raise UsageError(f"-k {expression!r} is not a valid selection: {exc}") from exc
 
 
+def _check_distribution(args: argparse.Namespace) -> None:
+    """-n, --tx and --dist, checked before anything runs (pytest-xdist would let -n
+    silently replace the --tx workers, and run in-process a --tx without --dist)."""
+    for spec in args.tx:
+        problem = _tx_problem(spec)
+        if problem:
+            raise UsageError(
+                f"--tx {spec!r} is not an execnet gateway spec: {problem} "
+                "(e.g. ssh=HOST//python=python3, socket=HOST:PORT)"
+            )
+    if args.tx and args.workers:
+        raise UsageError(
+            "-n and --tx exclude each other: -n starts local workers, --tx one worker per "
+            "spec (add local workers with --tx N*popen)"
+        )
+    if args.dist is not None and args.dist not in DIST_MODES:
+        why = {
+            "each": " (each runs every item on every worker; results.json holds one outcome "
+            "per item)",
+            "no": " (to run in-process, leave out -n and --tx)",
+        }.get(args.dist, "")
+        raise UsageError(f"--dist {args.dist!r}: use one of {', '.join(DIST_MODES)}{why}")
+    if args.dist is not None and not (args.tx or args.workers):
+        raise UsageError(f"--dist {args.dist} needs workers to share the items: -n N or --tx SPEC")
+
+
+def _tx_problem(spec: str) -> str | None:
+    """What makes `spec` no execnet gateway spec pytest-xdist can start ([N*]KEY[=VALUE]//...),
+    or None."""
+    count, star, body = spec.partition("*")
+    if not star:
+        body = spec
+    elif not count.isdigit() or int(count) < 1:
+        return f"{count!r} before '*' is no count of workers"
+    keys: dict[str, str | None] = {}
+    for part in body.split("//"):
+        key, eq, value = part.partition("=")
+        if key not in SPEC_KEYS and not key.startswith("env:"):
+            return f"unknown key {key!r}" if key else "an empty part"
+        if key in keys:
+            return f"{key} given twice"
+        if eq and not value:
+            return f"{key}= without a value"
+        keys[key] = value if eq else None
+    gateways = [k for k in keys if k in GATEWAYS]
+    if len(gateways) != 1:
+        return f"it needs exactly one of {', '.join(GATEWAYS)}"
+    gateway, where = gateways[0], keys[gateways[0]]
+    if gateway == "popen":
+        return "popen takes no value" if where is not None else None
+    if where is None:
+        return f"{gateway} needs a value"
+    if gateway == "socket":
+        host, _, port = where.partition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            return f"socket={where}: use socket=HOST:PORT"
+        if "python" in keys:
+            return "a socket server runs its own python: python= does not apply"
+    return None
+
+
 def certify(args: argparse.Namespace) -> int:
     if args.workers < 0 or args.timeout <= 0 or args.repeat < 1 or args.rng_decks < 2:
         raise UsageError("-n must be >= 0, --timeout > 0, --repeat >= 1, --rng-decks >= 2")
-    if args.rtp_rounds < 0:
-        raise UsageError("--rtp-rounds must be >= 0")
+    if args.rtp_rounds < 0 or args.differential < 0:
+        raise UsageError("--rtp-rounds and --differential must be >= 0")
+    _check_distribution(args)
     profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
     catalogs = load_catalogs(profile.catalogs)
     if not any(cat.for_profile(profile.name) for cat in catalogs):
@@ -258,44 +360,41 @@ def _run_certification(
 ) -> int:
     results_path = out / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    # Each option is one `--name=VALUE` token and every path is absolute, and no path is
+    # given as a test path: pytest-xdist forwards this command line to each worker, which
+    # may run on another host, in another directory (--tx). There the plugin collects the
+    # catalogs and vectors of its own installed package (harness/plugin.py); xdist would
+    # refuse to forward a token that is a local path outside its rsync roots.
     pytest_args = [
-        "-c",
-        os.devnull,
-        "--rootdir",
-        str(ROOT),
+        f"--config-file={os.devnull}",
+        f"--rootdir={ROOT}",
         "-p",
         "no:cacheprovider",
         "--assert=plain",  # nothing here relies on assertion rewriting; it costs start-up time
         "-q",
-        "--chcert-profile",
-        str(profile.path),
-        "--chcert-adapter",
-        args.adapter,
-        "--chcert-out",
-        str(out),
-        "--chcert-seed",
-        str(seed),
-        "--chcert-timeout",
-        str(args.timeout),
-        "--chcert-repeat",
-        str(args.repeat),
-        "--chcert-rng-decks",
-        str(args.rng_decks),
-        "--chcert-rtp-rounds",
-        str(args.rtp_rounds),
-        "-n",
-        str(args.workers),
-        str(CLAUSE_DIR),
-        str(VECTOR_DIR),
+        f"--chcert-profile={profile.path.resolve()}",
+        f"--chcert-adapter={args.adapter}",
+        f"--chcert-out={out.resolve()}",
+        f"--chcert-seed={seed}",
+        f"--chcert-timeout={args.timeout}",
+        f"--chcert-repeat={args.repeat}",
+        f"--chcert-rng-decks={args.rng_decks}",
+        f"--chcert-rtp-rounds={args.rtp_rounds}",
+        f"--chcert-differential={args.differential}",
     ]
-    for path in args.vectors:
-        pytest_args += ["--chcert-vectors", str(Path(path).resolve()), str(Path(path).resolve())]
+    if args.tx:  # -n would replace these workers by local ones; -n 0 would drop them
+        pytest_args += [f"--tx={spec}" for spec in args.tx]
+        pytest_args.append(f"--dist={args.dist or 'load'}")
+    else:
+        pytest_args.append(f"--numprocesses={args.workers}")
+        if args.dist is not None:
+            pytest_args.append(f"--dist={args.dist}")
+    pytest_args += [f"--chcert-vectors={Path(path).resolve()}" for path in args.vectors]
     if args.attest:
-        pytest_args += ["--chcert-attest", str(args.attest)]
+        pytest_args.append(f"--chcert-attest={Path(args.attest).resolve()}")
     if args.select is not None:
-        pytest_args += ["-k", args.select]
-    for name in args.item:
-        pytest_args += ["--chcert-item", name]
+        pytest_args.append(f"-k{args.select}")
+    pytest_args += [f"--chcert-item={name}" for name in args.item]
     print(
         f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
         f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
@@ -308,7 +407,10 @@ def _run_certification(
         shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
         raise UsageError(f"{shown} matches no item of profile {profile.name}")
     if not results_path.exists():
-        write_json_atomic(results_path, _stub_results(profile.name, int(code)))
+        hint = ""
+        if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
+            hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
+        write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))
     with results_path.open(encoding="utf-8") as fh:
         results = json.load(fh)
     write_junit(results, junit)
@@ -317,9 +419,9 @@ def _run_certification(
     return EXIT_CODES[Verdict(results["verdict"])]
 
 
-def _stub_results(profile: str, code: int) -> dict[str, Any]:
+def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
     """results.json when the test runner stopped before the plugin could write it."""
-    reason = f"the test runner stopped before writing results (exit {code})"
+    reason = f"the test runner stopped before writing results (exit {code}){hint}"
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": Verdict.INCOMPLETE.value,
@@ -554,6 +656,29 @@ def _progress(total: int, quiet: bool) -> Callable[[int], None]:
     return show
 
 
+def vectors_generate(args: argparse.Namespace) -> int:
+    """Write the generated corpus, or (--check) compare it with a fresh generation."""
+    started = time.perf_counter()
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        summary = generate_corpus(check=args.check, progress=progress)
+    except (CorpusError, CorpusMismatch) as exc:
+        print(f"chcert: {exc}", file=sys.stderr)
+        return 1
+    for name, counts in summary["profiles"].items():
+        clauses = ", ".join(f"{c} {n}" for c, n in counts["clauses"].items())
+        print(f"  {name}: {counts['vectors']} vectors ({clauses})")
+    verb = "reproduced exactly" if args.check else "written"
+    print(
+        f"{summary['vectors']} vectors {verb} ({summary['generator']}, seed {summary['seed']}) "
+        f"in {time.perf_counter() - started:.0f} s"
+    )
+    return 0
+
+
 def vectors_check() -> int:
     """Validate every catalog and vector file; print the counts."""
     catalogs = load_catalogs()
@@ -569,6 +694,10 @@ def vectors_check() -> int:
     print(f"{len(vectors)} vectors in {len(vector_files())} files")
     for name, count in sorted(report.vectors_per_profile.items()):
         print(f"  {name}: {count} vectors")
+    corpus = [
+        v for path in sorted(CORPUS_DIR.glob("*.json")) for v in load_vector_file(path, clauses)
+    ]
+    print(f"{len(corpus)} generated vectors in {CORPUS_DIR.name}/ (docs/corpus.md)")
     for problem in report.problems:
         print(f"PROBLEM: {problem}")
     print("OK" if not report.problems else f"{len(report.problems)} problems")

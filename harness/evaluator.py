@@ -276,9 +276,14 @@ def top_rank_of(strength: int) -> Rank:
 
 def strength_of(cards: Sequence[Card]) -> int:
     """Strength of the best five of 5 to 7 distinct cards."""
+    verify_distinct(cards)
+    return strength_of_distinct(cards)
+
+
+def strength_of_distinct(cards: Sequence[Card]) -> int:
+    """`strength_of` for cards already known to be distinct (a verified deal's)."""
     if not 5 <= len(cards) <= 7:
         raise ValueError(f"a poker hand is evaluated from 5 to 7 cards, got {len(cards)}")
-    verify_distinct(cards)
     return int(_strength_of(np.array([c.index for c in cards], np.uint8)))
 
 

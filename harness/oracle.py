@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness.errors import InvalidBet
-from harness.evaluator import Category, category_of, strength_of
+from harness.evaluator import Category, category_of, strength_of_distinct
 from harness.game import Action, Deal, Wager
 from harness.profiles import NonQualifyingAnte, Profile
 
@@ -119,13 +119,13 @@ def settle(profile: Profile, deal: Deal, plays: Mapping[int, SeatPlay]) -> Settl
         raise InvalidBet(f"wagers for seats {sorted(plays)} but cards for {sorted(deal.seats)}")
     for play in plays.values():
         verify_wagers(profile, play)
-    dealer = strength_of((*deal.dealer, *deal.board))
+    dealer = strength_of_distinct((*deal.dealer, *deal.board))  # distinct: verified above
     seats = []
     for number in sorted(plays):
         play = plays[number]
         hole = deal.seats[number]
-        player = strength_of((*hole, *deal.board))
-        aa_strength = strength_of((*hole, *deal.flop))
+        player = strength_of_distinct((*hole, *deal.board))
+        aa_strength = strength_of_distinct((*hole, *deal.flop))
         folded = play.action is Action.FOLD
         if folded:
             ante, call = Wager(play.ante, 0), Wager(0, 0)

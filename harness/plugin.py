@@ -5,19 +5,24 @@ imports only pytest, so installing chcert costs other test suites nothing. When
 the option is given, `harness.runner` (the certification run, its items and the
 heavy imports: numba, scipy, the adapters) is loaded and registered.
 
-    pytest --chcert-profile standard --chcert-adapter reference specs/clauses vectors -n 2
+    pytest --chcert-profile standard --chcert-adapter reference -n 2
 
-`chcert certify` runs exactly this and then renders the PDF from results.json.
+Given no path, it collects the bundled catalogs and vectors (and the
+`--chcert-vectors` files) of the package installed on each host, worker
+included. `chcert certify` runs exactly this and then renders the PDF from
+results.json.
 """
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 import pytest
 
 RNG_DECKS = 20_000  # harness.rng.DEFAULT_DECKS, repeated so that this module stays light
 RTP_ROUNDS = 1_000  # harness.checks.DEFAULT_RTP_ROUNDS, likewise
+DIFFERENTIAL = 50_000  # harness.checks.DEFAULT_DIFFERENTIAL (seat-hands), likewise
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -53,6 +58,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"rounds played for the RTP simulation (default {RTP_ROUNDS:,}; 0: not tested)",
     )
     group.addoption(
+        "--chcert-differential",
+        type=int,
+        default=DIFFERENTIAL,
+        help="seat-hands dealt as stacked rounds and compared with the rules oracle by the "
+        f"differential check (default {DIFFERENTIAL:,}; 0: not tested)",
+    )
+    group.addoption(
         "--chcert-vectors",
         action="append",
         default=[],
@@ -77,12 +89,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """With --chcert-profile and no path given: this host's bundled catalogs and vectors.
+
+    Each pytest-xdist worker parses the controller's command line again, on its own host,
+    so it collects the files of its own installed package. This is how a run spreads over
+    hosts (`--tx socket=HOST:PORT`, `--tx ssh=HOST`): xdist refuses to forward a command
+    line that names a local path outside its rsync roots (a feature it deprecates).
+    """
+    given = early_config.known_args_namespace
+    if not getattr(given, "chcert_profile", None) or getattr(given, "file_or_dir", None):
+        return
+    from harness.specs import CLAUSE_DIR
+    from harness.vectors import VECTOR_DIR
+
+    extra = getattr(given, "chcert_vectors", None) or []
+    paths = [str(CLAUSE_DIR), str(VECTOR_DIR), *map(str, extra)]
+    args += paths
+    given.file_or_dir = paths  # where pytest looks for the initial conftest files, as if given
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, on the controller: hand its seed to each worker it starts."""
+    node.workerinput["chcert_seed"] = node.config.getoption("chcert_seed", None)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("chcert_profile"):
         return
     if config.getoption("chcert_seed") is None:
-        # Chosen once on the controller; xdist copies options to the workers.
-        config.option.chcert_seed = secrets.randbelow(2**31)
+        # Chosen once, on the controller: an xdist worker parses the command line again,
+        # so it takes the controller's seed from its workerinput (pytest_configure_node).
+        given = getattr(config, "workerinput", {}).get("chcert_seed")
+        config.option.chcert_seed = secrets.randbelow(2**31) if given is None else given
     from harness.errors import SpecError
     from harness.runner import CertificationRun
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
+from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
 from harness.outcomes import Status, verdict_of, worse
 from harness.profiles import Profile
 from harness.specs import Catalog, Clause
@@ -59,6 +60,9 @@ class Record:
     needs: str = ""  # for not_tested: what would let the item run
     repro: dict[str, Any] | None = None  # a failing randomized round, as a vector file
     repro_file: str = ""  # where the controller wrote `repro`, relative to the output folder
+    # Failures the item attributes to clauses (the differential's causes); the controller
+    # turns each into a record of its own clause.
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def item(self) -> str:
@@ -124,6 +128,95 @@ def _math_section(math: dict[str, Any], records: list[Record]) -> dict[str, Any]
     return {**math, "simulation": {"status": r.status.value, "reason": r.message}}
 
 
+def _corpus_section(facts: RunFacts) -> dict[str, Any]:
+    """The generated corpus's items summed (contract 3 `corpus`, docs/corpus.md)."""
+    planned = [p for p in facts.planned if p.kind == "corpus"]
+    records = [r for r in facts.records if r.kind == "corpus" and r.item.endswith("/corpus")]
+    found = [r.evidence["corpus"] for r in records if "corpus" in r.evidence]
+    statuses = [r.status for r in records] + [Status.NOT_TESTED] * (len(planned) - len(records))
+    status = (
+        Status.FAIL
+        if Status.FAIL in statuses
+        else Status.PASS
+        if statuses and all(s is Status.PASS for s in statuses)
+        else Status.NOT_TESTED
+    )
+    return {
+        "status": status.value,
+        "items": len(planned),
+        "vectors": sum(f["vectors"] for f in found),
+        "ran": sum(f["ran"] for f in found),
+        "failed": sum(f["failed"] for f in found),
+        "not_tested": sum(f["not_tested"] for f in found),
+        "failing": [v for f in found for v in f["failing"]],
+        "seconds": sum(f["seconds"] for f in found),
+    }
+
+
+def _differential_section(facts: RunFacts) -> dict[str, Any]:
+    """The differential's shards summed (contract 3 `differential`, docs/differential.md)."""
+    shards = [r for r in facts.records if r.kind == "check" and r.name.startswith("differential")]
+    planned = [
+        p for p in facts.planned if p.kind == "check" and p.target.startswith("differential")
+    ]
+    found = [r.evidence["differential"] for r in shards if "differential" in r.evidence]
+    counts = dict.fromkeys(feasible_strata(facts.profile), 0)
+    for shard in found:
+        for key, n in shard["strata"].items():
+            counts[key] = counts.get(key, 0) + n
+    uniform = sum(f["uniform_seat_hands"] for f in found)
+    seconds = sum(f["seconds"] for f in found)
+    seat_hands = sum(f["seat_hands"] for f in found)
+    causes = [
+        {
+            "clause": r.clause,
+            "kind": r.evidence.get("kind", ""),
+            "detail": r.evidence.get("detail", ""),
+            "count": r.evidence.get("count", 1),
+            "item": r.item,
+        }
+        for r in facts.records
+        if r.kind == "differential"
+    ]
+    short = {k: n for k, n in counts.items() if n < QUOTA}
+    if not planned:
+        status, reason = Status.NOT_TESTED, "no clause of the profile names the differential check"
+    elif len(found) < len(planned):
+        ran = {r.item for r in shards}
+        missing = [p.name for p in planned if p.name not in ran]
+        not_run = [r.message for r in shards if r.status in (Status.NOT_TESTED, Status.ERROR)]
+        status = (
+            Status.ERROR if any(r.status is Status.ERROR for r in shards) else Status.NOT_TESTED
+        )
+        reason = "; ".join(sorted(set(not_run))) or f"shards not run: {', '.join(missing)}"
+    else:
+        status = Status.FAIL if causes else Status.PASS
+        reason = ""
+    return {
+        "status": status.value,
+        **({"reason": reason} if reason else {}),
+        "budget": found[0]["budget"] if found else 0,
+        "shards_run": len(found),
+        "shards": len(planned),
+        "seat_hands": seat_hands,
+        "uniform_seat_hands": uniform,
+        "stratified_seat_hands": sum(f["stratified_seat_hands"] for f in found),
+        "rounds": sum(f["rounds"] for f in found),
+        "strata": {
+            "quota": QUOTA,
+            "total": len(counts),
+            "met": len(counts) - len(short),
+            "short": short,
+            "counts": counts,
+        },
+        "disagreeing_seat_hands": sum(f["disagreeing_seat_hands"] for f in found),
+        "causes": causes,
+        "detectable_fault_rate": detectable_rate(uniform),
+        "seconds": seconds,
+        "seat_hands_per_second": seat_hands / seconds if seconds else 0.0,
+    }
+
+
 @dataclass
 class RunFacts:
     """Everything a run knows at its end, from which results.json is built."""
@@ -170,6 +263,10 @@ def clause_items(
         else:
             outcome = (Status.NOT_TESTED, "did not run", "a complete run")
         items.append(_item_row(planned.name, planned.kind, *outcome))
+    planned_names = {p.name for p in facts.planned}
+    for record in facts.records:  # failures attributed here by another item (differential)
+        if record.clause == clause.id and record.item not in planned_names:
+            items.append(_item_row(record.item, record.kind, record.status, record.message))
     if clause.claim:
         items.append(_claim_item(clause, facts))
     if "manual" in clause.verification:
@@ -516,6 +613,8 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
             ]
         },
         "rng": _rng_section(facts.records),
+        "corpus": _corpus_section(facts),
+        "differential": _differential_section(facts),
         "math": _math_section(facts.math, facts.records),
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}

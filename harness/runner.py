@@ -12,6 +12,7 @@ also after Ctrl-C (marked INCOMPLETE).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import shlex
 import time
@@ -25,7 +26,17 @@ import yaml
 
 from harness.adapters import Adapter, open_adapter
 from harness.attestations import load_attestations
-from harness.checks import CHECKS, CheckFailure, Context, NotTested, replay_vector, run_check
+from harness.checks import (
+    CHECKS,
+    DEFAULT_DIFFERENTIAL,
+    REGISTRY,
+    CheckFailure,
+    Context,
+    NotTested,
+    replay_corpus,
+    replay_vector,
+)
+from harness.corpus import CORPUS_DIR
 from harness.errors import ErrorReply, HarnessError, ProtocolViolation, SpecError
 from harness.gamemath import census_progress, main_game, profile_math
 from harness.outcomes import Status
@@ -40,8 +51,8 @@ from harness.results import (
     now,
     write_json_atomic,
 )
-from harness.specs import Catalog, Clause, clause_index, load_catalogs
-from harness.vectors import VECTOR_DIR, Vector, load_all_vectors
+from harness.specs import Catalog, Clause, clause_index, fault_owners, load_catalogs
+from harness.vectors import VECTOR_DIR, Vector, load_all_vectors, load_vector_file
 
 RECORD_KEY = "chcert"
 REPRO_DIR = "repro"
@@ -59,6 +70,7 @@ class CertificationRun:
         self.timeout: float = config.getoption("chcert_timeout")
         self.rng_decks: int = config.getoption("chcert_rng_decks")
         self.rtp_rounds: int = config.getoption("chcert_rtp_rounds")
+        self.differential: int = config.getoption("chcert_differential", DEFAULT_DIFFERENTIAL)
         self.repeat = max(1, int(config.getoption("chcert_repeat")))
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
@@ -71,10 +83,17 @@ class CertificationRun:
                 raise SpecError(
                     clause_path(self, clause), clause.line, f"unknown check {unknown[0]!r}"
                 )
+        self.fault_owners = fault_owners(self.clauses)
         index = clause_index(all_catalogs)
         self.extra_vector_files = [Path(p).resolve() for p in config.getoption("chcert_vectors")]
         vectors = load_all_vectors(index, extra=self.extra_vector_files)
         self.vectors: list[Vector] = [v for v in vectors if self.profile.name in v.profiles]
+        self.corpus: list[Vector] = [
+            v
+            for path in sorted(CORPUS_DIR.glob("*.json"))
+            for v in load_vector_file(path, index)
+            if self.profile.name in v.profiles
+        ]
         if not self.clauses:
             raise SpecError(
                 self.profile.path,
@@ -109,9 +128,10 @@ class CertificationRun:
         """Every item the profile calls for, before any selection: what a PASS needs."""
         wanted = {c.id for c in self.clauses}
         planned = [
-            PlannedItem(f"{clause.id}/{name}", clause.id, "check", name)
+            PlannedItem(f"{clause.id}/{target}", clause.id, "check", target)
             for clause in self.clauses
             for name in clause.checks
+            for target, _ in CHECKS[name].targets()
         ]
         for vector in self.vectors:
             clause = vector.clause_for[self.profile.name]
@@ -120,6 +140,11 @@ class CertificationRun:
                     PlannedItem(f"{clause}/{vector.id}{suffix}", clause, "vector", vector.id)
                     for suffix in repeat_suffixes(self.repeat)
                 ]
+        corpus_clauses = {v.clause_for[self.profile.name] for v in self.corpus} & wanted
+        planned += [
+            PlannedItem(f"{clause}/corpus", clause, "corpus", "corpus")
+            for clause in sorted(corpus_clauses)
+        ]
         return planned
 
     def selection(self) -> dict[str, str]:
@@ -203,7 +228,14 @@ class CertificationRun:
 
     def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
         return Context(
-            adapter, hello, self.profile, self.seed, self.rng_decks, rtp_rounds=self.rtp_rounds
+            adapter,
+            hello,
+            self.profile,
+            self.seed,
+            self.rng_decks,
+            rtp_rounds=self.rtp_rounds,
+            differential=self.differential,
+            fault_owners=self.fault_owners,
         )
 
     @pytest.hookimpl(trylast=True)
@@ -340,6 +372,7 @@ class CertificationRun:
             "timeout": self.timeout,
             "rng_decks": self.rng_decks,
             "rtp_rounds": self.rtp_rounds,
+            "differential": self.differential,
             "repeat": self.repeat,
             "selection": self.selection() or None,
             "vectors": [str(p) for p in self.extra_vector_files],
@@ -363,6 +396,10 @@ class CertificationRun:
             argv += ["--rng-decks", str(self.rng_decks)]
         if "--rtp-rounds" not in extra and self.rtp_rounds != 1_000:
             argv += ["--rtp-rounds", str(self.rtp_rounds)]
+        if self.differential != DEFAULT_DIFFERENTIAL and "differential" in (
+            select or "differential"
+        ):
+            argv += ["--differential", str(self.differential)]
         if self.repeat != 1:
             argv += ["--repeat", str(self.repeat)]
         return shlex.join([*argv, *extra, *(["--item", select] if select else [])])
@@ -388,7 +425,9 @@ class CertificationRun:
             return
         props = dict(report.user_properties)
         if RECORD_KEY in props:
-            self.records.append(Record.from_json(str(props[RECORD_KEY])))
+            record = Record.from_json(str(props[RECORD_KEY]))
+            self.records.append(record)
+            self._add_findings(record)
         elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
             item = report.nodeid.rpartition("::")[2]
@@ -406,16 +445,50 @@ class CertificationRun:
                 )
             )
 
+    def _add_findings(self, record: Record) -> None:
+        """Failures a check attributes to other clauses (the differential's causes) become
+        records of their own clause; one cause found by several shards counts once."""
+        known = {r.item: r for r in self.records}
+        for finding in record.findings:
+            same = known.get(finding["item"])
+            if same is not None:
+                same.evidence["count"] = same.evidence.get("count", 0) + finding["count"]
+                continue
+            derived = Record(
+                node=f"{record.node.rpartition('::')[0]}::{finding['item']}",
+                clause=finding["clause"],
+                kind="differential",
+                name=finding["item"].partition("/")[2],
+                status=Status.FAIL,
+                message=finding["message"],
+                expected=finding["expected"],
+                actual=finding["actual"],
+                evidence={
+                    **finding["evidence"],
+                    "count": finding["count"],
+                    "found_by": record.item,
+                },
+                reproduce=record.reproduce,
+                repro=finding["repro"],
+            )
+            self.records.append(derived)
+            known[derived.item] = derived
+        record.findings = []
+
     # ---------------------------------------------------------- collection
 
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector
     ) -> pytest.Collector | None:
+        if file_path in self.extra_vector_files:
+            return VectorFile.from_parent(parent, path=file_path)
+        if file_path.suffix == ".json" and file_path.parent == CORPUS_DIR:
+            return CorpusFile.from_parent(parent, path=file_path)
         if file_path.suffix != ".yaml":
             return None
         if any(file_path == cat.path.resolve() for cat in self.catalogs):
             return CatalogFile.from_parent(parent, path=file_path)
-        if VECTOR_DIR in file_path.parents or file_path in self.extra_vector_files:
+        if VECTOR_DIR in file_path.parents:
             return VectorFile.from_parent(parent, path=file_path)
         return None
 
@@ -447,7 +520,13 @@ class CertificationRun:
         try:
             findings = item.execute(self.context())
             if findings:
+                record.findings = findings.pop("findings", [])
                 record.evidence.update(findings)
+                elsewhere = sorted({f["clause"] for f in record.findings} - {item.clause})
+                if elsewhere:
+                    record.message = f"failures attributed to {', '.join(elsewhere)}"
+                if any(f["clause"] == item.clause for f in record.findings):
+                    record.status, record.message = Status.FAIL, _summary(record.findings)
         except NotTested as exc:
             record.status, record.message, record.needs = Status.NOT_TESTED, str(exc), exc.needs
         except CheckFailure as exc:
@@ -465,6 +544,12 @@ class CertificationRun:
             )
             record.evidence = {"traceback": traceback.format_exc()[-4000:]}
         return record
+
+
+def _summary(findings: list[dict[str, Any]]) -> str:
+    return "; ".join(f["message"] for f in findings[:3]) + (
+        f"; and {len(findings) - 3} more causes" if len(findings) > 3 else ""
+    )
 
 
 def repeat_suffixes(repeat: int) -> list[str]:
@@ -511,7 +596,8 @@ class ChcertItem(pytest.Item):
         if record.status is Status.NOT_TESTED:
             outcome = "skipped"
             longrepr = (str(self.path), 0, f"Skipped: not tested: {record.message}")
-        elif record.status is not Status.PASS:
+        elif record.status is not Status.PASS or record.findings:
+            # A check whose findings fail other clauses shows as failed here too.
             outcome, longrepr = "failed", _describe(record)
         # Every report crosses from an xdist worker, so an item sends two, not three: the
         # call with the outcome, the teardown with the record (where JUnit XML reads
@@ -533,6 +619,7 @@ class ChcertItem(pytest.Item):
 
 def _describe(r: Record) -> str:
     lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
+    lines += [f"  FAIL {f['item']}: {f['message']}" for f in r.findings]
     if r.expected is not None or r.actual is not None:
         lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
     lines.append(f"  reproduce: {r.reproduce}")
@@ -556,13 +643,50 @@ class VectorItem(ChcertItem):
 class CheckItem(ChcertItem):
     kind = "check"
 
-    def setup_check(self, clause: Clause, check_name: str) -> None:
+    def setup_check(self, clause: Clause, target: str) -> None:
         self.clause = clause.id
-        self.target = check_name
+        self.target = target
         self.add_marker(clause.id)
 
     def execute(self, ctx: Context) -> dict[str, Any] | None:
-        return run_check(self.target, ctx)
+        entry, shard = REGISTRY.target(self.target)
+        return REGISTRY.run(entry.name, dataclasses.replace(ctx, shard=shard, clause=self.clause))
+
+
+class CorpusItem(ChcertItem):
+    """One clause's share of the generated corpus, replayed pipelined (docs/corpus.md)."""
+
+    kind = "corpus"
+
+    def setup_corpus(self, clause: str, vectors: list[Vector]) -> None:
+        self.clause = clause
+        self.target = "corpus"
+        self.vectors = vectors
+        self.add_marker(clause)
+
+    def execute(self, ctx: Context) -> dict[str, Any] | None:
+        run = current_run(self.config)
+
+        def reproduce(vector: Vector) -> str:
+            clause = vector.clause_for[run.profile.name]
+            return run.command(f"{clause}/{vector.id}", ["--vectors", str(vector.path)])
+
+        return replay_corpus(dataclasses.replace(ctx, clause=self.clause), self.vectors, reproduce)
+
+
+class CorpusFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        run = current_run(self.config)
+        wanted = {c.id for c in run.clauses}
+        by_clause: dict[str, list[Vector]] = {}
+        for vector in run.corpus:
+            clause = vector.clause_for[run.profile.name]
+            if vector.path.resolve() == self.path and clause in wanted:
+                by_clause.setdefault(clause, []).append(vector)
+        for clause in sorted(by_clause):
+            item = CorpusItem.from_parent(self, name=f"{clause}/corpus")
+            item.setup_corpus(clause, by_clause[clause])
+            yield item
 
 
 class VectorFile(pytest.File):
@@ -586,6 +710,7 @@ class CatalogFile(pytest.File):
             if clause_path(run, clause).resolve() != self.path:
                 continue
             for name in clause.checks:
-                item = CheckItem.from_parent(self, name=f"{clause.id}/{name}")
-                item.setup_check(clause, name)
-                yield item
+                for target, _ in CHECKS[name].targets():
+                    item = CheckItem.from_parent(self, name=f"{clause.id}/{target}")
+                    item.setup_check(clause, target)
+                    yield item

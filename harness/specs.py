@@ -33,6 +33,7 @@ class Clause:
     claim: str | None
     catalog: str
     line: int | None
+    differential: tuple[str, ...] = ()  # fault kinds the differential attributes here
 
     @property
     def sources(self) -> list[str]:
@@ -51,6 +52,12 @@ class Catalog:
 
     def for_profile(self, profile: str) -> list[Clause]:
         return [c for c in self.clauses if profile in c.profiles]
+
+
+def fault_owners(clauses: list[Clause]) -> dict[str, str]:
+    """Which clause each differential fault kind is attributed to (docs/differential.md):
+    the clauses' `differential:` lists, unique per profile (load_catalog checks)."""
+    return {kind: c.id for c in clauses for kind in c.differential}
 
 
 def load_catalog(path: str | Path) -> Catalog:
@@ -91,8 +98,21 @@ def load_catalog(path: str | Path) -> Catalog:
                 claim=entry.get("claim"),
                 catalog=data["catalog"],
                 line=line,
+                differential=tuple(entry.get("differential", [])),
             )
         )
+    for profile in sorted({p for c in clauses for p in c.profiles}):
+        owners: dict[str, str] = {}
+        for clause in (c for c in clauses if profile in c.profiles):
+            for kind in clause.differential:
+                if kind in owners:
+                    raise SpecError(
+                        path,
+                        clause.line,
+                        f"fault kind {kind!r} belongs to {owners[kind]} already under profile "
+                        f"{profile}: the differential attributes each kind to one clause",
+                    )
+                owners[kind] = clause.id
     return Catalog(
         name=data["catalog"],
         path=Path(path),

@@ -12,12 +12,14 @@ are explained, cards legal for one deck.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness._schema import load_yaml, validate
+from harness._schema import LoadedYaml, PathKey, compiled_def, load_yaml, validate
 from harness.cards import Card, parse_cards
 from harness.errors import InvalidCards, SpecError
 from harness.game import Action, Deal, Wager
@@ -76,14 +78,52 @@ class Vector:
         }
 
 
+@cache
+def _load_corpus(path: Path, stamp: int) -> LoadedYaml:
+    """A generated corpus file (harness/corpus.py), JSON with one vector per line.
+
+    Thousands of vectors: each is checked by the compiled schema of one vector, and
+    its line is the line it starts on, so a problem still names file and line.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except OSError as exc:
+        raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise SpecError(path, exc.lineno, f"not JSON: {exc.msg}") from exc
+    starts = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith('{"id":')]
+    lines: dict[PathKey, int] = {(): 1}
+    groups = data.get("groups") if isinstance(data, dict) else None
+    envelope = data
+    if isinstance(groups, list) and all(isinstance(g, dict) for g in groups):
+        envelope = {**data, "groups": [{**g, "tests": []} for g in groups]}
+    problem = compiled_def("settlement-vectors.schema.json", "envelope")(envelope)
+    if problem is not None:
+        raise SpecError(path, 1, problem)
+    tests = [(g, t) for g, group in enumerate(data["groups"]) for t in range(len(group["tests"]))]
+    if len(starts) != len(tests):
+        raise SpecError(path, None, "a generated corpus has one vector per line; regenerate it")
+    check = compiled_def("settlement-vectors.schema.json", "vector")
+    for (g, t), line in zip(tests, starts, strict=True):
+        lines[("groups", g, "tests", t)] = line
+        problem = check(data["groups"][g]["tests"][t])
+        if problem is not None:
+            raise SpecError(path, line, problem)
+    return LoadedYaml(path, data, lines)
+
+
 def _wager(pair: list[int] | None) -> Wager | None:
     return None if pair is None else Wager(pair[0], pair[1])
 
 
 def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vector]:
     """Load, validate and lint one vector file against the clause catalogs."""
-    doc = load_yaml(path)
-    validate(doc, "settlement-vectors.schema.json")
+    if Path(path).suffix == ".json":
+        doc = _load_corpus(Path(path), Path(path).stat().st_mtime_ns)
+    else:
+        doc = load_yaml(path)
+        validate(doc, "settlement-vectors.schema.json")
     notes = doc.data["notes"]
     vectors: list[Vector] = []
     for g, group in enumerate(doc.data["groups"]):

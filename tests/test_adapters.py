@@ -5,19 +5,23 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness.adapters import open_adapter
+from harness.adapters import Adapter, open_adapter
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
-from harness.protocol import serve_request
+from harness.protocol import Capability, serve_request
 from harness.reference import ReferenceGame
+from harness.reference.engine import MAX_OPEN_ROUNDS
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
+REVERSE = Path(__file__).parent / "fixtures" / "reverse_game.py"
 TRIGGER = [{"seat": 1, "ante": 250}]
 
 
@@ -123,3 +127,193 @@ def test_http_adapter_unreachable_server_is_a_violation() -> None:
     adapter = open_adapter("http://127.0.0.1:9/none", timeout=1)
     with pytest.raises(ProtocolViolation, match="HTTP request failed"):
         adapter.request("hello")
+
+
+# ------------------------------------------------------------------ pipelining
+
+Batch = list[tuple[str, dict[str, Any]]]
+
+MIXED: Batch = [
+    ("hello", {}),
+    ("result", {"round": "nope"}),
+    ("round", {"seats": [{"seat": 1, "ante": 100}]}),
+    ("act", {"round": "nope", "seat": 1, "action": "call"}),
+    ("history", {"last": 0}),
+]
+
+
+def _op_of(violation: ProtocolViolation) -> Any:
+    """The op of the request a violation's evidence names."""
+    request = violation.evidence["request"]
+    assert isinstance(request, dict)
+    return request["op"]
+
+
+def _check_mixed(answers: list[dict[str, Any] | ErrorReply]) -> None:
+    """The answers to MIXED: ok bodies and error replies, in request order."""
+    assert len(answers) == len(MIXED)
+    hello, result, opened, act, history = answers
+    assert isinstance(hello, dict) and hello["protocol"] == 1
+    assert isinstance(result, ErrorReply) and result.code == "unknown_round"
+    assert isinstance(opened, dict) and len(opened["seats"]) == 1
+    assert isinstance(act, ErrorReply) and act.code == "unknown_round"
+    assert history == {"rounds": []}
+
+
+@pytest.mark.parametrize("spec", ["reference", "python:harness.reference:ReferenceGame"])
+def test_exchange_returns_bodies_and_error_replies_in_request_order(spec: str) -> None:
+    adapter = open_adapter(spec)
+    try:
+        _check_mixed(adapter.exchange(MIXED))
+        assert adapter.exchange([]) == []
+        assert adapter.request("hello")["protocol"] == 1  # request still works after
+    finally:
+        adapter.close()
+
+
+def test_http_adapter_exchanges_one_request_at_a_time(http_game: str) -> None:
+    _check_mixed(open_adapter(http_game).exchange(MIXED))
+
+
+def test_replies_out_of_order_are_matched_by_id() -> None:
+    adapter = SubprocessAdapter([sys.executable, str(REVERSE)], timeout=5, spec="t")
+    try:
+        _check_mixed(adapter.exchange(MIXED))
+        opened = adapter.exchange([("round", {"seats": [{"seat": 1, "ante": 100}]})] * 3)
+        idents = [r["round"] for r in opened if isinstance(r, dict)]
+        answers = adapter.exchange(
+            [("act", {"round": r, "seat": 1, "action": "call"}) for r in idents]
+            + [("result", {"round": r}) for r in idents]
+        )
+        assert answers[:3] == [{}, {}, {}]
+        assert [a["round"] for a in answers[3:] if isinstance(a, dict)] == idents
+    finally:
+        adapter.close()
+
+
+def test_a_second_reply_to_one_request_is_a_violation() -> None:
+    argv = [sys.executable, str(REVERSE), "--duplicate"]
+    adapter = SubprocessAdapter(argv, timeout=5, spec="t")
+    try:
+        with pytest.raises(ProtocolViolation, match="a second reply with id") as err:
+            adapter.exchange([("hello", {}), ("history", {"last": 0})])
+        assert _op_of(err.value) == "hello"
+    finally:
+        adapter.close()
+
+
+def _open_trigger(adapter: SubprocessAdapter) -> Batch:
+    """Open the faulty game's trigger round; the rest of it, and one more request, to send.
+
+    A round is played first: the game's first settlement loads its compiled evaluator,
+    which a loaded machine may take longer than the short timeout of these tests to do.
+    """
+    timeout, adapter.timeout = adapter.timeout, 60
+    warm = adapter.request("round", seats=[{"seat": 1, "ante": 100}])["round"]
+    adapter.request("act", round=warm, seat=1, action="fold")
+    adapter.timeout = timeout
+    r = adapter.request("round", seats=TRIGGER)["round"]
+    return [
+        ("act", {"round": r, "seat": 1, "action": "call"}),
+        ("result", {"round": r}),
+        ("history", {"last": 1}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("hang", "no reply within"),
+        ("crash", "exited"),
+        ("garbage", "not JSON"),
+        ("wrong-id", "matches no request of the batch"),
+        ("bad-shape", "does not conform to protocol v1: board"),
+    ],
+)
+def test_exchange_faults_name_the_request_and_the_adapter_recovers(
+    fault: str, message: str
+) -> None:
+    adapter = faulty(fault, timeout=1.5)
+    try:
+        batch = _open_trigger(adapter)
+        with pytest.raises(ProtocolViolation, match=message) as err:
+            adapter.exchange(batch)
+        assert _op_of(err.value) == "result"
+        assert f"faulty game: {fault}" in str(err.value.evidence["stderr_tail"])
+        # The child is restarted after a hang, an exit or garbage, and kept (its
+        # replies still in step) after a wrong reply, as `request` does.
+        assert adapter.request("hello")["protocol"] == 1
+        assert adapter.restarts == (0 if fault in ("wrong-id", "bad-shape") else 1)
+    finally:
+        adapter.close()
+
+
+def test_a_big_batch_does_not_deadlock() -> None:
+    """Megabytes each way: far more than the pipe buffers hold, so writing every request
+    before reading a reply would block both processes for good."""
+    adapter = open_adapter("reference")
+    try:
+        adapter.request("hello")
+        padding = "x" * 100
+        batch: Batch = [
+            ("hello", {}) if n % 2 else ("result", {"round": f"{padding}{n}"}) for n in range(5_000)
+        ]
+        started = time.monotonic()
+        answers = adapter.exchange(batch)
+        assert time.monotonic() - started < 30
+        assert len(answers) == 5_000
+        assert all(isinstance(a, dict) and a["protocol"] == 1 for a in answers[1::2])
+        assert all(
+            isinstance(a, ErrorReply) and str(2 * n) in a.message
+            for n, a in enumerate(answers[::2])
+        )
+        assert adapter.request("history", last=0) == {"rounds": []}
+    finally:
+        adapter.close()
+
+
+def _play_two_rounds_at_once(adapter: Adapter) -> None:
+    assert Capability.PIPELINE in adapter.request("hello")["capabilities"]
+    seats = [{"seat": 1, "ante": 100}, {"seat": 2, "ante": 100}]
+    first, second = adapter.exchange([("round", {"seats": seats}), ("round", {"seats": seats})])
+    assert isinstance(first, dict) and isinstance(second, dict)
+    one, two = first["round"], second["round"]
+    assert one != two
+    answers = adapter.exchange(
+        [
+            ("act", {"round": two, "seat": 2, "action": "fold"}),
+            ("act", {"round": one, "seat": 1, "action": "call"}),
+            ("result", {"round": one}),  # still waits for its seat 2
+            ("act", {"round": two, "seat": 1, "action": "call"}),
+            ("result", {"round": two}),
+            ("act", {"round": one, "seat": 2, "action": "call"}),
+            ("result", {"round": one}),
+        ]
+    )
+    assert answers[:2] == [{}, {}]
+    assert isinstance(answers[2], ErrorReply) and answers[2].code == "round_in_progress"
+    done_two, done_one = answers[4], answers[6]
+    assert isinstance(done_two, dict) and isinstance(done_one, dict)
+    assert [s["action"] for s in done_two["seats"]] == ["call", "fold"]
+    assert [s["action"] for s in done_one["seats"]] == ["call", "call"]
+    assert [r["round"] for r in adapter.request("history", last=2)["rounds"]] == [two, one]
+
+
+@pytest.mark.parametrize("spec", ["reference", "python:harness.reference:ReferenceGame"])
+def test_the_reference_keeps_several_rounds_open_at_once(spec: str) -> None:
+    adapter = open_adapter(spec)
+    try:
+        _play_two_rounds_at_once(adapter)
+    finally:
+        adapter.close()
+
+
+def test_the_reference_bounds_the_rounds_open_at_once() -> None:
+    game = ReferenceGame()
+    seats = [{"seat": 1, "ante": 100}]
+    idents = [game.round(seats=seats)["round"] for _ in range(MAX_OPEN_ROUNDS)]
+    with pytest.raises(ErrorReply, match="rounds are open") as err:
+        game.round(seats=seats)
+    assert err.value.code == "round_in_progress"
+    game.act(round=idents[0], seat=1, action="fold")  # a finished round frees its place
+    game.round(seats=seats)

@@ -26,6 +26,7 @@ FORBIDDEN = {
     "harness.evaluator": ["harness.profiles", "harness.oracle", "harness.checks", "harness.plugin"],
     "harness.profiles": ["harness.oracle", "harness.checks", "harness.plugin", "harness.cli"],
     "harness.rng": ["harness.checks", "harness.plugin", "harness.cli", "harness.oracle"],
+    "harness.differential": ["harness.adapters", "harness.checks", "harness.plugin", "harness.cli"],
     "harness.results": ["harness.checks", "harness.plugin", "harness.adapters", "harness.cli"],
 }
 

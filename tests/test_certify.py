@@ -31,11 +31,18 @@ FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
 NO_BATTERY = ["-k", "not rng-battery and not rtp-simulation"]
 
 
+# The differential's own tests (tests/test_differential.py, tests/test_mutants.py) run
+# it at the default budget; here a small one keeps each run to seconds.
+SMALL_DIFFERENTIAL = ["--differential", "2000"]
+
+
 def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """A run in this process; without -k, the default selection leaves out the battery and
     the simulation (so the verdict is at best INCOMPLETE: a selection never certifies)."""
     if "-k" not in args and "--all" not in args:
         args = (*args, *NO_BATTERY)
+    if "--differential" not in args:
+        args = (*args, *SMALL_DIFFERENTIAL)
     args = tuple(a for a in args if a != "--all")
     code = main(["certify", "--out", str(tmp_path), "--seed", "7", *args])
     return code, load_results(tmp_path)
@@ -219,7 +226,8 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
             "--out",
             str(out),
             "-k",  # vectors, so that several have run and most have not when Ctrl-C comes
-            "not rng-battery and not rtp-simulation and not dealt-cards-distinct",
+            "not rng-battery and not rtp-simulation and not dealt-cards-distinct"
+            " and not corpus and not differential",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -184,7 +184,9 @@ def test_strategy_file_round_trips_and_agrees_with_the_census(tmp_path: Path) ->
 
 
 def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
-    args = ["certify", "--adapter", "python:harness.reference:ReferenceGame", "-k", "s001-r12"]
+    # The default-profile game has standard's AA table, which the corpus would rightly fail.
+    args = ["certify", "--adapter", "python:harness.reference:ReferenceGame"]
+    args += ["-k", "s001-r12 and not corpus"]
     args += ["--seed", "7"]  # the simulation's rounds: a fixed seed, a repeatable test
     assert main([*args, "--profile", "source-001", "--out", str(tmp_path / "a")]) == 2  # -k
     results = json.loads((tmp_path / "a/results.json").read_text())

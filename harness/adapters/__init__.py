@@ -1,7 +1,8 @@
 """Adapters: how the harness reaches an implementation under test.
 
-Every adapter speaks protocol v1 and offers the same two calls, `request(op,
-**params) -> ok-body` and `close()`. Specs:
+Every adapter speaks protocol v1 and offers the same three calls: `request(op,
+**params) -> ok-body`, `exchange([(op, params), ...]) -> [ok-body or ErrorReply]`
+(requests pipelined: all sent before the replies are awaited) and `close()`. Specs:
 
     reference                 the bundled game, run as a JSON Lines subprocess
     python:MODULE:CLASS       a class loaded in-process (methods named like the ops)

@@ -6,6 +6,7 @@ import importlib
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from harness._schema import compiled_def
@@ -13,6 +14,9 @@ from harness.errors import ErrorReply, ProtocolViolation, Unreachable
 from harness.protocol import OPS
 
 DEFAULT_TIMEOUT = 10.0
+
+# One reply of a pipelined batch: the `ok` body, or the error reply (returned, not raised).
+Answer = dict[str, Any] | ErrorReply
 
 
 class Adapter(Protocol):
@@ -24,20 +28,49 @@ class Adapter(Protocol):
         """Send one request; return the `ok` body or raise ErrorReply / ProtocolViolation."""
         ...
 
+    def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
+        """Send `(op, params)` requests without waiting for replies, then collect them.
+
+        Returns, in request order, each `ok` body or the ErrorReply of an error reply
+        (returned, not raised). Replies are matched to requests by `id`, so the game
+        may answer in any order. A protocol violation raises ProtocolViolation for
+        the whole batch, its evidence naming the request it concerns.
+        """
+        ...
+
     def close(self) -> None:
         """Say `bye` where the transport needs it and release the implementation."""
         ...
 
 
+def exchange_sequentially(
+    adapter: Adapter, requests: Sequence[tuple[str, dict[str, Any]]]
+) -> list[Answer]:
+    """`Adapter.exchange` for a transport that cannot pipeline: one `request` at a time."""
+    answers: list[Answer] = []
+    for op, params in requests:
+        try:
+            answers.append(adapter.request(op, **params))
+        except ErrorReply as exc:
+            answers.append(exc)
+    return answers
+
+
 def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -> dict[str, Any]:
     """The `ok` body of a well-formed reply; ErrorReply for an error reply; else a violation."""
+    if isinstance(reply, dict) and reply.get("id") != request["id"]:
+        raise ProtocolViolation(
+            f"reply id {reply.get('id')!r} does not match request id {request['id']!r}",
+            {**evidence, "request": request, "reply": reply},
+        )
+    return check_body(request, reply, evidence)
+
+
+def check_body(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -> dict[str, Any]:
+    """`check_reply` for a reply already matched to `request` by its id: everything but the id."""
     evidence = {**evidence, "request": request, "reply": reply}
     if not isinstance(reply, dict):
         raise ProtocolViolation("reply is not a JSON object", evidence)
-    if reply.get("id") != request["id"]:
-        raise ProtocolViolation(
-            f"reply id {reply.get('id')!r} does not match request id {request['id']!r}", evidence
-        )
     if "error" in reply:
         err = reply["error"]
         if not isinstance(err, dict) or not isinstance(err.get("code"), str):

@@ -6,9 +6,10 @@ import itertools
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from typing import Any
 
-from harness.adapters.base import check_reply
+from harness.adapters.base import Answer, check_reply, exchange_sequentially
 from harness.errors import ProtocolViolation
 
 
@@ -44,6 +45,9 @@ class HttpAdapter:
                 "HTTP reply is not JSON", {**evidence, "request": request}
             ) from exc
         return check_reply(request, reply, evidence)
+
+    def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
+        return exchange_sequentially(self, requests)
 
     def close(self) -> None:
         pass

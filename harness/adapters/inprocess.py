@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from harness.adapters.base import check_reply
+from harness.adapters.base import Answer, check_reply, exchange_sequentially
 from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
 
@@ -34,6 +35,9 @@ class InProcessAdapter:
                 {"request": request, "raw": repr(reply)[:2000]},
             ) from exc
         return check_reply(request, wire_reply, {})
+
+    def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
+        return exchange_sequentially(self, requests)
 
     def close(self) -> None:
         pass

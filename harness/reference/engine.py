@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import itertools
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeGuard
@@ -27,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from harness import __version__
-from harness.cards import DECK_SIZE, Card, format_cards, parse_card
+from harness.cards import DECK_SIZE, Card, parse_card
 from harness.errors import ErrorReply, InvalidCards
 from harness.evaluator import Category, category_of, strength_of
 from harness.game import MAX_SEATS, Action
@@ -37,6 +38,7 @@ from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
 MAX_SHUFFLE_DECKS = 100_000
 MAX_RNG_BYTES = 1 << 22
 HISTORY_KEPT = 1000
+MAX_OPEN_ROUNDS = 1024  # capability pipeline: rounds open at once; one more is refused
 
 
 def production_shuffle() -> list[int]:
@@ -124,7 +126,10 @@ class ReferenceGame:
     """One Casino Hold'em table with 1 to 7 seats, speaking protocol v1.
 
     Methods are named like the protocol ops and take the request params as
-    keyword arguments; errors are raised as ErrorReply(code, message).
+    keyword arguments; errors are raised as ErrorReply(code, message). It
+    declares capability `pipeline`: up to MAX_OPEN_ROUNDS rounds may be open at
+    once, each act and result naming its own; one more `round` is refused with
+    `round_in_progress` until a round finishes (docs/adapter-protocol.md).
     """
 
     name = "chcert-reference"
@@ -132,7 +137,7 @@ class ReferenceGame:
     def __init__(self, profile: Profile | str = DEFAULT_PROFILE) -> None:
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
         self._rounds: dict[str, Round] = {}
-        self._open: str | None = None
+        self._open_rounds: set[str] = set()  # idents of the rounds still taking decisions
         self._history: list[str] = []
         self._counter = itertools.count(1)
 
@@ -209,8 +214,12 @@ class ReferenceGame:
         }
 
     def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
-        if self._open is not None:
-            raise ErrorReply(ErrorCode.ROUND_IN_PROGRESS, f"round {self._open} is not finished")
+        if len(self._open_rounds) >= MAX_OPEN_ROUNDS:
+            raise ErrorReply(
+                ErrorCode.ROUND_IN_PROGRESS,
+                f"{len(self._open_rounds)} rounds are open, the most this table keeps "
+                "(capability pipeline): finish one first",
+            )
         bets = self._verify_bets(seats)
         order = sorted(bets)
         deal = self._stacked_deal(cards, order) if cards is not None else self._dealt(order)
@@ -228,11 +237,11 @@ class ReferenceGame:
             rnd.log("hole_dealt", n)
         rnd.log("flop_dealt")
         self._rounds[ident] = rnd
-        self._open = ident
+        self._open_rounds.add(ident)
         return {
             "round": ident,
-            "seats": [{"seat": n, "hole": format_cards(holes[n])} for n in order],
-            "flop": format_cards(flop),
+            "seats": [{"seat": n, "hole": _texts(holes[n])} for n in order],
+            "flop": _texts(flop),
         }
 
     def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
@@ -355,9 +364,9 @@ class ReferenceGame:
             holes = {n: _cards(cards["seats"][str(n)], 2) for n in order}
             dealer = _cards(cards.get("dealer"), 2)
             flop = _cards(cards.get("flop"), 3)
-            turn, river = parse_card(cards.get("turn")), parse_card(cards.get("river"))
+            turn, river = _card(cards.get("turn")), _card(cards.get("river"))
             every = [c for n in order for c in holes[n]] + [*dealer, *flop, turn, river]
-            if len(set(every)) != len(every):
+            if len({c.index for c in every}) != len(every):
                 raise InvalidCards("a card is stacked twice")
         except InvalidCards as exc:
             raise ErrorReply(ErrorCode.INVALID_CARDS, str(exc)) from exc
@@ -384,7 +393,7 @@ class ReferenceGame:
                 seat.ante_returned = seat.call_returned = 0
             rnd.log("settled", seat.number)
         rnd.phase = Phase.DONE
-        self._open = None
+        self._open_rounds.discard(rnd.ident)
         self._history.append(rnd.ident)
         if len(self._history) > HISTORY_KEPT:
             del self._rounds[self._history.pop(0)]
@@ -405,7 +414,7 @@ class ReferenceGame:
                 {
                     "seat": seat.number,
                     "action": seat.action.value if seat.action else None,
-                    "hole": format_cards(seat.hole),
+                    "hole": _texts(seat.hole),
                     "hand": category_of(seat.final_strength).wire
                     if seat.action is Action.CALL
                     else None,
@@ -418,9 +427,9 @@ class ReferenceGame:
             )
         return {
             "round": rnd.ident,
-            "board": format_cards((*rnd.flop, rnd.turn, rnd.river)),
+            "board": _texts((*rnd.flop, rnd.turn, rnd.river)),
             "dealer": {
-                "hole": format_cards(rnd.dealer),
+                "hole": _texts(rnd.dealer),
                 "hand": category_of(rnd.dealer_strength).wire,
                 "qualifies": self.dealer_qualifies(rnd.dealer_strength),
             },
@@ -441,4 +450,20 @@ def _is_int(value: Any) -> TypeGuard[int]:
 def _cards(texts: Any, count: int) -> tuple[Card, ...]:
     if not isinstance(texts, list) or len(texts) != count:
         raise InvalidCards(f"expected a list of {count} cards, got {texts!r}")
-    return tuple(parse_card(t) for t in texts)
+    return tuple(_card(t) for t in texts)
+
+
+# Every card by its notation and back: a round parses and prints a few dozen of them.
+_CARD_BY_TEXT = {str(Card(i)): Card(i) for i in range(DECK_SIZE)}
+_TEXT_OF = [str(Card(i)) for i in range(DECK_SIZE)]
+
+
+def _card(text: Any) -> Card:
+    """`parse_card` by lookup; anything not a card's notation goes to it for the message."""
+    card = _CARD_BY_TEXT.get(text) if isinstance(text, str) else None
+    return card if card is not None else parse_card(text)
+
+
+def _texts(cards: Iterable[Card]) -> list[str]:
+    """`harness.cards.format_cards` by lookup."""
+    return [_TEXT_OF[c.index] for c in cards]

@@ -9,15 +9,16 @@ survives means a missing vector or check. Run one by hand with
 
 from __future__ import annotations
 
+import itertools
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from harness.cards import Card, Rank
-from harness.evaluator import Category, minimum_strength, strength_of
+from harness.evaluator import Category, category_of, minimum_strength, strength_of
 from harness.game import Action
 from harness.reference.engine import Dealt, ReferenceGame, Round, Seat
 
@@ -286,6 +287,489 @@ class HistoryForgets(ReferenceGame):
         return {"rounds": []}
 
 
+# ------------------------------------------------- faults found in real poker code
+#
+# Each of these reproduces a kind of fault reported against a public poker evaluator
+# or casino game (the docstring names where). Most move money in well under one
+# seat-hand in fifty, so only a differential check against the rules oracle over
+# many random and stratified deals finds them; benchmarks/mutant_rates.py measures
+# how often each one differs on uniform random deals.
+
+# A straight rule: the ranks of some cards (highest first, repeats kept) -> the top
+# rank of the straight it finds among them, -1 if none (the wheel's top is the five).
+StraightRule = Callable[[list[int]], int]
+
+
+def _pack(category: Category, ranks: Iterable[int]) -> int:
+    """A strength as harness/evaluator.py encodes it: category, then up to five ranks."""
+    strength = int(category) << 20
+    for place, rank in enumerate(ranks):
+        strength |= rank << (16 - 4 * place)
+    return strength
+
+
+def _ranks_of(mask: int, count: int = 13) -> list[int]:
+    """The `count` highest ranks of a 13-bit rank mask, highest first."""
+    return [r for r in range(12, -1, -1) if mask >> r & 1][:count]
+
+
+def _mask(ranks: Iterable[int]) -> int:
+    mask = 0
+    for rank in ranks:
+        mask |= 1 << rank
+    return mask
+
+
+def _highest_straight(ranks: list[int]) -> int:
+    """The correct rule: the highest five-rank window present, the wheel last."""
+    mask = _mask(ranks)
+    for high in range(12, 3, -1):
+        if mask >> (high - 4) & 0x1F == 0x1F:
+            return high
+    return 3 if mask & 0x100F == 0x100F else -1
+
+
+def _evaluate(
+    cards: Sequence[Card],
+    straight: StraightRule = _highest_straight,
+    flush_straight: StraightRule | None = None,
+) -> int:
+    """The best five of 5 to 7 cards, in plain Python, with a pluggable straight rule (for
+    the flush suit, `flush_straight` if given). With the correct rule it equals
+    `strength_of` (benchmarks/mutant_rates.py checks it); the mutants swap the rule."""
+    counts = [0] * 13
+    suits: list[list[int]] = [[], [], [], []]
+    for card in sorted(cards, reverse=True):
+        counts[card.rank] += 1
+        suits[card.suit].append(card.rank)
+    for suited in suits:
+        if len(suited) >= 5:
+            high = (flush_straight or straight)(suited)
+            if high == int(Rank.ACE):
+                return _pack(Category.ROYAL_FLUSH, [high])
+            if high >= 0:
+                return _pack(Category.STRAIGHT_FLUSH, [high])
+            return _pack(Category.FLUSH, suited[:5])
+    mask = _mask(r for r in range(13) if counts[r])
+    of = {n: [r for r in range(12, -1, -1) if counts[r] == n] for n in (2, 3, 4)}
+    if of[4]:
+        return _pack(Category.FOUR_OF_A_KIND, [of[4][0], *_ranks_of(mask & ~(1 << of[4][0]), 1)])
+    if of[3] and (len(of[3]) > 1 or of[2]):
+        return _pack(Category.FULL_HOUSE, [of[3][0], max(of[3][1:] + of[2])])
+    high = straight([r for r in range(12, -1, -1) for _ in range(counts[r])])
+    if high >= 0:
+        return _pack(Category.STRAIGHT, [high])
+    if of[3]:
+        return _pack(Category.THREE_OF_A_KIND, [of[3][0], *_ranks_of(mask & ~(1 << of[3][0]), 2)])
+    if len(of[2]) >= 2:
+        high_pair, low_pair = of[2][:2]
+        rest = mask & ~(1 << high_pair) & ~(1 << low_pair)
+        return _pack(Category.TWO_PAIR, [high_pair, low_pair, *_ranks_of(rest, 1)])
+    if of[2]:
+        return _pack(Category.PAIR, [of[2][0], *_ranks_of(mask & ~(1 << of[2][0]), 3)])
+    return _pack(Category.HIGH_CARD, _ranks_of(mask, 5))
+
+
+def _rank_field(strength: int, place: int) -> int:
+    """The rank in place 0..4 of a strength (0 is the most significant)."""
+    return (strength >> (16 - 4 * place)) & 0xF
+
+
+def _counts(cards: Sequence[Card]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for card in cards:
+        counts[card.rank] = counts.get(card.rank, 0) + 1
+    return counts
+
+
+class _FaultyEvaluation(ReferenceGame):
+    """Base of the evaluation mutants: one faulty evaluator scores every seat's final hand
+    and the dealer's, as one evaluator would in a real game (the AA Bonus keeps the
+    engine's evaluation, so each mutant breaks one clause)."""
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return strength_of(cards)
+
+    def player_strength(self, rnd: Round, seat: Seat, board: tuple[Card, ...]) -> int:
+        return self.evaluate((*seat.hole, *board))
+
+    def _finish(self, rnd: Round) -> None:
+        # The engine scores the dealer inside _finish with no hook: score the dealer again
+        # with the faulty evaluator and settle the calls again (settlement overwrites).
+        super()._finish(rnd)
+        rnd.dealer_strength = self.evaluate((*rnd.dealer, *rnd.flop, rnd.turn, rnd.river))
+        for seat in rnd.seats.values():
+            if seat.action is Action.CALL:
+                self.settle_called_seat(seat, rnd.dealer_strength)
+
+
+class StraightFlushFromSeparateCards(_FaultyEvaluation):
+    """A flush and a straight made of different cards score as a straight flush.
+
+    The fault of Jberczel/holdem#1 ("Need to check same 5 cards are flush and
+    straight": 9c Th Jh Qh Kh 2h 3h ranked a straight flush) and phstc/javapokertexasholdem#4.
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        high = _highest_straight(sorted((c.rank for c in cards), reverse=True))
+        if category_of(strength) is Category.FLUSH and high >= 0:
+            royal = high == int(Rank.ACE)
+            return _pack(Category.ROYAL_FLUSH if royal else Category.STRAIGHT_FLUSH, [high])
+        return strength
+
+
+class TwoTripsNotAFullHouse(_FaultyEvaluation):
+    """Two three-of-a-kinds among the seven cards score as three of a kind, not a full house.
+
+    The full house test looks for a pair beside the trips; sneppy/pokerl#3 ("Full with two
+    threeakind not recognized"), NikolayIT/TexasHoldemGameEngine#2.
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        trips = sorted((r for r, n in _counts(cards).items() if n == 3), reverse=True)
+        if len(trips) == 2:
+            single = max(r for r, n in _counts(cards).items() if n == 1)
+            return _pack(Category.THREE_OF_A_KIND, [trips[0], *sorted((trips[1], single))[::-1]])
+        return strength
+
+
+class ThirdPairAsKicker(_FaultyEvaluation):
+    """With three pairs, the third pair is the two pair's kicker even below a higher single card.
+
+    Chia-Network/chia-gaming#256 (the kicker taken from the third pair, not the highest
+    singleton) and claudijo/poker-ts#15 (A-A-6-6 with the 3-3's three as kicker, not the Q).
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        pairs = sorted((r for r, n in _counts(cards).items() if n == 2), reverse=True)
+        if len(pairs) == 3 and category_of(strength) is Category.TWO_PAIR:
+            return _pack(Category.TWO_PAIR, pairs)
+        return strength
+
+
+class FlushTopCardOnly(_FaultyEvaluation):
+    """A flush is valued by its highest card alone: flushes with the same top card tie.
+
+    ishikota/PyPokerEngine#78 ("The flush can not be simply represented with only the
+    max_rank_card"); sneppy/pokerl#2 ("Flush should return 5 kickers").
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        if category_of(strength) is Category.FLUSH:
+            return _pack(Category.FLUSH, [_rank_field(strength, 0)])
+        return strength
+
+
+class LongFlushLowestFive(_FaultyEvaluation):
+    """With six or seven cards of the flush suit, the flush keeps the lowest five, not the highest.
+
+    The wrong end of a sorted list (claudijo/poker-ts#15: `cards.slice(-5)` chose the
+    wrong five cards) on the six-suited structure goldfire/pokersolver#31 mishandled.
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        for suit in range(4):
+            suited = sorted((c.rank for c in cards if c.suit == suit), reverse=True)
+            if len(suited) >= 6 and category_of(strength) is Category.FLUSH:
+                return _pack(Category.FLUSH, suited[-5:])
+        return strength
+
+
+def _lowest_straight(ranks: list[int]) -> int:
+    """Windows tried from the bottom up: the first straight found is the lowest."""
+    mask = _mask(ranks)
+    if mask & 0x100F == 0x100F:
+        return 3
+    for high in range(4, 13):
+        if mask >> (high - 4) & 0x1F == 0x1F:
+            return high
+    return -1
+
+
+class LowestStraightOfALongRun(_FaultyEvaluation):
+    """Six or seven connected ranks score as the lowest straight among them, not the highest.
+
+    NikolayIT/TexasHoldemGameEngine#3: "this way not the highest possible straight is
+    returned but the lowest instead".
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return _evaluate(cards, straight=_lowest_straight)
+
+
+def _run_scan(ranks: list[int]) -> int:
+    """Scan the sorted ranks for five in a row, restarting the run at any break, a repeated
+    rank included (the fault); an ace also counts low after the deuce."""
+    sequence = ranks + [-1] * ranks.count(int(Rank.ACE))
+    run = 1
+    for before, rank in itertools.pairwise(sequence):
+        run = run + 1 if rank == before - 1 else 1
+        if run == 5:
+            return rank + 4
+    return -1
+
+
+class PairedStraightMissed(_FaultyEvaluation):
+    """A paired card inside a straight breaks it: 5-6-6-7-8-9 is not seen as a straight.
+
+    Consecutive sorted cards compared without removing repeated ranks: sixteenstudio/poker#2
+    (tests added for "hands with multiple cards in the straight, like 2,3,3,4,5,6,6"),
+    NikolayIT/TexasHoldemGameEngine#3 ("straightCards ... returns duplicates").
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return _evaluate(cards, straight=_run_scan, flush_straight=_highest_straight)
+
+
+def _wheel_missed(ranks: list[int]) -> int:
+    high = _highest_straight(ranks)
+    return -1 if high == int(Rank.FIVE) else high
+
+
+class SteelWheelNotAStraightFlush(_FaultyEvaluation):
+    """A-2-3-4-5 of one suit scores as a flush: the ace-low straight flush is not seen.
+
+    pokerth/pokerth#369 ("Straight flush - Ace low": AD-2D-3D-4D-5D lost to a straight).
+    Rare by nature: about 1 seven-card hand in 30,000 holds a steel wheel (the
+    differential's stratified rounds deal straight flushes of every height).
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return _evaluate(cards, flush_straight=_wheel_missed)
+
+
+def _wheel_ace_high(ranks: list[int]) -> int:
+    high = _highest_straight(ranks)
+    return int(Rank.ACE) if high == int(Rank.FIVE) else high
+
+
+class WheelRankedAceHigh(_FaultyEvaluation):
+    """A straight using the ace low (A-2-3-4-5) is ranked by its ace, above a king-high straight
+    (and a steel wheel becomes a royal flush).
+
+    Straights compared by their highest card, the ace counted high:
+    NikolayIT/TexasHoldemGameEngine#3 (comparing 6-5-4-3-2 with 5-4-3-2-A, "Aces can be in
+    the beginning or the end of hand").
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return _evaluate(cards, straight=_wheel_ace_high)
+
+
+def _no_king_high(ranks: list[int]) -> int:
+    """Broadway is tested on its own, then the loop starts one window too low: 9-T-J-Q-K is
+    never tried."""
+    mask = _mask(ranks)
+    tops: list[int] = [int(Rank.ACE), *range(int(Rank.QUEEN), int(Rank.FIVE), -1)]
+    for high in tops:
+        if mask >> (high - 4) & 0x1F == 0x1F:
+            return high
+    return 3 if mask & 0x100F == 0x100F else -1
+
+
+class KingHighStraightMissed(_FaultyEvaluation):
+    """A straight to the king (9-T-J-Q-K) is not seen: the hand falls to a lower straight or
+    to its pairs and high cards (straight flushes alike).
+
+    Jarrrk/HighLife#6188, #6298 and #6457 (straights ending in the king counted as king high,
+    "for players as well as the house").
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        return _evaluate(cards, straight=_no_king_high)
+
+
+class QuadsKickerIgnored(_FaultyEvaluation):
+    """Four of a kind is valued by its rank alone: with quads on the board every hand ties.
+
+    danielpaz6/Poker-Hand-Evaluator#4 (board 3 7 7 7 7: "Player B [4 6] should win" on
+    the kicker); datamllab/rlcard#177 (four of a kind tie break). Needs four of a kind
+    on the board (about 1 deal in 4,000) and kickers that differ.
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        if category_of(strength) is Category.FOUR_OF_A_KIND:
+            return _pack(Category.FOUR_OF_A_KIND, [_rank_field(strength, 0)])
+        return strength
+
+
+class TwoPairSecondPairIgnored(_FaultyEvaluation):
+    """Two pair is valued by the higher pair and the kicker: the lower pair is not compared.
+
+    danielpaz6/Poker-Hand-Evaluator#3 ("Two pairs determined only by the highest pair":
+    22 66 against 55 66).
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        strength = strength_of(cards)
+        if category_of(strength) is Category.TWO_PAIR:
+            kicker = _rank_field(strength, 2)
+            return _pack(Category.TWO_PAIR, [_rank_field(strength, 0), 0, kicker])
+        return strength
+
+
+class HoleCardMustPlay(_FaultyEvaluation):
+    """Every hand must use at least one of its own two cards: "playing the board" is not allowed.
+
+    The misreading in worldveil/deuces#31 ("Neither player has one of their hole cards in
+    play") and axross/holdem#18 (Omaha's rule applied to hold'em), coded as rules.
+    """
+
+    def evaluate(self, cards: Sequence[Card]) -> int:
+        hole, board = cards[:2], cards[2:]
+        fives = itertools.chain.from_iterable(
+            (
+                itertools.product(
+                    itertools.combinations(hole, k), itertools.combinations(board, 5 - k)
+                )
+            )
+            for k in (1, 2)
+        )
+        return max(strength_of((*mine, *shared)) for mine, shared in fives)
+
+
+class KickersComparedToDepthThree(ReferenceGame):
+    """Hands are compared on at most three ranks: a pair's third kicker and a flush's or high
+    hand's fourth and fifth cards never decide (the hands push).
+
+    A kicker loop with a depth limit, as the `limitCheck` of danielpaz6/Poker-Hand-Evaluator#4;
+    exercism's poker canonical data: "tie compares next highest ranked, down to last card".
+    """
+
+    def compare(self, player: int, dealer: int) -> int:
+        return super().compare(player >> 8, dealer >> 8)
+
+
+def _round_of(game: ReferenceGame, seat: Seat) -> Round:
+    return next(r for r in game._rounds.values() if r.seats.get(seat.number) is seat)
+
+
+def _pushed(game: ReferenceGame, seat: Seat, dealer: int) -> bool:
+    assert seat.final_strength is not None
+    return game.dealer_qualifies(dealer) and game.compare(seat.final_strength, dealer) == 0
+
+
+class EqualStraightsDecidedByHoleCards(ReferenceGame):
+    """Equal straights against a qualifying dealer are decided by the hole cards (highest
+    first) instead of pushing; only equal hole ranks push.
+
+    ishikota/PyPokerEngine#68 ("Saw it on a straight in middle cards, so all had the same
+    straight but the bot with the highest cards won"; the hole cards are scored below the
+    hand); the same rule misstated for Casino Hold'em by i-casinobonus.com ("If you draw
+    with the dealer, the highest card out of the remaining ones available to you will
+    determine who the winner is").
+    """
+
+    def settle_called_seat(self, seat: Seat, dealer: int) -> None:
+        super().settle_called_seat(seat, dealer)
+        assert seat.final_strength is not None
+        if not _pushed(self, seat, dealer) or category_of(dealer) is not Category.STRAIGHT:
+            return
+        mine = sorted((c.rank for c in seat.hole), reverse=True)
+        theirs = sorted((c.rank for c in _round_of(self, seat).dealer), reverse=True)
+        if mine > theirs:
+            seat.ante_returned = seat.ante * (1 + self.ante_odds(Category.STRAIGHT))
+            seat.call_returned = 2 * self.call_stake(seat)
+        elif mine < theirs:
+            seat.ante_returned = seat.call_returned = 0
+
+
+class PushPaysTheAnteBonus(ReferenceGame):
+    """A tie with a qualifying dealer on a flush or better pays the ante by the pay table
+    (the call still pushes), as if the table's rows were a bonus paid whatever the outcome.
+
+    Three Card Poker's ante bonus, paid "not depending on the dealer's hand or whether the
+    player wins or loses" (bf1069.org, Three Card Poker - Bonus), carried over; pushes paid
+    as wins in Jarrrk/HighLife#6938.
+    """
+
+    def settle_called_seat(self, seat: Seat, dealer: int) -> None:
+        super().settle_called_seat(seat, dealer)
+        assert seat.final_strength is not None
+        odds = self.ante_odds(category_of(seat.final_strength))
+        if _pushed(self, seat, dealer) and odds > 1:
+            seat.ante_returned = seat.ante * (1 + odds)
+
+
+class StraightFlushPaidAsFlush(ReferenceGame):
+    """The ante on a straight flush is paid from the flush row (2 to 1, not 20 to 1); the hand
+    is still named a straight flush.
+
+    Jarrrk/HighLife#6239 ("Displays cards as a straight flush but server recognizes it as
+    a flush"), #8543 (a straight flush's ante bonus not paid).
+    """
+
+    def ante_odds(self, category: Category) -> int:
+        if category is Category.STRAIGHT_FLUSH:
+            category = Category.FLUSH
+        return super().ante_odds(category)
+
+
+class AnteWinInFloatingPoint(ReferenceGame):
+    """A winning ante is computed in floating-point major units and truncated back to minor
+    units, losing one on some odd stakes (115 at 1 to 1 returns 229).
+
+    Automattic/woocommerce-payments#91 (`intval(8.20 * 100) === 819`),
+    responsiv/currency-plugin#56 (`17.08 * 100` truncated to 1707). Triggered by the stake,
+    not the cards: an ante of 100 is always exact (benchmarks/mutant_rates.py --stakes random).
+    """
+
+    def settle_called_seat(self, seat: Seat, dealer: int) -> None:
+        super().settle_called_seat(seat, dealer)
+        if seat.ante_returned > seat.ante:
+            multiple = seat.ante_returned // seat.ante
+            seat.ante_returned = int(seat.ante / 100 * multiple * 100)
+
+
+class AAPairOfAcesNeedsAHoleAce(ReferenceGame):
+    """The AA Bonus pair-of-aces row pays only when a hole card is an ace: two aces on the flop
+    alone lose.
+
+    A house rule for other jackpots ("To qualify for the jackpot you must use your two
+    cards and the Flop", skycitydarwin.com.au Texas Hold'em) applied to the AA Bonus, whose
+    five cards are hole and flop together (000 "Side bets").
+    """
+
+    def _settle_aa_bonus(self, seat: Seat, flop: tuple[Card, Card, Card]) -> None:
+        super()._settle_aa_bonus(seat, flop)
+        strength = strength_of((*seat.hole, *flop))
+        pair_of_aces = category_of(strength) is Category.PAIR and _rank_field(strength, 0) == 12
+        if pair_of_aces and all(c.rank is not Rank.ACE for c in seat.hole):
+            seat.aa_returned = 0
+
+
+class AALostOnAPush(ReferenceGame):
+    """A winning AA Bonus is lost when the ante and call push (a tie with a qualifying dealer).
+
+    Jarrrk/HighLife#7053 and #8888 (a side bet lost when the main bets are returned: "The
+    play, and ante are returned, but the pair plus is not").
+    """
+
+    def settle_called_seat(self, seat: Seat, dealer: int) -> None:
+        super().settle_called_seat(seat, dealer)
+        if _pushed(self, seat, dealer):
+            seat.aa_returned = 0
+
+
+class AAStraightRowMissing(ReferenceGame):
+    """The AA Bonus pay table has no straight row: a straight on hole + flop loses.
+
+    Jarrrk/HighLife#8903 ("Poker VIP room not paying pair plus straights") and #8861 (a
+    pair and a straight on the side bet not paid).
+    """
+
+    def aa_bonus_odds(self, hole_and_flop: int) -> int | None:
+        if category_of(hole_and_flop) is Category.STRAIGHT:
+            return None
+        return super().aa_bonus_odds(hole_and_flop)
+
+
 MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "qualify-pair-of-threes": QualifyPairOfThrees,
     "qualify-pair-of-fives": QualifyPairOfFives,
@@ -316,4 +800,25 @@ MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "duplicate-card-in-shuffle": DuplicateCardInShuffle,
     "deals-a-card-twice": DealsACardTwice,
     "history-forgets": HistoryForgets,
+    "straight-flush-from-separate-cards": StraightFlushFromSeparateCards,
+    "two-trips-not-a-full-house": TwoTripsNotAFullHouse,
+    "third-pair-as-kicker": ThirdPairAsKicker,
+    "flush-top-card-only": FlushTopCardOnly,
+    "long-flush-lowest-five": LongFlushLowestFive,
+    "lowest-straight-of-a-long-run": LowestStraightOfALongRun,
+    "paired-straight-missed": PairedStraightMissed,
+    "steel-wheel-not-a-straight-flush": SteelWheelNotAStraightFlush,
+    "wheel-ranked-ace-high": WheelRankedAceHigh,
+    "king-high-straight-missed": KingHighStraightMissed,
+    "quads-kicker-ignored": QuadsKickerIgnored,
+    "two-pair-second-pair-ignored": TwoPairSecondPairIgnored,
+    "hole-card-must-play": HoleCardMustPlay,
+    "kickers-compared-to-depth-three": KickersComparedToDepthThree,
+    "equal-straights-decided-by-hole-cards": EqualStraightsDecidedByHoleCards,
+    "push-pays-the-ante-bonus": PushPaysTheAnteBonus,
+    "straight-flush-paid-as-flush": StraightFlushPaidAsFlush,
+    "ante-win-in-floating-point": AnteWinInFloatingPoint,
+    "aa-pair-of-aces-needs-a-hole-ace": AAPairOfAcesNeedsAHoleAce,
+    "aa-lost-on-a-push": AALostOnAPush,
+    "aa-straight-row-missing": AAStraightRowMissing,
 }

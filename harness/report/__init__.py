@@ -538,10 +538,12 @@ def _failure(f: dict[str, Any]) -> KeepTogether:
             f"<b>{_esc(where)}{_esc(f.get('clause') or '-')} / {_esc(item)}{_esc(kind)}:</b> "
             + _esc(f.get("message", "")),
             _body,
-        ),
-        _dump("expected: ", f.get("expected")),
-        _dump("actual:   ", f.get("actual")),
+        )
     ]
+    if f.get("item_kind") == "differential":
+        block.append(_side_by_side(f.get("expected"), f.get("actual")))
+    else:
+        block += [_dump("expected: ", f.get("expected")), _dump("actual:   ", f.get("actual"))]
     if rest:
         block.append(_dump("evidence: ", rest))
     block += _stderr(stderr, "The game's stderr (last lines):")
@@ -549,6 +551,70 @@ def _failure(f: dict[str, Any]) -> KeepTogether:
         block.append(_p(f"Repro vector: {f['repro']} (in the folder of results.json)", _small))
     block += [_p(f"Reproduce: {f.get('reproduce', '')}", _small), Spacer(1, 3 * mm)]
     return KeepTogether(block)
+
+
+def _side_by_side(expected: Any, actual: Any) -> Table:
+    """A seat's settlement by the rules and by the game, one row per field."""
+    want = expected if isinstance(expected, dict) else {}
+    got = actual if isinstance(actual, dict) else {}
+    rows: list[list[Any]] = [[_p("Seat"), _p("The rules (oracle)"), _p("The game")]]
+    for key in ("action", "hand", "ante", "call", "aa_bonus"):
+        if key in want or key in got:
+            mark = "" if want.get(key) == got.get(key) else "  <- differs"
+            rows.append(
+                [
+                    _p(key, _small),
+                    _p(json.dumps(want.get(key)), _small),
+                    _p(json.dumps(got.get(key)) + mark, _small),
+                ]
+            )
+    return _table(rows, [25 * mm, 60 * mm, 65 * mm])
+
+
+def _differential(section: dict[str, Any], corpus: dict[str, Any]) -> list[Flowable]:
+    """The differential check and the generated corpus: how much ran, how strong it was."""
+    flow: list[Flowable] = [Paragraph("Differential conformance and generated corpus", _h2)]
+    if section:
+        strata = section.get("strata") or {}
+        rate = float(section.get("detectable_fault_rate", 1.0))
+        short = strata.get("short") or {}
+        head = (
+            f"Differential: {_label(section.get('status'))}. "
+            f"{section.get('seat_hands', 0):,} seat-hands in {section.get('rounds', 0):,} stacked "
+            f"rounds from the seed ({section.get('shards_run', 0)} of {section.get('shards', 0)} "
+            f"shards): {section.get('uniform_seat_hands', 0):,} uniform, "
+            f"{section.get('stratified_seat_hands', 0):,} stratified; strata at quota "
+            f"{strata.get('quota')}: {strata.get('met', 0)} of {strata.get('total', 0)} met"
+            + (f" (short: {', '.join(sorted(short))})" if short else "")
+            + f". {section.get('disagreeing_seat_hands', 0):,} seat-hands disagreed with the "
+            f"oracle. A fault in one hand in {1 / rate:,.0f} or more often is found with 99% "
+            f"probability (rate {rate:.2e}, from the uniform part)."
+        )
+        if section.get("reason"):
+            head += f" {section['reason']}."
+        flow.append(_p(head))
+        causes = section.get("causes") or []
+        if causes:
+            rows = [[_p("Clause"), _p("Fault kind"), _p("Detail"), _p("Seat-hands")]] + [
+                [
+                    _p(c.get("clause"), _small),
+                    _p(c.get("kind"), _small),
+                    _p(c.get("detail"), _small),
+                    _p(f"{c.get('count', 0):,}", _small),
+                ]
+                for c in causes
+            ]
+            flow.append(_table(rows, [30 * mm, 35 * mm, 75 * mm, 25 * mm]))
+    if corpus:
+        flow.append(
+            _p(
+                f"Generated corpus: {_label(corpus.get('status'))}. {corpus.get('ran', 0):,} of "
+                f"{corpus.get('vectors', 0):,} vectors replayed in {corpus.get('items', 0)} "
+                f"items, {corpus.get('failed', 0):,} failed, {corpus.get('not_tested', 0):,} "
+                "could not be asked of the game."
+            )
+        )
+    return flow
 
 
 def _failures(failures: list[dict[str, Any]]) -> list[Flowable]:
@@ -677,6 +743,7 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
         Paragraph(f"Failures ({len(failures)})", _h2),
         *(_failures(failures) if failures else [_p("None.")]),
         *_protocol_checks((results.get("protocol") or {}).get("checks") or []),
+        *_differential(results.get("differential") or {}, results.get("corpus") or {}),
         Paragraph("RNG and deck distribution", _h2),
         *_rng(results.get("rng") or {}),
         Paragraph("Game mathematics", _h2),

@@ -1,0 +1,134 @@
+"""Dealing and information hiding: the game shows only what a player may see, deals
+what was stacked, and its decks and rounds hold each card once."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from harness.checks.registry import CheckFailure, Context, check
+from harness.checks.replies import cards_in, finish_round, items, obj, parse, request_ok, stake
+from harness.protocol import Capability
+
+
+@check("information-hiding")
+def information_hiding(ctx: Context) -> None:
+    """Before the decision a round reply shows the seats' hole cards and the flop, no more."""
+    seats = list(range(1, min(ctx.seats, 2) + 1))
+    lo = stake(ctx)
+    reply = request_ok(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
+    try:
+        allowed_keys = {"round", "seats", "flop"}
+        extra = sorted(set(reply) - allowed_keys)
+        flop = reply.get("flop")
+        hole_cards: set[str] = set()
+        for entry in reply.get("seats", []) if isinstance(reply.get("seats"), list) else []:
+            if isinstance(entry, dict):
+                hole_cards |= cards_in(entry.get("hole"))
+        visible = cards_in(reply)
+        allowed = hole_cards | cards_in(flop)
+        if extra or visible - allowed or len(allowed) != 2 * len(seats) + 3:
+            raise CheckFailure(
+                "the round reply shows more than the seats' hole cards and the flop",
+                expected={"keys": sorted(allowed_keys), "cards": 2 * len(seats) + 3},
+                actual={"extra_keys": extra, "cards": sorted(visible)},
+                evidence={"reply": reply},
+            )
+    finally:
+        finish_round(ctx, reply.get("round"), seats)
+
+
+@check("stacked-deal", requires={Capability.INJECT})
+def stacked_deal(ctx: Context) -> None:
+    """A stacked round deals exactly the stacked hole cards, flop, turn and river."""
+    cards: dict[str, Any] = {
+        "seats": {"1": ["As", "Kd"]},
+        "dealer": ["7c", "7h"],
+        "flop": ["2s", "9d", "Jc"],
+        "turn": "4h",
+        "river": "Qs",
+    }
+    reply = request_ok(ctx, "round", seats=[{"seat": 1, "ante": stake(ctx)}], cards=cards)
+    request_ok(ctx, "act", round=reply.get("round"), seat=1, action="call")
+    result = request_ok(ctx, "result", round=reply.get("round"))
+    seats = items(reply.get("seats"))
+    dealt = {
+        "hole": obj(seats[0]).get("hole") if seats else None,
+        "flop": reply.get("flop"),
+        "board": result.get("board"),
+        "dealer": obj(result.get("dealer")).get("hole"),
+    }
+    want = {
+        "hole": cards["seats"]["1"],
+        "flop": cards["flop"],
+        "board": [*cards["flop"], cards["turn"], cards["river"]],
+        "dealer": cards["dealer"],
+    }
+    if dealt != want:
+        raise CheckFailure("the game did not deal the stacked cards", expected=want, actual=dealt)
+
+
+@check("deck-integrity", requires={Capability.SHUFFLE})
+def deck_integrity(ctx: Context) -> None:
+    """Every deck of the production shuffle is a permutation of the 52 cards."""
+    count = 200
+    reply = request_ok(ctx, "shuffle", count=count)
+    try:
+        raw = base64.b64decode(reply.get("decks", ""), validate=True)
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise CheckFailure("shuffle reply is not base64", actual=str(reply)[:200]) from exc
+    if len(raw) != 52 * count:
+        raise CheckFailure(
+            "shuffle returned the wrong number of bytes", expected=52 * count, actual=len(raw)
+        )
+    full = set(range(52))
+    for i in range(count):
+        deck = raw[52 * i : 52 * (i + 1)]
+        if set(deck) != full:
+            missing = sorted(full - set(deck))
+            raise CheckFailure(
+                f"deck {i} is not a permutation of 52 cards",
+                expected="each index 0..51 once",
+                actual={"missing": missing, "deck": list(deck)},
+            )
+
+
+DEALT_ROUNDS = 200
+
+
+@check("dealt-cards-distinct")
+def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
+    """Every round dealt by the game's own shuffle shows 2 x seats + 2 + 5 distinct cards.
+
+    Unlike deck-integrity this needs no `shuffle` op: it looks at the rounds as
+    played, every seat calling so that the whole board and the dealer are shown.
+    """
+    seats = list(range(1, min(ctx.seats, 7) + 1))
+    ante = stake(ctx)
+    for number in range(DEALT_ROUNDS):
+        reply = request_ok(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
+        for seat in seats:
+            request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+        result = request_ok(ctx, "result", round=reply.get("round"))
+        shown = [
+            *(
+                c
+                for e in items(reply.get("seats"))
+                if isinstance(e, dict)
+                for c in items(e.get("hole"))
+            ),
+            *items(result.get("board")),
+            *items(obj(result.get("dealer")).get("hole")),
+        ]
+        cards = parse(shown, "the cards shown", number)
+        if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):
+            repeated = sorted({str(c) for c in cards if cards.count(c) > 1})
+            raise CheckFailure(
+                f"round {number} shows {len(cards)} cards, {len(set(cards))} distinct"
+                + (f" ({', '.join(repeated)} twice)" if repeated else ""),
+                expected=f"{2 * len(seats) + 7} distinct cards",
+                actual=[str(c) for c in cards],
+                evidence={"round": reply, "result": result},
+            )
+    return {"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)}

@@ -1,0 +1,314 @@
+"""The differential check: tens of thousands of stacked seat-hands against the oracle.
+
+Hand-worked vectors cite the rules; they cannot reach the hands where poker code
+goes wrong one time in a thousand. This check deals a run's budget of seat-hands
+(`--differential`, 50,000 by default) as stacked rounds drawn from `--seed`
+(harness/differential/plan.py: a uniform part and a stratified part), settles
+each with the rules oracle and compares the game's money and hand names. Each
+distinct cause of disagreement is shrunk to a minimal round, attributed to a
+clause by the decision table (harness/differential/attribution.py and the
+catalogs' `differential:` lists) and written as a vector that replays it.
+
+The budget is split into shards (items `differential-1` ...), each drawing from
+its own stream of the seed, so pytest-xdist spreads them over workers and hosts.
+Requests are pipelined: a round's acts and result go out without waiting, and a
+game with capability `pipeline` gets many rounds in flight (docs/adapter-protocol.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from harness.cards import Card, format_cards
+from harness.checks.registry import CheckFailure, Context, NotTested, check
+from harness.checks.replies import Stacked, items, legal_range, obj, play_rounds
+from harness.checks.settlement import repro_vector
+from harness.differential.attribution import Disagreement, disagreements
+from harness.differential.plan import (
+    QUOTA,
+    SHARDS,
+    PlannedRound,
+    PlannedSeat,
+    Stakes,
+    detectable_rate,
+    plan_shard,
+)
+from harness.errors import ErrorReply, InvalidBet, InvalidCards
+from harness.gamemath import main_game
+from harness.oracle import settle
+from harness.protocol import Capability
+
+PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
+SHRINK_CAUSES = 8  # distinct causes shrunk per shard; the rest are counted
+SHRINK_ROUNDS = 400  # rounds one shrink may play
+
+
+@dataclasses.dataclass
+class Cause:
+    """A distinct cause of disagreement: its first round, and how many seat-hands show it."""
+
+    kind: str
+    detail: str
+    first: PlannedRound
+    disagreement: Disagreement
+    count: int = 0
+
+
+@check("differential", requires={Capability.INJECT}, shards=SHARDS)
+def differential(ctx: Context) -> dict[str, Any]:
+    """The game settles every stacked seat-hand of the shard as the rules oracle does."""
+    if ctx.differential < 1:
+        raise NotTested(
+            "differential disabled (--differential 0)", needs="--differential 1 or more"
+        )
+    started = time.perf_counter()
+    profile = ctx.profile
+    declared_aa = obj(ctx.hello.get("config")).get("aa_bonus_pay_table")
+    stakes = Stakes(
+        legal_range(ctx, "ante"),
+        legal_range(ctx, "aa_bonus") if profile.aa_table is not None and declared_aa else None,
+    )
+    shard, shards = ctx.shard
+    plan = plan_shard(
+        profile,
+        seed=ctx.seed,
+        shard=shard,
+        shards=shards,
+        budget=ctx.differential,
+        seats=min(ctx.seats, 7),
+        stakes=stakes,
+        calls_with=main_game(profile).strategy.calls_with,
+    )
+    causes: dict[tuple[str, str], Cause] = {}
+    disagreeing = 0
+    batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
+    for start in range(0, len(plan.rounds), batch):
+        for rnd, found in _play(ctx, plan.rounds[start : start + batch]):
+            disagreeing += len(found)
+            for d in found:
+                cause = causes.setdefault(d.cause, Cause(d.kind, d.detail, rnd, d))
+                cause.count += 1
+    findings = [
+        _finding(ctx, cause, n < SHRINK_CAUSES)
+        for n, cause in enumerate(sorted(causes.values(), key=lambda c: -c.count))
+    ]
+    seconds = time.perf_counter() - started
+    seat_hands = plan.uniform_seat_hands + plan.stratified_seat_hands
+    return {
+        "differential": {
+            "shard": shard + 1,
+            "shards": shards,
+            "budget": ctx.differential,
+            "rounds": len(plan.rounds),
+            "seat_hands": seat_hands,
+            "uniform_seat_hands": plan.uniform_seat_hands,
+            "stratified_seat_hands": plan.stratified_seat_hands,
+            "strata": plan.strata,
+            "quota": QUOTA,
+            "disagreeing_seat_hands": disagreeing,
+            "causes": [
+                {k: f[k] for k in ("clause", "kind", "detail", "count", "item")} for f in findings
+            ],
+            "detectable_rate": detectable_rate(plan.uniform_seat_hands),
+            "seconds": seconds,
+            "pipelined_rounds": batch,
+        },
+        "findings": findings,
+    }
+
+
+def _play(
+    ctx: Context, rounds: list[PlannedRound]
+) -> Iterator[tuple[PlannedRound, list[Disagreement]]]:
+    """Play rounds (all in flight at once), yielding each with its disagreements."""
+    played = play_rounds(ctx, [_stacked(r) for r in rounds])
+    for rnd, answer in zip(rounds, played, strict=True):
+        if answer.refused is not None:
+            _refused(ctx, rnd, *answer.refused)
+        yield rnd, _judge(ctx, rnd, answer.reply, answer.result)
+
+
+def _stacked(rnd: PlannedRound) -> Stacked:
+    return Stacked(rnd.wagers(), rnd.cards(), [(s.seat, s.action.value) for s in rnd.seats])
+
+
+def _refused(ctx: Context, rnd: PlannedRound, op: str, exc: ErrorReply) -> None:
+    """A legal stacked round the game refused: its fault, with a vector that replays it."""
+    want = settle(ctx.profile, rnd.deal(), rnd.plays())
+    raise CheckFailure(
+        f"{op} of {rnd.name} (a legal round) was refused with {exc.code}: {exc.message}",
+        expected="an ok reply",
+        actual={"error": {"code": exc.code, "message": exc.message}},
+        evidence={"round": rnd.cards(), "wagers": rnd.wagers()},
+        repro=repro_vector(ctx, f"differential-{rnd.name}", rnd.deal(), rnd.plays(), want),
+    )
+
+
+def _judge(
+    ctx: Context, rnd: PlannedRound, reply: dict[str, Any], result: dict[str, Any]
+) -> list[Disagreement]:
+    """The round's disagreements with the oracle; a round not dealt as stacked is one."""
+    stacked = rnd.cards()
+    dealt = {
+        "seats": {
+            str(e.get("seat")): e.get("hole")
+            for e in items(reply.get("seats"))
+            if isinstance(e, dict)
+        },
+        "dealer": obj(result.get("dealer")).get("hole"),
+        "flop": reply.get("flop"),
+        "turn": (items(result.get("board")) + [None] * 5)[3],
+        "river": (items(result.get("board")) + [None] * 5)[4],
+    }
+    if dealt != stacked or items(result.get("board"))[:3] != stacked["flop"]:
+        return [
+            Disagreement(
+                rnd.seats[0].seat, "deal", "cards other than the stacked ones", stacked, dealt
+            )
+        ]
+    return disagreements(settle(ctx.profile, rnd.deal(), rnd.plays()), result)
+
+
+def _replay(ctx: Context, rnd: PlannedRound) -> list[Disagreement]:
+    return next(iter(_play(ctx, [rnd])))[1]
+
+
+def _finding(ctx: Context, cause: Cause, shrink: bool) -> dict[str, Any]:
+    """A cause as a failure of its clause: shrunk, with the round as a vector."""
+    rnd, d = cause.first, cause.disagreement
+    tries = 0
+    if shrink:
+        rnd, d, tries = _shrink(ctx, rnd, d)
+    want = settle(ctx.profile, rnd.deal(), rnd.plays())
+    clause = ctx.fault_owners.get(cause.kind, ctx.clause)
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{cause.kind} {cause.detail}".lower()).strip("-")
+    seat = next(s for s in rnd.seats if s.seat == d.seat)
+    shown = (
+        f"seat {d.seat} hole {' '.join(format_cards(seat.hole))}, dealer "
+        f"{' '.join(format_cards(rnd.dealer))}, board {' '.join(format_cards(rnd.deal().board))}"
+    )
+    return {
+        "clause": clause,
+        "kind": cause.kind,
+        "detail": cause.detail,
+        "count": cause.count,
+        "item": f"{clause}/differential:{slug}",
+        "message": (
+            f"{cause.kind} ({cause.detail}): {cause.count} seat-hand(s) of shard "
+            f"{ctx.shard[0] + 1} settled otherwise than the rules; "
+            f"{'shrunk to' if shrink else 'first in'} {rnd.name}: {shown}"
+        ),
+        "expected": d.expected,
+        "actual": d.actual,
+        "evidence": {
+            "round": rnd.cards(),
+            "wagers": rnd.wagers(),
+            "actions": {str(s.seat): s.action.value for s in rnd.seats},
+            "first_seen": cause.first.name,
+            "shrink_rounds": tries,
+        },
+        "repro": repro_vector(
+            ctx, f"differential-{slug}-{cause.first.name}", rnd.deal(), rnd.plays(), want
+        ),
+    }
+
+
+def _shrink(
+    ctx: Context, rnd: PlannedRound, d: Disagreement
+) -> tuple[PlannedRound, Disagreement, int]:
+    """The smallest round that keeps the cause: fewest seats, no AA Bonus unless needed,
+    smallest legal stakes, then each card as low as it goes (Hypothesis-style greedy
+    passes that accept a candidate only if the same kind and detail still disagree)."""
+    tries = 0
+    cause = d.cause
+
+    def keeps(candidate: PlannedRound) -> Disagreement | None:
+        nonlocal tries
+        tries += 1
+        try:
+            found = _replay(ctx, candidate)
+        except (CheckFailure, InvalidCards, InvalidBet):
+            return None
+        return next((x for x in found if x.cause == cause), None)
+
+    def attempt(candidate: PlannedRound) -> bool:
+        nonlocal rnd, d
+        if tries >= SHRINK_ROUNDS:
+            return False
+        kept = keeps(candidate)
+        if kept is not None:
+            rnd, d = candidate, kept
+        return kept is not None
+
+    # Fewest seats: the seat alone, renumbered 1 if that keeps it; else drop others one by one.
+    target = next(s for s in rnd.seats if s.seat == d.seat)
+    if not (
+        len(rnd.seats) > 1
+        and (
+            attempt(_with_seats(rnd, [dataclasses.replace(target, seat=1)]))
+            or attempt(_with_seats(rnd, [target]))
+        )
+    ):
+        for other in [s for s in rnd.seats if s.seat != d.seat]:
+            attempt(_with_seats(rnd, [s for s in rnd.seats if s.seat != other.seat]))
+    # No AA Bonus unless needed, then the smallest legal stakes.
+    for k, seat in enumerate(rnd.seats):
+        if seat.aa_bonus:
+            attempt(_with_seat(rnd, k, dataclasses.replace(seat, aa_bonus=0)))
+    for k, seat in enumerate(rnd.seats):
+        aa = legal_range(ctx, "aa_bonus")[0] if seat.aa_bonus else 0
+        smaller = dataclasses.replace(seat, ante=legal_range(ctx, "ante")[0], aa_bonus=aa)
+        if smaller != seat:
+            attempt(_with_seat(rnd, k, smaller))
+    # The lowest cards that keep it: board, dealer, then hole cards, lowest candidate first.
+    for _ in range(2):
+        changed = False
+        for position in range(5 + 2 + 2 * len(rnd.seats)):
+            current = _cards_of(rnd)
+            for lower in range(current[position].index):
+                if Card(lower) in current:
+                    continue
+                if tries >= SHRINK_ROUNDS:
+                    break
+                if attempt(_with_card(rnd, position, Card(lower))):
+                    changed = True
+                    break
+        if not changed:
+            break
+    return rnd, d, tries
+
+
+def _cards_of(rnd: PlannedRound) -> list[Card]:
+    """Board, dealer, then each seat's hole cards: the order shrinking lowers them in."""
+    return [*rnd.flop, rnd.turn, rnd.river, *rnd.dealer, *(c for s in rnd.seats for c in s.hole)]
+
+
+def _with_card(rnd: PlannedRound, position: int, card: Card) -> PlannedRound:
+    cards = _cards_of(rnd)
+    cards[position] = card
+    seats = tuple(
+        dataclasses.replace(s, hole=(cards[7 + 2 * k], cards[8 + 2 * k]))
+        for k, s in enumerate(rnd.seats)
+    )
+    return dataclasses.replace(
+        rnd,
+        flop=(cards[0], cards[1], cards[2]),
+        turn=cards[3],
+        river=cards[4],
+        dealer=(cards[5], cards[6]),
+        seats=seats,
+    )
+
+
+def _with_seats(rnd: PlannedRound, seats: list[PlannedSeat]) -> PlannedRound:
+    return dataclasses.replace(rnd, seats=tuple(seats))
+
+
+def _with_seat(rnd: PlannedRound, k: int, seat: PlannedSeat) -> PlannedRound:
+    seats = list(rnd.seats)
+    seats[k] = seat
+    return _with_seats(rnd, seats)

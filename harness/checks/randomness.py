@@ -1,0 +1,34 @@
+"""The production shuffle against the RNG and deck battery (harness/rng.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.checks.registry import CheckFailure, Context, check
+from harness.checks.replies import request_ok
+from harness.protocol import Capability
+from harness.rng import BadSample, sample_and_test
+
+
+@check("rng-battery", requires={Capability.SHUFFLE})
+def rng_battery(ctx: Context) -> dict[str, Any]:
+    """The production shuffle's decks (and raw RNG output, where exposed) pass the battery."""
+    try:
+
+        def request(op: str, **params: Any) -> dict[str, Any]:
+            return request_ok(ctx, op, **params)  # a refusal is the game's fault
+
+        battery = sample_and_test(request, ctx.rng_decks, ctx.capabilities).to_json()
+    except BadSample as exc:  # the game's fault; any other exception is the harness's
+        raise CheckFailure(
+            f"shuffle or rng reply does not hold what was asked: {exc}", evidence=exc.evidence
+        ) from exc
+    if not battery["passed"]:
+        failed = [t["name"] for t in battery["tests"] if not t["passed"]]
+        raise CheckFailure(
+            f"RNG battery failed: {', '.join(failed)}",
+            expected=f"every test's Holm-adjusted p-value >= {battery['alpha']}",
+            actual={t["name"]: t["p_adjusted"] for t in battery["tests"]},
+            evidence={"rng": battery},
+        )
+    return {"rng": battery}

@@ -1,0 +1,182 @@
+"""The registry: what a check is given, how it reports, and how it is looked up and run.
+
+A check is a function of a `Context`, registered under the name the clause
+catalogs use (`checks: [declared-ante-table]`). It raises CheckFailure (the game
+broke the clause) or NotTested (it cannot run here, and what would let it), or
+returns None or a dict of findings the run keeps as evidence.
+
+This module knows nothing of the checks themselves; the concern modules of the
+package register into `REGISTRY` when `harness.checks` is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.adapters import Adapter
+from harness.errors import ProtocolViolation
+from harness.profiles import Profile
+from harness.protocol import seats_capability
+from harness.rng import DEFAULT_DECKS
+
+# Here rather than in the concern modules because Context defaults to them.
+DEFAULT_RTP_ROUNDS = 1_000
+DEFAULT_DIFFERENTIAL = 50_000
+
+
+@dataclass
+class Context:
+    """What a check needs: the adapter, the implementation's hello, the profile."""
+
+    adapter: Adapter
+    hello: dict[str, Any]
+    profile: Profile
+    seed: int
+    rng_decks: int = DEFAULT_DECKS
+    rtp_rounds: int = DEFAULT_RTP_ROUNDS
+    differential: int = DEFAULT_DIFFERENTIAL  # seat-hands of the differential, all shards
+    shard: tuple[int, int] = (0, 1)  # (index, count) of the item's share of a sharded check
+    clause: str = ""  # the clause whose item runs the check
+    fault_owners: dict[str, str] = field(default_factory=dict)  # fault kind -> clause
+
+    @property
+    def capabilities(self) -> set[str]:
+        caps = self.hello.get("capabilities", [])
+        return set(caps) if isinstance(caps, list) else set()
+
+    @property
+    def seats(self) -> int:
+        caps = self.hello.get("capabilities", [])
+        return seats_capability(caps if isinstance(caps, list) else [])
+
+
+class CheckFailure(AssertionError):
+    """The implementation broke the clause: what was expected, what came back.
+
+    A failure found in a randomized round carries `repro`, the round as a stacked
+    settlement vector (without its clause, which the runner adds) that replays it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        evidence: dict[str, Any] | None = None,
+        repro: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.actual = actual
+        self.evidence = evidence or {}
+        self.repro = repro
+
+
+class NotTested(Exception):
+    """The check cannot run against this implementation; `needs` says what would let it
+    (a capability to declare, a setting), for the report's list of gaps."""
+
+    def __init__(self, reason: str, *, needs: str = "") -> None:
+        super().__init__(reason)
+        self.needs = needs
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: its catalog name, its function, the capabilities it needs."""
+
+    name: str
+    func: Callable[[Context], dict[str, Any] | None]
+    requires: frozenset[str] = field(default_factory=frozenset)
+    shards: int = 1  # items the check is split into (`name-1` ...), each a share of the work
+
+    def targets(self) -> list[tuple[str, tuple[int, int]]]:
+        """The item targets of the check, with the (index, count) of each one's share."""
+        if self.shards == 1:
+            return [(self.name, (0, 1))]
+        return [(f"{self.name}-{k + 1}", (k, self.shards)) for k in range(self.shards)]
+
+
+CheckFunc = Callable[[Context], Any]
+
+
+class Registry:
+    """Checks by name. `checks` is the name -> Check mapping, in registration order."""
+
+    def __init__(self) -> None:
+        self.checks: dict[str, Check] = {}
+
+    def register(
+        self, name: str, *, requires: set[str] | None = None, shards: int = 1
+    ) -> Callable[[CheckFunc], CheckFunc]:
+        """Register a check under a unique name; clause catalogs refer to it by that name.
+
+        A check raises CheckFailure or NotTested, or returns None or a dict of findings
+        that the run keeps as evidence (the RNG battery's table, say). A findings dict
+        may carry `findings`: failures it attributes to other clauses (the differential
+        check's causes), each becoming an item of its own clause. A check with
+        `shards` > 1 runs as that many items, each given its share in `Context.shard`.
+        """
+
+        def register(func: CheckFunc) -> CheckFunc:
+            if name in self.checks:
+                raise ValueError(f"check {name!r} is registered twice")
+            self.checks[name] = Check(name, func, frozenset(requires or ()), shards)
+            return func
+
+        return register
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.checks
+
+    def __getitem__(self, name: str) -> Check:
+        return self.checks[name]
+
+    def names(self) -> list[str]:
+        """The registered names, in registration order."""
+        return list(self.checks)
+
+    def target(self, target: str) -> tuple[Check, tuple[int, int]]:
+        """The check and share an item target names (`differential-2`, `stacked-deal`)."""
+        for entry in self.checks.values():
+            for name, shard in entry.targets():
+                if name == target:
+                    return entry, shard
+        raise KeyError(target)
+
+    def run(self, name: str, ctx: Context) -> dict[str, Any] | None:
+        """Run a registered check; NotTested when the implementation lacks a capability."""
+        entry = self.checks[name]
+        missing = sorted(entry.requires - ctx.capabilities)
+        if missing:
+            raise NotTested(
+                f"implementation lacks capability {', '.join(missing)}",
+                needs=f"capability {', '.join(missing)}",
+            )
+        with game_faults_fail():
+            findings: dict[str, Any] | None = entry.func(ctx)
+        return findings
+
+
+REGISTRY = Registry()
+CHECKS: dict[str, Check] = REGISTRY.checks
+check = REGISTRY.register
+
+
+def run_check(name: str, ctx: Context) -> dict[str, Any] | None:
+    """Run a registered check; NotTested when the implementation lacks a capability."""
+    return REGISTRY.run(name, ctx)
+
+
+@contextmanager
+def game_faults_fail() -> Iterator[None]:
+    """Turn a hang, crash or garbage reply into a failure of the clause being checked."""
+    try:
+        yield
+    except ProtocolViolation as exc:
+        raise CheckFailure(f"protocol violation: {exc}", evidence=exc.evidence) from exc

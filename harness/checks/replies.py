@@ -1,0 +1,170 @@
+"""Helpers the checks share for asking the game and reading its replies.
+
+A reply is the game's word, not the harness's: a field of the wrong type reads as
+empty, and cards that do not parse are a CheckFailure, never a harness error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from harness.cards import Card, parse_cards
+from harness.checks.registry import CheckFailure, Context, NotTested
+from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
+
+
+def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
+    """A request whose error reply is a failure: the game refused a valid request."""
+    try:
+        return ctx.adapter.request(op, **params)
+    except ErrorReply as exc:
+        raise CheckFailure(
+            f"{op} was refused with {exc.code}: {exc.message}",
+            expected="an ok reply",
+            actual={"error": {"code": exc.code, "message": exc.message}},
+            evidence={"request": {"op": op, **params}},
+        ) from exc
+
+
+def finish_round(ctx: Context, round_id: Any, seats: list[int], action: str = "fold") -> None:
+    """Best effort: decide every seat so the table is free for the next round."""
+    for seat in seats:
+        with contextlib.suppress(ErrorReply, ProtocolViolation):
+            ctx.adapter.request("act", round=round_id, seat=seat, action=action)
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """A reply field that should be an object; {} when the game sent something else."""
+    return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """A reply field that should be a list; [] when the game sent something else."""
+    return value if isinstance(value, list) else []
+
+
+def wager_pair(value: Any) -> list[Any] | None:
+    """A settled wager `{"stake", "returned"}` as [stake, returned]; None if not an object."""
+    if isinstance(value, dict):
+        return [value.get("stake"), value.get("returned")]
+    return None
+
+
+def parse(value: Any, what: str, number: int) -> tuple[Card, ...]:
+    """Cards the game showed in round `number`; a CheckFailure when they do not parse."""
+    try:
+        return parse_cards(value)
+    except (InvalidCards, TypeError, ValueError) as exc:
+        raise CheckFailure(f"round {number}: {what} {value!r} is not a list of cards") from exc
+
+
+def two(cards: tuple[Card, ...]) -> tuple[Card, Card]:
+    """Hole cards: exactly two, or a CheckFailure."""
+    if len(cards) != 2:
+        raise CheckFailure(f"expected two hole cards, got {len(cards)}")
+    return cards[0], cards[1]
+
+
+def three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
+    """A flop: exactly three cards, or a CheckFailure."""
+    if len(cards) != 3:
+        raise CheckFailure(f"expected a flop of three cards, got {len(cards)}")
+    return cards[0], cards[1], cards[2]
+
+
+_CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every string anywhere in a reply that reads as a card (`As`), however nested."""
+    if isinstance(value, str):
+        return {value} if _CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def stake(ctx: Context, wager: str = "ante") -> int:
+    """The smallest `wager` ("ante" or "aa_bonus") legal under both the profile's table
+    limits and the game's declared ones.
+
+    Checks play it: the game must accept it, and the oracle settles only what the
+    profile allows. That the game enforces what it declares is declared-limits'
+    judgement, not this one's.
+    """
+    return legal_range(ctx, wager)[0]
+
+
+def legal_range(ctx: Context, wager: str = "ante") -> tuple[int, int]:
+    """The stakes of `wager` legal under both the profile's limits and the declared ones;
+    NotTested when they do not overlap."""
+    lo, hi = ctx.profile.limits.ante if wager == "ante" else ctx.profile.limits.aa_bonus
+    config = obj(ctx.hello.get("config"))
+    declared = obj(config.get("limits")).get(wager)
+    if isinstance(declared, list) and len(declared) == 2:
+        lo, hi = max(lo, int(declared[0])), min(hi, int(declared[1]))
+    if lo > hi:
+        raise NotTested(
+            f"the declared {wager} limits {declared} do not overlap profile "
+            f"{ctx.profile.name}'s, so no stake is legal under both",
+            needs=f"declared {wager} limits that overlap the profile's",
+        )
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """A round to play: each seat's wagers, the stacked cards, each seat's decision."""
+
+    wagers: list[dict[str, int]]
+    cards: dict[str, Any]
+    actions: list[tuple[int, str]]  # (seat, "call" | "fold"), in the order they are sent
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the game answered: the round and result replies, or the refusal that stopped it."""
+
+    reply: dict[str, Any]
+    result: dict[str, Any]
+    refused: tuple[str, ErrorReply] | None = None  # (op, error) of a refused request
+
+
+def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
+    """Play stacked rounds with requests pipelined (docs/adapter-protocol.md, pipelining).
+
+    Every `round` request goes out at once, then every act and result: a game with
+    capability `pipeline` gets all the rounds in flight; callers give one round at a
+    time otherwise, and its acts and result still go out without waiting.
+    """
+    opened = ctx.adapter.exchange(
+        [("round", {"seats": r.wagers, "cards": r.cards}) for r in rounds]
+    )
+    second: list[tuple[str, dict[str, Any]]] = []
+    for rnd, reply in zip(rounds, opened, strict=True):
+        if isinstance(reply, dict):
+            ident = reply.get("round")
+            second += [("act", {"round": ident, "seat": s, "action": a}) for s, a in rnd.actions]
+            second.append(("result", {"round": ident}))
+    answers = iter(ctx.adapter.exchange(second))
+    played = []
+    for rnd, reply in zip(rounds, opened, strict=True):
+        if isinstance(reply, ErrorReply):
+            played.append(Played({}, {}, ("round", reply)))
+            continue
+        refused = None
+        for op in ["act"] * len(rnd.actions):
+            answer = next(answers)
+            if isinstance(answer, ErrorReply) and refused is None:
+                refused = (op, answer)
+        result = next(answers)
+        if isinstance(result, ErrorReply):
+            refused = refused or ("result", result)
+            result = {}
+        played.append(Played(reply, result, refused))
+    return played

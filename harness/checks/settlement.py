@@ -1,0 +1,262 @@
+"""Settlement: a stacked round paid as the hand-worked vector says, its AA Bonus
+settled at the right moment, and recalled by `history` as it was reported.
+
+`replay_vector` plays one vector (a stacked round) and compares the game's
+settlement with the vector's expected values; `repro_vector` writes a round the
+other way, as a vector whose expected values are the oracle's, so that a
+randomized failure can be replayed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.cards import format_cards
+from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
+from harness.checks.replies import finish_round, items, obj, request_ok, stake, wager_pair
+from harness.errors import ErrorReply
+from harness.game import Action, Deal
+from harness.oracle import SeatPlay, SeatSettlement, Settlement
+from harness.protocol import Capability
+from harness.vectors import Vector
+
+
+def replay_vector(ctx: Context, vector: Vector) -> None:
+    """Play a stacked round and compare the settlement with the hand-worked vector."""
+    if Capability.INJECT not in ctx.capabilities:
+        raise NotTested(
+            "vectors stack the deck: implementation lacks capability inject",
+            needs="capability inject",
+        )
+    verify_askable(ctx, vector)
+    wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
+    with game_faults_fail():
+        if not vector.valid:
+            _expect_refusal(ctx, vector, wagers)
+            return
+        reply = request_ok(ctx, "round", seats=wagers, cards=vector.stacked_cards())
+        round_id = reply.get("round")
+        try:
+            for seat in sorted(vector.seats, key=lambda s: s.seat):
+                request_ok(ctx, "act", round=round_id, seat=seat.seat, action=seat.action.value)
+        except CheckFailure:
+            finish_round(ctx, round_id, [s.seat for s in vector.seats])
+            raise
+        result = request_ok(ctx, "result", round=round_id)
+    problems, expected, actual = compare_settlement(vector, result)
+    if problems:
+        raise CheckFailure("; ".join(problems), expected=expected, actual=actual)
+
+
+def verify_askable(ctx: Context, vector: Vector) -> None:
+    """NotTested when the game cannot be asked the vector: more seats than it declares,
+    or legal stakes outside its declared limits."""
+    top_seat = max(s.seat for s in vector.seats)
+    if top_seat > ctx.seats:
+        raise NotTested(
+            f"vector uses seat {top_seat}; implementation declares seats:{ctx.seats}",
+            needs=f"capability seats:{top_seat}",
+        )
+    if vector.valid:
+        _verify_within_declared_limits(ctx, vector)
+
+
+def _verify_within_declared_limits(ctx: Context, vector: Vector) -> None:
+    """A legal round whose stakes the game's declared limits exclude cannot be asked of
+    it: the game would rightly refuse it."""
+    limits = obj(obj(ctx.hello.get("config")).get("limits"))
+    for seat in vector.seats:
+        for wager, amount in (("ante", seat.ante), ("aa_bonus", seat.aa_bonus)):
+            bounds = limits.get(wager)
+            if amount and isinstance(bounds, list) and not bounds[0] <= amount <= bounds[1]:
+                raise NotTested(
+                    f"vector stakes {wager} {amount}, outside the declared limits {bounds}",
+                    needs=f"declared {wager} limits that include {amount}",
+                )
+
+
+def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) -> None:
+    try:
+        reply = ctx.adapter.request("round", seats=wagers, cards=vector.stacked_cards())
+    except ErrorReply as exc:
+        if exc.code != vector.expected_error:
+            raise CheckFailure(
+                f"refused with {exc.code}, expected {vector.expected_error}",
+                expected={"error": vector.expected_error},
+                actual={"error": {"code": exc.code, "message": exc.message}},
+            ) from exc
+        return
+    finish_round(ctx, reply.get("round"), [s.seat for s in vector.seats])
+    raise CheckFailure(
+        f"the game accepted wagers it must refuse with {vector.expected_error}",
+        expected={"error": vector.expected_error},
+        actual=reply,
+    )
+
+
+def compare_settlement(
+    vector: Vector, result: dict[str, Any]
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """Differences between a `result` reply and the vector: (problems, expected, actual)."""
+    problems: list[str] = []
+    board = [str(c) for c in vector.deal.board]
+    dealer = obj(result.get("dealer"))
+    assert vector.expected_dealer is not None
+    expected: dict[str, Any] = {"board": board, "dealer": dict(vector.expected_dealer), "seats": {}}
+    actual: dict[str, Any] = {
+        "board": result.get("board"),
+        "dealer": {"hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")},
+        "seats": {},
+    }
+    if result.get("board") != board:
+        problems.append(f"board {result.get('board')} is not the stacked {board}")
+    for key in ("hand", "qualifies"):
+        if dealer.get(key) != vector.expected_dealer[key]:
+            problems.append(
+                f"dealer {key} {dealer.get(key)!r}, expected {vector.expected_dealer[key]!r}"
+            )
+    by_number = {s.get("seat"): s for s in items(result.get("seats")) if isinstance(s, dict)}
+    actions = {s.seat: s.action for s in vector.seats}
+    for exp in vector.expected_seats:
+        got = by_number.get(exp.seat)
+        want = {
+            "action": actions[exp.seat].value,
+            "ante": [exp.ante.stake, exp.ante.returned],
+            "call": [exp.call.stake, exp.call.returned],
+            "aa_bonus": [exp.aa_bonus.stake, exp.aa_bonus.returned] if exp.aa_bonus else None,
+        }
+        if actions[exp.seat] is Action.CALL:
+            want["hand"] = exp.hand
+        expected["seats"][str(exp.seat)] = want
+        if got is None:
+            problems.append(f"seat {exp.seat} missing from the result")
+            continue
+        wagers = obj(got.get("wagers"))
+        have = {
+            "action": got.get("action"),
+            "ante": wager_pair(wagers.get("ante")),
+            "call": wager_pair(wagers.get("call")),
+            "aa_bonus": wager_pair(wagers.get("aa_bonus")),
+        }
+        if want["aa_bonus"] is None and have["aa_bonus"] in (None, [0, 0]):
+            have["aa_bonus"] = None
+        if "hand" in want:
+            have["hand"] = got.get("hand")
+        actual["seats"][str(exp.seat)] = have
+        for key, value in want.items():
+            if have.get(key) != value:
+                problems.append(f"seat {exp.seat} {key} {have.get(key)!r}, expected {value!r}")
+    extra = sorted(set(by_number) - set(actions), key=str)
+    if extra:
+        problems.append(f"result has seats {extra} that did not play")
+    return problems, expected, actual
+
+
+@check("aa-bonus-timing", requires={Capability.INJECT, Capability.EVENTS})
+def aa_bonus_timing(ctx: Context) -> None:
+    """Every decision comes before any AA Bonus is settled, and every AA Bonus before the turn."""
+    if not (ctx.hello.get("config") or {}).get("aa_bonus_pay_table"):
+        raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
+    seats = [1, 2] if ctx.seats >= 2 else [1]
+    cards: dict[str, Any] = {
+        "seats": {"1": ["As", "Ad"], "2": ["7c", "2d"]},
+        "dealer": ["5c", "5d"],
+        "flop": ["Kh", "7d", "2c"],
+        "turn": "9s",
+        "river": "4h",
+    }
+    cards["seats"] = {str(s): cards["seats"][str(s)] for s in seats}
+    lo = stake(ctx)
+    aa_lo = stake(ctx, "aa_bonus")
+    wagers = [{"seat": s, "ante": lo, "aa_bonus": aa_lo} for s in seats]
+    reply = request_ok(ctx, "round", seats=wagers, cards=cards)
+    for seat in seats:
+        request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+    result = request_ok(ctx, "result", round=reply.get("round"))
+    kinds = [e.get("type") for e in items(result.get("events")) if isinstance(e, dict)]
+    needed = ["action", "aa_bonus_settled", "turn_dealt", "river_dealt"]
+    if any(k not in kinds for k in needed):
+        raise CheckFailure("events lack a step", expected=needed, actual=kinds)
+    last_action = max(i for i, k in enumerate(kinds) if k == "action")
+    settled = [i for i, k in enumerate(kinds) if k == "aa_bonus_settled"]
+    turn = kinds.index("turn_dealt")
+    if len(settled) != len(seats) or min(settled) < last_action or max(settled) > turn:
+        raise CheckFailure(
+            "AA Bonus not settled between the last decision and the turn",
+            expected="action... aa_bonus_settled (each seat) ... turn_dealt",
+            actual=kinds,
+        )
+
+
+@check("history-recall", requires={Capability.HISTORY})
+def history_recall(ctx: Context) -> None:
+    """A round just played is recalled by `history` exactly as `result` reported it."""
+    reply = request_ok(ctx, "round", seats=[{"seat": 1, "ante": stake(ctx)}])
+    request_ok(ctx, "act", round=reply.get("round"), seat=1, action="call")
+    result = request_ok(ctx, "result", round=reply.get("round"))
+    rounds = items(request_ok(ctx, "history", last=1).get("rounds"))
+    recalled = rounds[-1] if rounds else None
+    if not isinstance(recalled, dict) or recalled.get("round") != reply.get("round"):
+        raise CheckFailure(
+            "history does not recall the last round", expected=reply.get("round"), actual=recalled
+        )
+    mismatched = sorted(k for k in ("board", "dealer", "seats") if recalled.get(k) != result.get(k))
+    if mismatched:
+        raise CheckFailure(
+            f"recalled round differs from the result in {', '.join(mismatched)}",
+            expected={k: result.get(k) for k in mismatched},
+            actual={k: recalled.get(k) for k in mismatched},
+        )
+
+
+def repro_vector(
+    ctx: Context, name: str, deal: Deal, plays: dict[int, SeatPlay], want: Settlement
+) -> dict[str, Any]:
+    """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
+    expected values are the oracle's; the runner adds the clause and writes it."""
+
+    def expected(seat: SeatSettlement) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "seat": seat.seat,
+            "ante": [seat.ante.stake, seat.ante.returned],
+            "call": [seat.call.stake, seat.call.returned],
+        }
+        if seat.action is Action.CALL:
+            row["hand"] = seat.hand.wire
+        if seat.aa_bonus is not None and seat.aa_bonus.stake:
+            row["aa_bonus"] = [seat.aa_bonus.stake, seat.aa_bonus.returned]
+        return row
+
+    test = {
+        "id": f"repro-{name}-seed{ctx.seed}",
+        "clauses": [],
+        "comment": f"{name} with --seed {ctx.seed}, as the game showed it; the expected "
+        "values are the rules oracle's (harness/oracle.py), not worked by hand.",
+        "flags": ["Repro"],
+        "result": "valid",
+        "seats": [
+            {
+                "seat": s,
+                "ante": plays[s].ante,
+                **({"aa_bonus": plays[s].aa_bonus} if plays[s].aa_bonus else {}),
+                "action": plays[s].action.value,
+                "hole": format_cards(deal.seats[s]),
+            }
+            for s in sorted(plays)
+        ],
+        "dealer": format_cards(deal.dealer),
+        "flop": format_cards(deal.flop),
+        "turn": str(deal.turn),
+        "river": str(deal.river),
+        "expected": {
+            "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+            "seats": [expected(seat) for seat in want.seats],
+        },
+    }
+    return {
+        "schema": "settlement-vectors.schema.json",
+        "header": "A round in which the game's settlement differed from the rules, written "
+        "by chcert to replay the failure (docs/verdict.md, reproductions).",
+        "notes": {"Repro": "Found by a randomized check; expected values from the oracle."},
+        "groups": [{"profiles": [ctx.profile.name], "tests": [test]}],
+    }
