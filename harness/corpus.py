@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -317,23 +318,30 @@ EVAL7_TYPES = {
 }
 
 
-def _cross_check(profile: Profile, rnd: PlannedRound, want: Settlement) -> None:
-    """eval7 must name the same categories and order the two hands the same way."""
+@cache
+def _eval7() -> Any:
+    """The independent evaluator (a test dependency of the package), imported once."""
     try:
-        import eval7  # the independent evaluator; a test dependency of the package
+        import eval7
     except ImportError as exc:
         raise CorpusError(
             "generating the corpus needs eval7, the independent evaluator it is cross-checked "
             "with: pip install -e '.[test]'"
         ) from exc
+    return eval7
 
-    def score(cards: Iterator[Card]) -> int:
+
+def _cross_check(profile: Profile, rnd: PlannedRound, want: Settlement) -> None:
+    """eval7 must name the same categories and order the two hands the same way."""
+    eval7 = _eval7()
+
+    def score(cards: list[Card]) -> int:
         return int(eval7.evaluate([eval7.Card(str(c)) for c in cards]))
 
     seat = rnd.seats[0]
     board = [*rnd.flop, rnd.turn, rnd.river]
-    player, dealer = score(iter([*seat.hole, *board])), score(iter([*rnd.dealer, *board]))
-    aa = score(iter([*seat.hole, *rnd.flop]))
+    player, dealer = score([*seat.hole, *board]), score([*rnd.dealer, *board])
+    aa = score([*seat.hole, *rnd.flop])
     settled = want.seats[0]
     problems = []
     if want.dealer_hand not in EVAL7_TYPES[eval7.handtype(dealer)]:

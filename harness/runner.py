@@ -527,6 +527,10 @@ class CertificationRun:
                     record.message = f"failures attributed to {', '.join(elsewhere)}"
                 if any(f["clause"] == item.clause for f in record.findings):
                     record.status, record.message = Status.FAIL, _summary(record.findings)
+                gap = record.evidence.pop("not_tested", None)
+                if gap and record.status is Status.PASS:  # part of the item could not run
+                    record.status, record.needs = Status.NOT_TESTED, gap["needs"]
+                    record.message = gap["reason"]
         except NotTested as exc:
             record.status, record.message, record.needs = Status.NOT_TESTED, str(exc), exc.needs
         except CheckFailure as exc:

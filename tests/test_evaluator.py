@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from harness.cards import parse_cards
+from harness.corpus import EVAL7_TYPES
 from harness.evaluator import (
     Category,
     best_hand,
@@ -70,19 +71,6 @@ def _eval7(cards: np.ndarray) -> int:
 
 def str_card(index: int) -> str:
     return "23456789TJQKA"[index // 4] + "cdhs"[index % 4]
-
-
-EVAL7_TYPES = {
-    "High Card": {Category.HIGH_CARD},
-    "Pair": {Category.PAIR},
-    "Two Pair": {Category.TWO_PAIR},
-    "Trips": {Category.THREE_OF_A_KIND},
-    "Straight": {Category.STRAIGHT},
-    "Flush": {Category.FLUSH},
-    "Full House": {Category.FULL_HOUSE},
-    "Quads": {Category.FOUR_OF_A_KIND},
-    "Straight Flush": {Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH},
-}
 
 
 def test_ordering_agrees_with_eval7_on_100000_random_pairs() -> None:

@@ -119,7 +119,8 @@ class Registry:
         A check raises CheckFailure or NotTested, or returns None or a dict of findings
         that the run keeps as evidence (the RNG battery's table, say). A findings dict
         may carry `findings`: failures it attributes to other clauses (the differential
-        check's causes), each becoming an item of its own clause. A check with
+        check's causes), each becoming an item of its own clause, and `not_tested`
+        ({reason, needs}) when part of its work could not run. A check with
         `shards` > 1 runs as that many items, each given its share in `Context.shard`.
         """
 
