@@ -56,6 +56,11 @@ class Card:
         if not isinstance(self.index, int) or not 0 <= self.index < DECK_SIZE:
             raise InvalidCards(f"card index must be an int in 0..51, got {self.index!r}")
 
+    def __hash__(self) -> int:
+        # The index itself: consistent with equality, and far cheaper than the generated
+        # hash of a one-field tuple, which every set of cards in a deal would pay.
+        return self.index
+
     @property
     def rank(self) -> Rank:
         return Rank(self.index // 4)
@@ -73,6 +78,9 @@ class Card:
 
 def parse_card(text: object) -> Card:
     """Parse `As`-style notation; the error quotes the bad input."""
+    known = _BY_TEXT.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return known
     if not isinstance(text, str) or len(text) != 2:
         raise InvalidCards(f"a card is two characters like 'As' or 'Td', got {text!r}")
     rank, suit = RANK_CHARS.find(text[0]), SUIT_CHARS.find(text[1])
@@ -99,6 +107,9 @@ def format_cards(cards: Iterable[Card]) -> list[str]:
 
 def verify_distinct(cards: Iterable[Card]) -> None:
     """Raise InvalidCards if any card appears twice (one 52-card deck has each once)."""
+    cards = list(cards)
+    if len(set(cards)) == len(cards):
+        return
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
@@ -107,3 +118,4 @@ def verify_distinct(cards: Iterable[Card]) -> None:
 
 
 FULL_DECK: tuple[Card, ...] = tuple(Card(i) for i in range(DECK_SIZE))
+_BY_TEXT: dict[str, Card] = {str(c): c for c in FULL_DECK}  # every reply's cards parse here

@@ -177,10 +177,11 @@ class CertificationRun:
         if self.is_worker:
             return
         # The exact mathematics, computed (or loaded from the cache) once, here, before
-        # workers need it: the RTP simulation plays its strategy. Should it fail, the
-        # simulation and the math section record the error where it shows.
+        # workers need it: the strategy the differential and the RTP simulation play
+        # is then in the strategy cache. Should it fail, the simulation and the math
+        # section record the error where it shows.
         with contextlib.suppress(Exception):
-            main_game(self.profile, census_progress(quiet=False))
+            _ = main_game(self.profile, census_progress(quiet=False)).strategy
         distributed = self.config.pluginmanager.hasplugin("dsession")
         adapter: Adapter | None = None
         try:

@@ -320,10 +320,10 @@ def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_impor
 def test_census_cache_key_changes_when_any_listed_source_changes(
     source: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read = census._source_bytes
+    read = census.source_bytes
     assert census._sources_digest() == census._digest()
     monkeypatch.setattr(
-        census, "_source_bytes", lambda name: read(name) + (b"#" if name == source else b"")
+        census, "source_bytes", lambda name: read(name) + (b"#" if name == source else b"")
     )
     edited = census._sources_digest()
     assert edited != census._digest() and edited.startswith(f"v{census.CENSUS_VERSION}-")
@@ -493,3 +493,38 @@ def test_a_computed_census_breaking_an_invariant_is_an_error_not_cached(
     with pytest.raises(RuntimeError, match="breaks an invariant"):
         census._load_or_compute(QUALIFIER, None)
     assert not census._census_file(QUALIFIER).exists()
+
+
+def test_the_strategy_cache_gives_back_the_priced_decisions_and_refuses_a_tampered_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.gamemath import MainGame, strategy
+
+    profile = load_profile("standard")
+    game = main_game(profile)
+    priced, rules = game.strategy, game.rules
+    _ = game.optimal  # the census loaded in this process, before the cache moves
+    monkeypatch.setenv("CHCERT_CACHE", str(tmp_path))
+    assert strategy.cached_strategy(rules) is None  # nothing cached yet: nothing to say
+    fresh = MainGame(profile, rules).strategy  # prices, then caches
+    assert fresh.digest() == priced.digest()
+    read = strategy.cached_strategy(rules)
+    assert read is not None and read.digest() == priced.digest()
+    assert strategy.cached_strategy(rules + " other") is None  # other rules, other file
+    assert capsys.readouterr().err == ""
+
+    path = strategy.cache_file(strategy._strategy_kind(rules))
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["calls"] = arrays["calls"].copy()
+    arrays["calls"][0, 0] ^= 1  # one decision flipped, the stored sha256 kept
+    np.savez(path, **arrays)
+    assert strategy.cached_strategy(rules) is None
+    (line,) = capsys.readouterr().err.splitlines()
+    assert str(path) in line and "sha256" in line
+
+    with monkeypatch.context() as edited:  # written by other pricing code: stale
+        edited.setattr(strategy, "_code_digest", lambda: "edited pricing code")
+        strategy.cache_strategy(rules, priced)
+    assert strategy.cached_strategy(rules) is None
+    assert capsys.readouterr().err == ""  # recomputed without a warning

@@ -16,14 +16,22 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from harness.gamemath.aa import FIVE_CARD_HANDS, AABonusMath, aa_bonus_math, aa_row_counts
 from harness.gamemath.census import Progress, census_progress, load_census, symmetry
 from harness.gamemath.pricing import PlayFigures, call_values, optimal_calls, play_figures
-from harness.gamemath.strategy import Strategy, fold_rule, summary
+from harness.gamemath.strategy import (
+    Strategy,
+    cache_strategy,
+    cached_strategy,
+    fold_rule,
+    summary,
+)
 from harness.outcomes import Status
 from harness.profiles import Claim, Profile
 
@@ -44,19 +52,44 @@ MIN_TOLERANCE = Fraction(5, 100_000)  # never looser than what 0.01% rounding al
 
 
 class MainGame:
-    """A profile's main game priced exactly: optimal and always-call play, the strategy."""
+    """A profile's main game priced exactly: optimal and always-call play, the strategy.
 
-    def __init__(self, profile: Profile, progress: Progress | None = None) -> None:
-        sym = symmetry()
-        census = load_census(profile.qualifying_strength, progress)
-        calls = optimal_calls(call_values(census, profile))
-        self.optimal: PlayFigures = play_figures(census, sym.weight, profile, calls, "optimal")
-        self.always_call: PlayFigures = play_figures(
-            census, sym.weight, profile, np.ones_like(calls), "always_call"
-        )
-        self.strategy = Strategy.from_decisions(
-            sym,
-            calls,
+    Each part is computed when first asked for, so a process that only plays the
+    strategy (a worker running the differential) reads it from the strategy cache and
+    never loads the census.
+    """
+
+    def __init__(self, profile: Profile, rules: str, progress: Progress | None = None) -> None:
+        self.profile = profile
+        self.rules = rules  # what the decisions depend on; main_game's key
+        self._progress = progress
+
+    @cached_property
+    def _census(self) -> npt.NDArray[np.int32]:
+        return load_census(self.profile.qualifying_strength, self._progress)
+
+    @cached_property
+    def _calls(self) -> npt.NDArray[np.bool_]:
+        return optimal_calls(call_values(self._census, self.profile))
+
+    @cached_property
+    def optimal(self) -> PlayFigures:
+        return play_figures(self._census, symmetry().weight, self.profile, self._calls, "optimal")
+
+    @cached_property
+    def always_call(self) -> PlayFigures:
+        calls = np.ones_like(self._calls)
+        return play_figures(self._census, symmetry().weight, self.profile, calls, "always_call")
+
+    @cached_property
+    def strategy(self) -> Strategy:
+        cached = cached_strategy(self.rules)
+        if cached is not None:
+            return cached
+        profile = self.profile
+        made = Strategy.from_decisions(
+            symmetry(),
+            self._calls,
             {  # the rules the decisions depend on (shared by every profile with them)
                 "ante_pay_table": profile.ante_table.to_json(),
                 "dealer_qualifier": profile.dealer_qualifier,
@@ -65,19 +98,25 @@ class MainGame:
                 "house_edge": str(self.optimal.house_edge),
             },
         )
-        self.summary = summary(sym, calls)
+        cache_strategy(self.rules, made)
+        return made
+
+    @cached_property
+    def summary(self) -> list[dict[str, Any]]:
+        """The readable summary of the strategy: for the report, not for play."""
+        return summary(symmetry(), self._calls)
 
 
 _GAMES: dict[str, MainGame] = {}
 
 
 def main_game(profile: Profile, progress: Progress | None = None) -> MainGame:
-    """The priced main game, computed once per process for a pay table and rules."""
+    """The priced main game, once per process for a pay table and rules."""
     config = profile.declared_config()
     rules = (config["ante_pay_table"], config["dealer_qualifier"], config["call_multiple"])
     key = repr((rules, profile.nonqualifying_ante.value))
     if key not in _GAMES:
-        _GAMES[key] = MainGame(profile, progress)
+        _GAMES[key] = MainGame(profile, key, progress)
     return _GAMES[key]
 
 

@@ -103,22 +103,22 @@ _ARRAYS = ("flop_canon", "flop_perm", "canon_flops", "situation_of", "weight", "
 @cache
 def symmetry() -> Symmetry:
     """The suit-symmetry tables: from the cache, else built (numpy, about a second)."""
-    path = _cache_file("symmetry")
+    path = cache_file("symmetry")
     try:
         with np.load(path) as stored:
             arrays = {name: stored[name] for name in _ARRAYS}
     except FileNotFoundError:
         pass
-    except _UNREADABLE as error:
-        _warn(path, f"unreadable ({type(error).__name__}: {error})")
+    except UNREADABLE as error:
+        warn_cache(path, f"unreadable ({type(error).__name__}: {error})")
     else:
         sym = Symmetry(suit_permutations(), binomials(), **arrays)
         problem = _symmetry_problem(sym)
         if problem is None:
             return sym
-        _warn(path, problem)
+        warn_cache(path, problem)
     sym = _build_symmetry()
-    _save(path, "symmetry", **{name: getattr(sym, name) for name in _ARRAYS})
+    save_cache(path, "symmetry", **{name: getattr(sym, name) for name in _ARRAYS})
     return sym
 
 
@@ -282,7 +282,7 @@ def cache_dir() -> Path:
     return Path(base) / "chcert"
 
 
-def _source_bytes(name: str) -> bytes:
+def source_bytes(name: str) -> bytes:
     """The bytes of one of the DIGEST_SOURCES."""
     return (_PACKAGE / name).read_bytes()
 
@@ -292,7 +292,7 @@ def _sources_digest() -> str:
     and length so that no two sets of sources hash alike."""
     sha = hashlib.sha256()
     for name in DIGEST_SOURCES:
-        data = _source_bytes(name)
+        data = source_bytes(name)
         sha.update(f"{name}\0{len(data)}\0".encode())
         sha.update(data)
     return f"v{CENSUS_VERSION}-{sha.hexdigest()[:12]}"
@@ -305,12 +305,12 @@ def _digest() -> str:
     return _sources_digest()
 
 
-def _cache_file(kind: str) -> Path:
+def cache_file(kind: str) -> Path:
     """The cache file of a kind (`symmetry`, `census-qNNN`) for this code's digest."""
     return cache_dir() / f"{kind}-{_digest()}.npz"
 
 
-def _save(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
+def save_cache(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
     """Write a cache file atomically, removing older versions of its kind; a cache
     that cannot be written is no error."""
     try:
@@ -363,16 +363,16 @@ def _census_kind(qualifying: int) -> str:
 
 
 def _census_file(qualifying: int) -> Path:
-    return _cache_file(_census_kind(qualifying))
+    return cache_file(_census_kind(qualifying))
 
 
 def _save_census(qualifying: int, census: npt.NDArray[np.int32]) -> None:
     """Cache a census with its sha256, which `_read` checks."""
     checksum = np.array(_checksum(census))
-    _save(_census_file(qualifying), _census_kind(qualifying), census=census, sha256=checksum)
+    save_cache(_census_file(qualifying), _census_kind(qualifying), census=census, sha256=checksum)
 
 
-_UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
+UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 def _read(path: Path) -> npt.NDArray[np.int32] | None:
@@ -388,13 +388,13 @@ def _read(path: Path) -> npt.NDArray[np.int32] | None:
             checksum = str(stored["sha256"][()]) if "sha256" in stored.files else None
     except FileNotFoundError:
         return None
-    except _UNREADABLE as error:
+    except UNREADABLE as error:
         problem: str | None = f"unreadable ({type(error).__name__}: {error})"
     else:
         problem = _census_problem(census, checksum)
     if problem is None:
         return census
-    _warn(path, problem)
+    warn_cache(path, problem)
     return None
 
 
@@ -525,7 +525,7 @@ def _impossible_categories() -> tuple[_Rule, ...]:
 _WARNED: set[tuple[Path, str]] = set()
 
 
-def _warn(path: Path, problem: str) -> None:
+def warn_cache(path: Path, problem: str) -> None:
     """One line on stderr, once per file and problem, for a cache file not used."""
     if (path, problem) not in _WARNED:
         _WARNED.add((path, problem))

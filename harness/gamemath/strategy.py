@@ -24,7 +24,18 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.cards import Card
-from harness.gamemath.census import Symmetry, binomials, colex, suit_permutations, symmetry
+from harness.gamemath.census import (
+    UNREADABLE,
+    Symmetry,
+    binomials,
+    cache_file,
+    colex,
+    save_cache,
+    source_bytes,
+    suit_permutations,
+    symmetry,
+    warn_cache,
+)
 
 FORMAT = "chcert-strategy-1"
 _RELABELLINGS: list[list[int]] = suit_permutations().tolist()
@@ -52,7 +63,8 @@ def _flop_table() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
 def _canonical_flop(flop: tuple[int, int, int]) -> tuple[int, list[int]]:
     """(colex index of the canonical flop, the relabelling that gives it)."""
     canonical, relabelling = _flop_table()
-    at = colex(flop)
+    a, b, c = sorted(flop)
+    at = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6  # colex(flop), inlined: a hot path
     return int(canonical[at]), _RELABELLINGS[int(relabelling[at])]
 
 
@@ -110,6 +122,62 @@ class Strategy:
             if meta.get("format") != FORMAT:
                 raise ValueError(f"{path}: not a {FORMAT} strategy file")
             return cls(data["flops"], data["calls"], meta)
+
+
+# --------------------------------------------------------------- cache
+
+# What a cached strategy is derived from besides the census: editing either makes
+# every cached strategy stale (recomputed, without a warning).
+STRATEGY_SOURCES = ("gamemath/pricing.py", "gamemath/strategy.py")
+
+
+def _code_digest() -> str:
+    return hashlib.sha256(b"".join(source_bytes(n) for n in STRATEGY_SOURCES)).hexdigest()
+
+
+def _strategy_kind(rules: str) -> str:
+    return f"strategy-{hashlib.sha256(rules.encode()).hexdigest()[:16]}"
+
+
+def cached_strategy(rules: str) -> Strategy | None:
+    """The strategy cached for `rules` (a MainGame's key), or None when there is none,
+    it is stale, or it fails its sha256 (then a line on stderr says so).
+
+    A process that only plays the strategy (a worker running the differential) reads
+    it back in milliseconds instead of pricing the census for seconds.
+    """
+    path = cache_file(_strategy_kind(rules))
+    try:
+        with np.load(path) as data:
+            if str(data["code"][()]) != _code_digest() or str(data["rules"][()]) != rules:
+                return None
+            made = Strategy(data["flops"], data["calls"], json.loads(data["meta"].tobytes()))
+            stored = str(data["sha256"][()])
+    except FileNotFoundError:
+        return None
+    except UNREADABLE as error:
+        warn_cache(path, f"unreadable ({type(error).__name__}: {error})")
+        return None
+    if made.digest() != stored:
+        warn_cache(path, "its decisions do not match the sha256 stored with them")
+        return None
+    return made
+
+
+def cache_strategy(rules: str, strategy: Strategy) -> None:
+    """Keep a priced strategy for the next process; a cache that cannot be written is no error."""
+    kind = _strategy_kind(rules)
+    meta = np.frombuffer(json.dumps(strategy.meta, sort_keys=True).encode(), np.uint8)
+    save_cache(
+        cache_file(kind),
+        kind,
+        flops=strategy.flops,
+        calls=strategy.calls,
+        meta=meta,
+        sha256=np.array(strategy.digest()),
+        code=np.array(_code_digest()),
+        rules=np.array(rules),
+    )
 
 
 # --------------------------------------------------------------- summary
