@@ -102,7 +102,7 @@ def parse_cards(texts: Iterable[object] | str) -> tuple[Card, ...]:
 
 
 def format_cards(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
+    return [_TEXT_OF[c.index] for c in cards]
 
 
 def verify_distinct(cards: Iterable[Card]) -> None:
@@ -118,4 +118,6 @@ def verify_distinct(cards: Iterable[Card]) -> None:
 
 
 FULL_DECK: tuple[Card, ...] = tuple(Card(i) for i in range(DECK_SIZE))
-_BY_TEXT: dict[str, Card] = {str(c): c for c in FULL_DECK}  # every reply's cards parse here
+# Every card by its notation and back, by lookup: every request and reply carries dozens.
+_BY_TEXT: dict[str, Card] = {str(c): c for c in FULL_DECK}
+_TEXT_OF: list[str] = [str(c) for c in FULL_DECK]

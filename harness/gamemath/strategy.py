@@ -118,10 +118,15 @@ class Strategy:
     @classmethod
     def load(cls, path: Path) -> Strategy:
         with np.load(path) as data:
-            meta = json.loads(data["meta"].tobytes())
-            if meta.get("format") != FORMAT:
-                raise ValueError(f"{path}: not a {FORMAT} strategy file")
-            return cls(data["flops"], data["calls"], meta)
+            return cls.from_arrays(data, path)
+
+    @classmethod
+    def from_arrays(cls, data: Any, path: Path) -> Strategy:
+        """The strategy in an open .npz (a saved strategy file or a cache file)."""
+        meta = json.loads(data["meta"].tobytes())
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{path}: not a {FORMAT} strategy file")
+        return cls(data["flops"], data["calls"], meta)
 
 
 # --------------------------------------------------------------- cache
@@ -131,6 +136,7 @@ class Strategy:
 STRATEGY_SOURCES = ("gamemath/pricing.py", "gamemath/strategy.py")
 
 
+@cache
 def _code_digest() -> str:
     return hashlib.sha256(b"".join(source_bytes(n) for n in STRATEGY_SOURCES)).hexdigest()
 
@@ -151,7 +157,7 @@ def cached_strategy(rules: str) -> Strategy | None:
         with np.load(path) as data:
             if str(data["code"][()]) != _code_digest() or str(data["rules"][()]) != rules:
                 return None
-            made = Strategy(data["flops"], data["calls"], json.loads(data["meta"].tobytes()))
+            made = Strategy.from_arrays(data, path)
             stored = str(data["sha256"][()])
     except FileNotFoundError:
         return None

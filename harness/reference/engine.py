@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import itertools
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeGuard
@@ -28,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from harness import __version__
-from harness.cards import DECK_SIZE, Card, parse_card
+from harness.cards import DECK_SIZE, Card, format_cards, parse_card
 from harness.errors import ErrorReply, InvalidCards
 from harness.evaluator import Category, category_of, strength_of
 from harness.game import MAX_SEATS, Action
@@ -240,8 +239,8 @@ class ReferenceGame:
         self._open_rounds.add(ident)
         return {
             "round": ident,
-            "seats": [{"seat": n, "hole": _texts(holes[n])} for n in order],
-            "flop": _texts(flop),
+            "seats": [{"seat": n, "hole": format_cards(holes[n])} for n in order],
+            "flop": format_cards(flop),
         }
 
     def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
@@ -364,7 +363,7 @@ class ReferenceGame:
             holes = {n: _cards(cards["seats"][str(n)], 2) for n in order}
             dealer = _cards(cards.get("dealer"), 2)
             flop = _cards(cards.get("flop"), 3)
-            turn, river = _card(cards.get("turn")), _card(cards.get("river"))
+            turn, river = parse_card(cards.get("turn")), parse_card(cards.get("river"))
             every = [c for n in order for c in holes[n]] + [*dealer, *flop, turn, river]
             if len({c.index for c in every}) != len(every):
                 raise InvalidCards("a card is stacked twice")
@@ -414,7 +413,7 @@ class ReferenceGame:
                 {
                     "seat": seat.number,
                     "action": seat.action.value if seat.action else None,
-                    "hole": _texts(seat.hole),
+                    "hole": format_cards(seat.hole),
                     "hand": category_of(seat.final_strength).wire
                     if seat.action is Action.CALL
                     else None,
@@ -427,9 +426,9 @@ class ReferenceGame:
             )
         return {
             "round": rnd.ident,
-            "board": _texts((*rnd.flop, rnd.turn, rnd.river)),
+            "board": format_cards((*rnd.flop, rnd.turn, rnd.river)),
             "dealer": {
-                "hole": _texts(rnd.dealer),
+                "hole": format_cards(rnd.dealer),
                 "hand": category_of(rnd.dealer_strength).wire,
                 "qualifies": self.dealer_qualifies(rnd.dealer_strength),
             },
@@ -450,20 +449,4 @@ def _is_int(value: Any) -> TypeGuard[int]:
 def _cards(texts: Any, count: int) -> tuple[Card, ...]:
     if not isinstance(texts, list) or len(texts) != count:
         raise InvalidCards(f"expected a list of {count} cards, got {texts!r}")
-    return tuple(_card(t) for t in texts)
-
-
-# Every card by its notation and back: a round parses and prints a few dozen of them.
-_CARD_BY_TEXT = {str(Card(i)): Card(i) for i in range(DECK_SIZE)}
-_TEXT_OF = [str(Card(i)) for i in range(DECK_SIZE)]
-
-
-def _card(text: Any) -> Card:
-    """`parse_card` by lookup; anything not a card's notation goes to it for the message."""
-    card = _CARD_BY_TEXT.get(text) if isinstance(text, str) else None
-    return card if card is not None else parse_card(text)
-
-
-def _texts(cards: Iterable[Card]) -> list[str]:
-    """`harness.cards.format_cards` by lookup."""
-    return [_TEXT_OF[c.index] for c in cards]
+    return tuple(parse_card(t) for t in texts)
