@@ -9,6 +9,7 @@ building the plain data, and translate jsonschema errors through it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -29,6 +30,14 @@ PathKey = tuple[str | int, ...]
 
 # LibYAML's loader when PyYAML has it (ten times faster, same node marks).
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_SPEC_BYTES = 8 << 20  # the largest spec or vector file read: reviewed data is far smaller
+
+
+class _Alias(Exception):
+    """A YAML alias: refused, so that no file expands beyond its own size (a YAML bomb)."""
+
+    def __init__(self, line: int) -> None:
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -61,18 +70,30 @@ def load_yaml(path: str | Path) -> LoadedYaml:
 
 @cache
 def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
+    """The safe subset of YAML: safe tags only, no aliases, at most MAX_SPEC_BYTES."""
     try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise SpecError(path, None, f"file is {size:,} bytes; at most {MAX_SPEC_BYTES:,}")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, None, f"not UTF-8 text: {exc.reason}") from exc
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             raise SpecError(path, 1, "file is empty")
         lines: dict[PathKey, int] = {}
-        _record_lines(node, (), lines)
+        _record_lines(node, (), lines, set())
         data = loader.construct_document(node)
+    except _Alias as exc:
+        raise SpecError(
+            path, exc.line, "YAML aliases (*name) are not allowed in specs: write the value out"
+        ) from None
+    except RecursionError:
+        raise SpecError(path, None, "YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -84,16 +105,20 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
     return LoadedYaml(path, data, lines)
 
 
-def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int]) -> None:
+def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int], seen: set[int]) -> None:
+    """Note the line of every value; a node met twice is an alias's (_Alias)."""
+    if id(node) in seen:
+        raise _Alias(lines[key[:-1]] if key[:-1] in lines else node.start_mark.line + 1)
+    seen.add(id(node))
     lines[key] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
             name = k.value if isinstance(k, yaml.ScalarNode) else str(k.start_mark)
             lines[(*key, name)] = k.start_mark.line + 1
-            _record_lines(v, (*key, name), lines)
+            _record_lines(v, (*key, name), lines, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _record_lines(item, (*key, i), lines)
+            _record_lines(item, (*key, i), lines, seen)
 
 
 @cache
@@ -160,7 +185,10 @@ def _first_error(schema_name: str, definition: str, instance: Any) -> str | None
         have = err.instance if isinstance(err.instance, dict) else {}
         missing = [k for k in err.validator_value if k not in have]
         return ", ".join(f"{where + '.' if where else ''}{k} is missing" for k in missing)
-    return f"{where or '(the reply)'}: {err.message}"
+    # A number the game sent with a fraction is a Decimal here (adapters/base.py): show it
+    # as it was sent, 200.0, not Decimal('200.0').
+    message = re.sub(r"Decimal\('([^']*)'\)", r"\1", err.message)
+    return f"{where or '(the reply)'}: {message}"
 
 
 def _inline_refs(node: Any, base: str, registry: Registry) -> Any:

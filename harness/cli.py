@@ -17,11 +17,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import secrets
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +35,7 @@ import pytest
 from harness import __version__
 from harness._schema import validator
 from harness.adapters import open_adapter
+from harness.adapters.base import check_spec
 from harness.attestations import load_attestations
 from harness.checks import DEFAULT_RTP_ROUNDS
 from harness.corpus import CORPUS_DIR, CorpusError, CorpusMismatch, generate_corpus
@@ -40,11 +44,12 @@ from harness.errors import HarnessError, SpecError
 from harness.gamemath import census_progress, check_claims, main_game, profile_math
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
 from harness.plugin import DIFFERENTIAL
+from harness.processes import Reaper, nothing_outlives
 from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
 from harness.report import render
 from harness.report.junit import write_junit
 from harness.results import SCHEMA_VERSION, write_json_atomic
-from harness.rng import DEFAULT_DECKS, Battery, sample_and_test
+from harness.rng import DEFAULT_DECKS, MIN_DECKS, MIN_EXPECTED, Battery, sample_and_test
 from harness.specs import Catalog, clause_index, load_catalogs
 from harness.vectors import load_all_vectors, load_vector_file, vector_files
 
@@ -306,11 +311,34 @@ def _tx_problem(spec: str) -> str | None:
     return None
 
 
+def _check_adapter(spec: str) -> None:
+    try:
+        check_spec(spec)
+    except ValueError as exc:
+        raise UsageError(f"--adapter: {exc}") from None
+
+
+def _check_timeout(seconds: float) -> None:
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--timeout {seconds}: a number of seconds above 0 (and finite)")
+
+
+def _check_decks(decks: int, option: str) -> None:
+    if decks < MIN_DECKS:
+        raise UsageError(
+            f"{option} {decks}: the RNG battery judges samples of at least {MIN_DECKS:,} decks "
+            f"(each cell of its chi-square tests expects {MIN_EXPECTED} or more; harness/rng.py)"
+        )
+
+
 def certify(args: argparse.Namespace) -> int:
-    if args.workers < 0 or args.timeout <= 0 or args.repeat < 1 or args.rng_decks < 2:
-        raise UsageError("-n must be >= 0, --timeout > 0, --repeat >= 1, --rng-decks >= 2")
+    if args.workers < 0 or args.repeat < 1:
+        raise UsageError("-n must be >= 0 and --repeat >= 1")
     if args.rtp_rounds < 0 or args.differential < 0:
         raise UsageError("--rtp-rounds and --differential must be >= 0")
+    _check_timeout(args.timeout)
+    _check_decks(args.rng_decks, "--rng-decks")
+    _check_adapter(args.adapter)
     _check_distribution(args)
     profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
     catalogs = load_catalogs(profile.catalogs)
@@ -327,38 +355,131 @@ def certify(args: argparse.Namespace) -> int:
         )
     if args.select is not None:
         _verify_selection(args.select)
-    out = Path(args.out)
+    out = _output_folder(Path(args.out))
     junit = Path(args.junitxml) if args.junitxml else out / "junit.xml"
-    with _earlier_outputs_set_aside(out, junit):
-        return _run_certification(args, profile, catalogs, out, junit)
+    with _staged(out) as stage, nothing_outlives() as reaper:
+        return _run_certification(args, profile, catalogs, out, stage, junit, reaper)
+
+
+STAGE_PREFIX = ".chcert-run-"
+
+
+def _output_folder(out: Path) -> Path:
+    """--out, created if need be: a usage error when it cannot be a folder of outputs."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the folder: {exc.strerror}") from exc
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: the folder is not writable")
+    return out
 
 
 @contextlib.contextmanager
-def _earlier_outputs_set_aside(out: Path, junit: Path) -> Iterator[None]:
-    """Move an earlier run's outputs aside, so nothing stale is ever read as this run's;
-    they are deleted once this run has written its own, and restored on a usage error
-    (a selection matching nothing), which certifies nothing and writes nothing."""
-    out.mkdir(parents=True, exist_ok=True)
-    aside = Path(tempfile.mkdtemp(prefix=".earlier-run-", dir=out))
-    moved = [(p, aside / str(i)) for i, p in enumerate([*(out / n for n in OUTPUTS), junit])]
-    for path, kept in moved:
-        if path.exists():
-            path.rename(kept)
+def _staged(out: Path) -> Iterator[Path]:
+    """A folder inside OUT where the run writes its outputs, so that OUT keeps the
+    previous run's until this one has written all of its own (_publish); removed at the
+    end whatever happens. One that a killed run left behind is removed by the next."""
+    for left in out.glob(f"{STAGE_PREFIX}*"):
+        pid = left.name.removeprefix(STAGE_PREFIX).partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+    stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=out))
     try:
-        yield
-    except UsageError:
-        for path, kept in moved:
-            if kept.exists():
-                kept.rename(path)
-        raise
+        yield stage
     finally:
-        shutil.rmtree(aside, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _publish(stage: Path, out: Path, junit: Path) -> None:
+    """Replace OUT's outputs by the run's. results.json is the first to go and the last to
+    come: a results.json in OUT always stands beside the outputs of its own run, and a run
+    killed at any moment leaves the previous run's or none (docs/robustness.md)."""
+    (out / "results.json").unlink(missing_ok=True)
+    for name in OUTPUTS[1:]:
+        old = out / name
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        else:
+            old.unlink(missing_ok=True)
+        if (stage / name).exists():
+            (stage / name).rename(old)
+    if junit != out / "junit.xml":
+        _copy_atomic(stage / "junit.xml", junit)
+    (stage / "results.json").rename(out / "results.json")
+
+
+def _copy_atomic(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    shutil.copyfile(source, tmp)
+    shutil.copymode(source, tmp)  # the source's, as the umask made it; not mkstemp's 0600
+    os.replace(tmp, target)
+
+
+class _Signals:
+    """SIGTERM and SIGHUP during a run stop it as Ctrl-C does: the items stop, the test
+    workers are interrupted too, and results.json and the PDF are written, INCOMPLETE,
+    with the signal named. Once the items are over (`armed` off, by the hook below:
+    results are being written), or after the first signal, a signal is ignored: the
+    outputs are still completed."""
+
+    HANDLED = (signal.SIGTERM, signal.SIGHUP)
+    WORKERS_GRACE = 2.0  # seconds
+
+    def __init__(self, reaper: Reaper) -> None:
+        self.reaper = reaper
+        self.armed = True
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Signals:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._handle) for sig in self.HANDLED}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self.armed = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.armed:
+            self.armed = False
+            self.reaper.interrupt_workers()
+            # The workers get a moment to close their games; then whatever the run started
+            # is ended, so that the test runner's wait for its workers is short.
+            ender = threading.Timer(self.WORKERS_GRACE, self.reaper.end_all)
+            ender.daemon = True
+            ender.start()
+            raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def _run_certification(
-    args: argparse.Namespace, profile: Profile, catalogs: list[Catalog], out: Path, junit: Path
+    args: argparse.Namespace,
+    profile: Profile,
+    catalogs: list[Catalog],
+    out: Path,
+    stage: Path,
+    junit: Path,
+    reaper: Reaper,
 ) -> int:
-    results_path = out / "results.json"
+    results_path = stage / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     # Each option is one `--name=VALUE` token and every path is absolute, and no path is
     # given as a test path: pytest-xdist forwards this command line to each worker, which
@@ -375,6 +496,7 @@ def _run_certification(
         f"--chcert-profile={profile.path.resolve()}",
         f"--chcert-adapter={args.adapter}",
         f"--chcert-out={out.resolve()}",
+        f"--chcert-stage={stage.resolve()}",
         f"--chcert-seed={seed}",
         f"--chcert-timeout={args.timeout}",
         f"--chcert-repeat={args.repeat}",
@@ -400,22 +522,27 @@ def _run_certification(
         f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
     )
     started = time.monotonic()
-    code = pytest.main(pytest_args)
-    if code == pytest.ExitCode.USAGE_ERROR:
-        raise UsageError("the test runner refused its arguments (see above)")
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
-        shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
-        raise UsageError(f"{shown} matches no item of profile {profile.name}")
-    if not results_path.exists():
-        hint = ""
-        if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
-            hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
-        write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))
-    with results_path.open(encoding="utf-8") as fh:
-        results = json.load(fh)
-    write_junit(results, junit)
-    pdf = render(results, out / "report.pdf")
-    _print_summary(results, results_path, pdf, junit, time.monotonic() - started)
+    with _Signals(reaper) as signals:
+        code = pytest.main(pytest_args, plugins=[signals])
+        signals.armed = False
+        reaper.end_all()  # the items are over: any worker or game still alive is a leftover
+        if code == pytest.ExitCode.USAGE_ERROR:
+            raise UsageError("the test runner refused its arguments (see above)")
+        if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
+            shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
+            raise UsageError(f"{shown} matches no item of profile {profile.name}")
+        if not results_path.exists():
+            hint = ""
+            if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
+                hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
+            write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))
+        with results_path.open(encoding="utf-8") as fh:
+            results = json.load(fh)
+        write_junit(results, stage / "junit.xml")
+        render(results, stage / "report.pdf")
+        _publish(stage, out, junit)
+    seconds = time.monotonic() - started
+    _print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
     return EXIT_CODES[Verdict(results["verdict"])]
 
 
@@ -596,9 +723,9 @@ def _pct(value: float, key: str) -> str:
 
 def rng_command(args: argparse.Namespace) -> int:
     """Sample the game's shuffle (and raw RNG) and run the battery (exit 0, 1, or 2)."""
-    if args.decks < 2:
-        print("chcert rng: --decks must be at least 2", file=sys.stderr)
-        return EXIT_USAGE
+    _check_decks(args.decks, "--decks")
+    _check_timeout(args.timeout)
+    _check_adapter(args.adapter)
     profile = load_profile(args.profile)
     try:
         adapter = open_adapter(args.adapter, profile_path=str(profile.path), timeout=args.timeout)

@@ -37,6 +37,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--chcert-out", default="reports", help="folder for results.json (default: reports)"
     )
     group.addoption(
+        "--chcert-stage",
+        default=None,
+        help="folder the outputs are written to, named as if in --chcert-out (chcert certify "
+        "moves them there at the end; default: --chcert-out itself)",
+    )
+    group.addoption(
         "--chcert-seed", type=int, default=None, help="seed of every randomized check (random)"
     )
     group.addoption(

@@ -49,7 +49,7 @@ class Capability(StrEnum):
 def seats_capability(capabilities: list[str]) -> int:
     """The number of seats a game declares with `seats:N` (1 when it declares none)."""
     for cap in capabilities:
-        if cap.startswith("seats:") and cap[6:].isdigit():
+        if cap.startswith("seats:") and cap[6:].isascii() and cap[6:].isdigit():
             return int(cap[6:])
     return 1
 

@@ -27,13 +27,14 @@ DECLARED_RULES = ("ante_pay_table", "aa_bonus_pay_table", "dealer_qualifier", "c
 
 
 def published_figures(
-    profile: Profile, profile_arg: str, config: Any, folder: Path
+    profile: Profile, profile_arg: str, config: Any, folder: Path, shown: Path
 ) -> list[dict[str, Any]]:
     """Each figure of `config.published`, checked on the declared rules; [] when none.
 
     When the declared rules differ from the profile's, the profile they make is
     written to `folder/declared-profile.yaml`, so the reproduce command prices
-    exactly what was priced here.
+    exactly what was priced here; the command names it in `shown`, the folder
+    where the run's outputs end up (chcert certify writes them elsewhere first).
     """
     published = config.get("published") if isinstance(config, dict) else None
     if not isinstance(published, dict) or not published:
@@ -43,7 +44,7 @@ def published_figures(
         for figure, value in sorted(published.items())
     ]
     try:
-        priced, priced_arg = _declared_profile(profile, profile_arg, config, folder)
+        priced, priced_arg = _declared_profile(profile, profile_arg, config, folder, shown)
     except SpecError as exc:
         reason = f"the declared pay tables cannot be priced: {exc.message}"
         return [_unpriced(c, reason) for c in claims]
@@ -76,7 +77,7 @@ def _unpriced(claim: Claim, reason: str) -> dict[str, Any]:
 
 
 def _declared_profile(
-    profile: Profile, profile_arg: str, config: dict[str, Any], folder: Path
+    profile: Profile, profile_arg: str, config: dict[str, Any], folder: Path, shown: Path
 ) -> tuple[Profile, str]:
     """The profile with the game's declared rules, and how a command line names it."""
     ours = profile.declared_config()
@@ -90,6 +91,6 @@ def _declared_profile(
         "claims": [],
     }
     folder.mkdir(parents=True, exist_ok=True)
-    path = (folder / "declared-profile.yaml").resolve()
+    path = folder / "declared-profile.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return load_profile(str(path)), str(path)
+    return load_profile(str(path)), str((shown / path.name).resolve())

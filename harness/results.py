@@ -13,12 +13,15 @@ the worse of the two.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +74,7 @@ class Record:
 
     def to_json(self) -> str:
         # Every item's record is serialised: a plain dict beats dataclasses.asdict here.
-        return json.dumps({**self.__dict__, "status": self.status.value}, default=str)
+        return json.dumps({**self.__dict__, "status": self.status.value}, default=plain_json)
 
     @classmethod
     def from_json(cls, text: str) -> Record:
@@ -634,11 +637,45 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     }
 
 
+def plain_json(value: Any) -> Any:
+    """`default=` for json.dump: a Decimal (a game's number with a fraction, see
+    adapters/base.py) as a float when finite, anything else as its text."""
+    if isinstance(value, Decimal) and value.is_finite() and math.isfinite(float(value)):
+        return float(value)
+    return str(value)
+
+
+def strict_json(value: Any) -> Any:
+    """`value` with every float that is not finite (NaN, infinities) as null: RFC 8259
+    has no such numbers, and a strict parser refuses a file that holds one."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    return value
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON so that a reader never sees half a file, even after Ctrl-C."""
+    """Write strict JSON so that a reader never sees half a file, even after a kill: a
+    temporary file beside it, renamed into place. Readable as the umask allows, like any
+    other output (a temporary file is created private)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
+    text = json.dumps(strict_json(data), indent=2, default=plain_json, allow_nan=False)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

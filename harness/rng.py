@@ -348,6 +348,12 @@ _FIVE_CARD = {
     Category.FULL_HOUSE: 3_744 + 624 + 36 + 4,  # full house or better
 }
 
+# The smallest sample the battery judges: every cell of every chi-square expects at least
+# 5 decks (Cochran's rule for the chi-square approximation). The rarest cell is a full
+# house or better among the first five cards (4,408 of 2,598,960 hands): 2,949 decks.
+MIN_EXPECTED = 5
+MIN_DECKS = math.ceil(MIN_EXPECTED * sum(_FIVE_CARD.values()) / min(_FIVE_CARD.values()))
+
 
 def holdem_hands(decks: Decks, alpha: float) -> StatResult:
     """Hole cards + flop (the first five cards dealt) fall in each category as often as exact."""

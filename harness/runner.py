@@ -66,6 +66,9 @@ class CertificationRun:
         self.profile: Profile = load_profile(config.getoption("chcert_profile"))
         self.adapter_spec: str = config.getoption("chcert_adapter")
         self.out = Path(config.getoption("chcert_out"))
+        # Where the files are written; commands and reports name them in `out`, where
+        # chcert certify moves them once the run is over (docs/robustness.md).
+        self.stage = Path(config.getoption("chcert_stage") or self.out)
         self.seed: int = config.getoption("chcert_seed")
         self.timeout: float = config.getoption("chcert_timeout")
         self.rng_decks: int = config.getoption("chcert_rng_decks")
@@ -115,6 +118,7 @@ class CertificationRun:
         self.collected: set[str] | None = None
         self.implementation: dict[str, Any] | None = None
         self.incomplete: list[str] = []
+        self.interrupted_by = "Ctrl-C"
         self.hello_fault: dict[str, Any] | None = None
         self.stderr_tail = ""
         self._context: Context | None = None
@@ -251,6 +255,11 @@ class CertificationRun:
         names = {i.rpartition("::")[2] for i in ids}
         self.collected = names if self.collected is None else self.collected | names
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """A signal chcert certify turns into an interruption names itself (cli.py)."""
+        if str(excinfo.value):
+            self.interrupted_by = str(excinfo.value)
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self._adapter is not None:
             self._adapter.close()
@@ -258,7 +267,9 @@ class CertificationRun:
         if self.is_worker:
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete.append("run interrupted before every item had run")
+            self.incomplete.append(
+                f"run interrupted ({self.interrupted_by}) before every item had run"
+            )
         elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
             self.incomplete.append("internal error in the test runner")
         elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.selection():
@@ -293,7 +304,7 @@ class CertificationRun:
                 math_command=shlex.join(["chcert", "math", "--profile", self.profile_arg]),
             )
         )
-        write_json_atomic(self.out / "results.json", results)
+        write_json_atomic(self.stage / "results.json", results)
 
     def _published(self) -> list[dict[str, Any]]:
         """The figures the game publishes (hello config.published), against the exact
@@ -305,6 +316,7 @@ class CertificationRun:
                 self.profile,
                 self.profile_arg,
                 self.implementation.get("config"),
+                self.stage / REPRO_DIR,
                 self.out / REPRO_DIR,
             )
         except Exception as exc:  # the harness's own failure: reported, never the game's
@@ -324,9 +336,10 @@ class CertificationRun:
         assert record.repro is not None
         test = record.repro["groups"][0]["tests"][0]
         test["clauses"] = [record.clause]
-        path = (self.out / REPRO_DIR / f"{test['id']}.yaml").resolve()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
+        written = self.stage / REPRO_DIR / f"{test['id']}.yaml"
+        written.parent.mkdir(parents=True, exist_ok=True)
+        written.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
+        path = (self.out / REPRO_DIR / written.name).resolve()
         record.repro_file = f"{REPRO_DIR}/{path.name}"
         capabilities = (self.implementation or {}).get("capabilities") or []
         if "inject" not in capabilities:
@@ -346,7 +359,7 @@ class CertificationRun:
         """The profile's exact figures, and the strategy file beside results.json."""
         try:
             math = profile_math(self.profile)
-            main_game(self.profile).strategy.save(self.out / "strategy.npz")
+            main_game(self.profile).strategy.save(self.stage / "strategy.npz")
         except Exception as exc:  # the report is still written, marked so
             reason = f"{type(exc).__name__}: {exc}"
             return {"status": Status.ERROR.value, "reason": reason, "claims": []}

@@ -129,3 +129,44 @@ class RefusesShuffle(Seeded):
 
     def shuffle(self, count: Any) -> dict[str, Any]:
         raise ErrorReply("unsupported", "the shuffle is not exposed in production builds")
+
+
+class _OnTrigger(Seeded):
+    """The reference game misbehaving on the `result` of a round whose seat 1 ante is 250
+    (vector s000-antewin/nq-four-of-a-kind-std-t1), like tests/fixtures/faulty_game.py."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed: set[Any] = set()
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        opened = super().round(seats, cards)
+        if seats and seats[0].get("ante") == 250:
+            self.armed.add(opened["round"])
+        return opened
+
+    def result(self, round: Any) -> dict[str, Any]:
+        if round in self.armed:
+            self.misbehave()
+        return super().result(round)
+
+    def misbehave(self) -> None:
+        raise NotImplementedError
+
+
+class HangsOnTrigger(_OnTrigger):
+    """A Python game whose call never returns."""
+
+    def misbehave(self) -> None:
+        import time
+
+        time.sleep(3600)
+
+
+class ExitsOnTrigger(_OnTrigger):
+    """A Python game calling sys.exit in the middle of a run."""
+
+    def misbehave(self) -> None:
+        import sys
+
+        sys.exit(3)

@@ -183,7 +183,7 @@ def test_a_selection_matching_nothing_is_a_usage_error(
     code = main(["certify", "--out", str(tmp_path), "-k", "nq-deler-pair-of-threes"])  # typo
     assert code == 4 and "matches no item" in capsys.readouterr().err
     assert (tmp_path / "results.json").read_text() == earlier  # put back, untouched
-    assert not list(tmp_path.glob(".earlier-run-*"))
+    assert not list(tmp_path.glob(".chcert-run-*"))
 
 
 def test_a_selection_never_certifies(tmp_path: Path) -> None:
@@ -499,7 +499,7 @@ def test_a_game_declaring_narrower_limits_is_asked_only_what_it_accepts(tmp_path
 
 def test_a_game_refusing_an_op_it_declares_fails_never_a_harness_error(tmp_path: Path) -> None:
     args = ("--adapter", "python:tests.games:RefusesShuffle", "-k", "s000-r1")
-    code, results = certify(tmp_path, *args, "--rng-decks", "200")
+    code, results = certify(tmp_path, *args, "--rng-decks", "3000")
     assert code == 1 and not any("harness error" in r for r in results["incomplete_reasons"])
     failed = {f["item"] for f in results["failures"]}
     assert failed == {"s000-r1/deck-integrity", "s000-r1/rng-battery"}

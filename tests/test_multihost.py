@@ -40,7 +40,7 @@ GAME = (
     "serve_json_lines(Seeded(), sys.stdin.buffer, sys.stdout.buffer)"
 )
 ADAPTER = "subprocess:" + shlex.join([sys.executable, "-c", GAME, str(ROOT)])
-SMALL = ["--rng-decks", "2000", "--rtp-rounds", "200", "--differential", "2000"]
+SMALL = ["--rng-decks", "3000", "--rtp-rounds", "200", "--differential", "2000"]
 
 
 def _environment() -> dict[str, str]:

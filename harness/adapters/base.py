@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import shlex
 import sys
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, Protocol
 
 from harness._schema import compiled_def
@@ -14,6 +16,8 @@ from harness.errors import ErrorReply, ProtocolViolation, Unreachable
 from harness.protocol import OPS
 
 DEFAULT_TIMEOUT = 10.0
+STARTUP_GRACE = 60.0  # seconds a game may take to answer `hello`: it may still be starting
+MAX_REPLY = 64 << 20  # a reply longer than this is garbage (a shuffle of 100,000 decks is ~7 MB)
 
 # One reply of a pipelined batch: the `ok` body, or the error reply (returned, not raised).
 Answer = dict[str, Any] | ErrorReply
@@ -56,6 +60,42 @@ def exchange_sequentially(
     return answers
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        keys = [key for key, _ in pairs]
+        twice = next(key for i, key in enumerate(keys) if key in keys[:i])
+        raise ValueError(f"key {twice!r} appears twice in one object")
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+# Strict JSON (RFC 8259): a duplicate key is refused, not resolved as "the last one wins";
+# NaN and Infinity are refused; a number with a fraction or an exponent stays a Decimal,
+# which the protocol schema's "integer" (money, seats, limits) refuses: 200.0 is no amount.
+_STRICT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=Decimal)
+
+
+def decode_reply(raw: bytes | str) -> Any:
+    """One reply parsed as strict JSON; ValueError saying what is wrong otherwise."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    return _STRICT.decode(text)
+
+
+def _floats(value: Any) -> Any:
+    """A checked body with its Decimals (JSON numbers with a fraction) as floats."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    return value
+
+
 def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -> dict[str, Any]:
     """The `ok` body of a well-formed reply; ErrorReply for an error reply; else a violation."""
     if isinstance(reply, dict) and reply.get("id") != request["id"]:
@@ -86,13 +126,41 @@ def check_body(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) ->
             raise ProtocolViolation(
                 f"{op} reply does not conform to protocol v1: {problem}", evidence
             )
-    return ok
+    # Only hello has numbers that are not integers (the published figures): every other
+    # body that passed its schema holds no Decimal where the harness reads it.
+    return _floats(ok) if op == "hello" else ok
 
 
 def reference_command(profile_path: str | None) -> list[str]:
     """The command line of the bundled reference game for a profile."""
     argv = [sys.executable, "-m", "harness.reference"]
     return [*argv, "--profile", profile_path] if profile_path else argv
+
+
+def check_spec(spec: str) -> None:
+    """ValueError saying what is wrong with an adapter spec's form, before anything starts."""
+    from harness.adapters.http import parse_url
+
+    if spec == "reference":
+        return
+    if spec.startswith("subprocess:"):
+        try:
+            argv = shlex.split(spec.removeprefix("subprocess:"))
+        except ValueError as exc:  # an unbalanced quote
+            raise ValueError(f"{spec!r}: the command is not a valid shell line: {exc}") from None
+        if not argv:
+            raise ValueError("subprocess: adapter needs a command, e.g. 'subprocess:./my-game'")
+    elif spec.startswith("python:"):
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts[1:]):
+            raise ValueError(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+    elif spec.startswith(("http://", "https://")):
+        parse_url(spec)
+    else:
+        raise ValueError(
+            f"unknown adapter spec {spec!r}; use reference, python:MODULE:CLASS, "
+            "subprocess:COMMAND or http://HOST:PORT/PATH"
+        )
 
 
 def open_adapter(
@@ -107,30 +175,24 @@ def open_adapter(
     from harness.adapters.inprocess import InProcessAdapter
     from harness.adapters.subprocess import SubprocessAdapter
 
+    try:
+        check_spec(spec)
+    except ValueError as exc:
+        raise Unreachable(str(exc)) from None
     if spec == "reference":
         return SubprocessAdapter(reference_command(profile_path), timeout=timeout, spec=spec)
     if spec.startswith("subprocess:"):
         argv = shlex.split(spec.removeprefix("subprocess:"))
-        if not argv:
-            raise Unreachable("subprocess: adapter needs a command, e.g. 'subprocess:./my-game'")
         return SubprocessAdapter(argv, timeout=timeout, spec=spec)
     if spec.startswith("python:"):
-        parts = spec.split(":")
-        if len(parts) != 3 or not all(parts[1:]):
-            raise Unreachable(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+        _, module, name = spec.split(":")
         if os.getcwd() not in sys.path:  # as `python -m` does: the game may live right here
             sys.path.insert(0, os.getcwd())
         try:
-            cls = getattr(importlib.import_module(parts[1]), parts[2])
-            game = cls()
+            cls = getattr(importlib.import_module(module), name)
+            return InProcessAdapter(cls, spec=spec, timeout=timeout)
         except (ImportError, AttributeError) as exc:
             raise Unreachable(f"cannot load {spec!r}: {exc}") from exc
         except Exception as exc:
             raise Unreachable(f"{spec!r}: constructing the game failed: {exc!r}") from exc
-        return InProcessAdapter(game, spec=spec)
-    if spec.startswith(("http://", "https://")):
-        return HttpAdapter(spec, timeout=timeout)
-    raise Unreachable(
-        f"unknown adapter spec {spec!r}; use reference, python:MODULE:CLASS, "
-        "subprocess:COMMAND or http://HOST:PORT/PATH"
-    )
+    return HttpAdapter(spec, timeout=timeout)

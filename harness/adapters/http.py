@@ -1,53 +1,169 @@
-"""HTTP adapter: POST each request as JSON to `<base URL>/<op>`; the body is the reply."""
+"""HTTP adapter: POST each request as JSON to `<base URL>/<op>`; the body is the reply.
+
+One keep-alive connection (the standard library's http.client), opened again
+after a fault or when the server has closed it. Each request has a deadline over
+its whole exchange (connect, headers, body): a watchdog shuts the socket down
+when it passes, so a server dripping its reply a byte at a time cannot stretch
+it. Only a 2xx answer is a reply; any other status is a fault, its status and
+body kept as evidence, and a redirect is never followed (the harness talks to
+the address it was given). A body longer than MAX_REPLY is not read.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import itertools
 import json
-import urllib.error
-import urllib.request
+import select
+import socket
+import threading
+import urllib.parse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from harness.adapters.base import Answer, check_reply, exchange_sequentially
+from harness.adapters.base import (
+    MAX_REPLY,
+    Answer,
+    check_reply,
+    decode_reply,
+    exchange_sequentially,
+)
 from harness.errors import ProtocolViolation
+
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where an http:// or https:// spec points."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str  # without a trailing slash
+
+
+def parse_url(url: str) -> Endpoint:
+    """The endpoint of a base URL; ValueError saying what is wrong with it."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port  # raises on a port that is not a number in range
+    except ValueError as exc:
+        raise ValueError(f"{url!r} is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{url!r}: use http:// or https://")
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host (use http://HOST:PORT/PATH)")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{url!r}: a base URL has no query or fragment (ops go to PATH/<op>)")
+    default = 443 if parts.scheme == "https" else 80
+    return Endpoint(parts.scheme, parts.hostname, port or default, parts.path.rstrip("/"))
+
+
+class _Expired(Exception):
+    """The deadline of a request passed while it was being answered."""
 
 
 class HttpAdapter:
     def __init__(self, base_url: str, *, timeout: float) -> None:
         self.spec = base_url
         self.base_url = base_url.rstrip("/")
+        self.endpoint = parse_url(base_url)
         self.timeout = timeout
         self._ids = itertools.count(1)
+        self._conn: http.client.HTTPConnection | None = None
 
     def request(self, op: str, **params: Any) -> dict[str, Any]:
         request = {"id": next(self._ids), "op": op, **params}
-        body = json.dumps(request).encode("utf-8")
-        http_request = urllib.request.Request(
-            f"{self.base_url}/{op}", data=body, headers={"Content-Type": "application/json"}
-        )
-        evidence: dict[str, Any] = {"url": f"{self.base_url}/{op}"}
+        evidence: dict[str, Any] = {"url": f"{self.base_url}/{op}", "request": request}
+        # No start-up grace, hello included: the server was running before chcert came.
+        wait = self.timeout
         try:
-            with urllib.request.urlopen(http_request, timeout=self.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            raw = exc.read()
-            evidence["http_status"] = exc.code
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ProtocolViolation(
-                f"HTTP request failed: {exc}", {**evidence, "request": request}
-            ) from exc
+            status, raw = self._post(f"{self.endpoint.path}/{op}", _encode(request), wait)
+        except _Expired:
+            self._drop()
+            raise ProtocolViolation(f"no complete reply within {wait:g} s", evidence) from None
+        except (OSError, http.client.HTTPException) as exc:
+            self._drop()
+            why = str(exc) or type(exc).__name__
+            raise ProtocolViolation(f"HTTP request failed: {why}", evidence) from exc
+        evidence["http_status"] = status
+        if raw is None:
+            self._drop()
+            raise ProtocolViolation(f"HTTP body longer than {MAX_REPLY} bytes", evidence)
+        text = raw[:2000].decode("utf-8", "replace")
+        if not 200 <= status < 300:
+            self._drop()
+            what = "a redirect, not followed" if 300 <= status < 400 else "not a reply"
+            raise ProtocolViolation(f"HTTP status {status} ({what})", {**evidence, "raw": text})
         try:
-            reply = json.loads(raw)
+            reply = decode_reply(raw)
         except ValueError as exc:
-            evidence["raw"] = raw[:2000].decode("utf-8", "replace")
             raise ProtocolViolation(
-                "HTTP reply is not JSON", {**evidence, "request": request}
-            ) from exc
+                f"HTTP reply is not JSON: {exc}", {**evidence, "raw": text}
+            ) from None
         return check_reply(request, reply, evidence)
+
+    def _post(self, path: str, body: str, wait: float) -> tuple[int, bytes | None]:
+        """POST one request within `wait` seconds: its status and body (None: longer than
+        MAX_REPLY, and not read beyond that)."""
+        conn = self._connection(wait)
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            if conn.sock is not None:
+                with contextlib.suppress(OSError):
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(wait, expire)
+        watchdog.start()
+        try:
+            conn.request("POST", path or "/", body.encode(), {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            declared = response.getheader("Content-Length", "")
+            too_long = declared.isdigit() and int(declared) > MAX_REPLY
+            raw = None if too_long else response.read(MAX_REPLY + 1)
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise _Expired from None
+            raise
+        finally:
+            watchdog.cancel()
+        if expired.is_set():
+            raise _Expired
+        if response.will_close:
+            self._drop()
+        return response.status, raw if raw is not None and len(raw) <= MAX_REPLY else None
+
+    def _connection(self, wait: float) -> http.client.HTTPConnection:
+        """The open connection, unless the server has closed it meanwhile; else a new one."""
+        if self._conn is not None and self._conn.sock is not None:
+            readable, _, _ = select.select([self._conn.sock], [], [], 0)
+            if readable:  # an idle connection has nothing to read but the server's close
+                self._drop()
+        if self._conn is None:
+            cls = (
+                http.client.HTTPSConnection
+                if self.endpoint.scheme == "https"
+                else http.client.HTTPConnection
+            )
+            self._conn = cls(self.endpoint.host, self.endpoint.port, timeout=wait)
+        else:
+            self._conn.timeout = wait
+            if self._conn.sock is not None:
+                self._conn.sock.settimeout(wait)
+        return self._conn
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
     def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
         return exchange_sequentially(self, requests)
 
     def close(self) -> None:
-        pass
+        self._drop()

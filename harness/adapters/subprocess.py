@@ -1,10 +1,17 @@
 """Subprocess adapter: a child process speaking JSON Lines on stdin/stdout.
 
 Any language can implement the game this way. Replies are read from the raw
-pipe with `select`, so every request has a deadline without a reader thread in
-the way: a child that hangs, dies or writes garbage gives a ProtocolViolation
-carrying the request, what came back and the tail of its stderr, and the next
-request starts a fresh child, so one bad round never stops the run.
+pipe with `select`, so every request has a deadline over its whole reply without
+a reader thread in the way: a child that hangs, dies, closes its stdout or writes
+garbage gives a ProtocolViolation carrying the request, what came back and the
+tail of its stderr, and the next request starts a fresh child (which is asked
+`hello` first, with the start-up grace), so one bad round never stops the run.
+
+The child runs in a process group (a session) of its own, and that whole group
+is killed on a fault, a restart and at the end: a game started through `sh -c`,
+or one that forks helpers, leaves nothing behind. Its stderr is drained by a
+thread into a ring of the last 64 KB, so a game writing gigabytes there costs
+the harness neither memory nor disk.
 
 `exchange` pipelines: the batch's request lines go out as one payload while the
 replies come back. The child's stdin is non-blocking for the batch and `select`
@@ -20,22 +27,66 @@ import itertools
 import json
 import os
 import select
+import signal
 import subprocess
-import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
-from harness.adapters.base import Answer, check_body, check_reply
+from harness.adapters.base import (
+    MAX_REPLY,
+    STARTUP_GRACE,
+    Answer,
+    check_body,
+    check_reply,
+    decode_reply,
+)
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
 
-STDERR_TAIL = 2000
-STARTUP_GRACE = 60.0  # seconds a freshly started child may take for its first reply
-MAX_LINE = 64 << 20  # a reply longer than this is garbage (a shuffle of 100,000 decks is ~7 MB)
+STDERR_TAIL = 2000  # characters of stderr kept with each fault's evidence
+STDERR_RING = 64 << 10  # bytes of the game's stderr kept at most: the last ones
 READ_SIZE = 1 << 16
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(..., separators) per call
+
+
+class _StderrRing:
+    """The last STDERR_RING bytes a child wrote to stderr, drained as they come."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, daemon=True, name="chcert-stderr")
+        self._thread.start()
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(self._fd, READ_SIZE):
+                with self._lock:
+                    self._buffer += chunk
+                    if len(self._buffer) > 2 * STDERR_RING:  # trimmed in steps, not per chunk
+                        del self._buffer[:-STDERR_RING]
+
+    def tail(self, chars: int) -> str:
+        """The last `chars` characters, once the drain has caught up with the pipe (what
+        the game wrote just before replying is in it), or after a fifth of a second."""
+        give_up = time.monotonic() + 0.2
+        while self._thread.is_alive() and time.monotonic() < give_up:
+            if not select.select([self._fd], [], [], 0)[0]:
+                break
+            time.sleep(0.002)
+        with self._lock:
+            data = bytes(self._buffer[-min(chars, STDERR_RING) :])
+        return data.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        """After the child's group is dead: read what it left, then release the pipe."""
+        self._thread.join(1.0)
+        if not self._thread.is_alive():  # else a survivor holds the pipe: the daemon keeps it
+            os.close(self._fd)
 
 
 class _Outgoing:
@@ -118,58 +169,68 @@ class SubprocessAdapter:
         self.spec = spec
         self.timeout = timeout
         self.restarts = 0
-        self._fresh = True
         self._ids = itertools.count(1)
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: deque[bytes] = deque()  # complete lines read and not yet consumed
         self._partial: list[bytes] = []  # the start of the line being read
         self._partial_size = 0
-        self._stderr: IO[str] | None = None
+        self._stderr: _StderrRing | None = None
+        self._greeted = False
         self._start()
 
     def _start(self) -> None:
-        # Kept open for the child's lifetime; closed in close().
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         try:
             self._proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr,
+                stderr=subprocess.PIPE,
                 bufsize=0,
-                # Its own session: a Ctrl-C meant for the harness must not kill the game
-                # mid-round and be recorded as the game's fault.
+                # A session of its own: the whole group is killed at the end, and a Ctrl-C
+                # meant for the harness does not kill the game mid-round as if it crashed.
                 start_new_session=True,
             )
         except OSError as exc:
             raise Unreachable(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        if self._stderr is not None:
+            self._stderr.close()
+        assert self._proc.stderr is not None
+        self._stderr = _StderrRing(os.dup(self._proc.stderr.fileno()))
+        self._proc.stderr.close()
         self._lines.clear()
         self._partial.clear()
         self._partial_size = 0
-        self._fresh = True
+        self._greeted = False
 
     @property
     def pid(self) -> int | None:
         """The child's process id; None after a fault, until the next request restarts it."""
         return None if self._proc is None else self._proc.pid
 
-    def stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        self._stderr.flush()
-        self._stderr.seek(0)
-        return self._stderr.read()[-STDERR_TAIL:]
+    def stderr_tail(self, chars: int = STDERR_TAIL) -> str:
+        return "" if self._stderr is None else self._stderr.tail(chars)
 
-    def request(self, op: str, **params: Any) -> dict[str, Any]:
+    def _running(self, op: str) -> subprocess.Popen[bytes]:
+        """The child, ready for `op`: started afresh after a fault, and greeted with `hello`
+        (the one request given the start-up grace) before anything else."""
         if self._proc is None or self._proc.poll() is not None:
             self.restart()
-        assert self._proc is not None and self._proc.stdin is not None
+        if not self._greeted and op != "hello":
+            self.request("hello")
+        assert self._proc is not None
+        return self._proc
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        proc = self._running(op)
+        assert proc.stdin is not None
         request = {"id": next(self._ids), "op": op, **params}
         try:
-            self._proc.stdin.write(_encode(request).encode() + b"\n")
+            proc.stdin.write(_encode(request).encode() + b"\n")
         except OSError as exc:
+            self._kill()  # it closed its stdin: a game that cannot be asked anything more
             raise self._violation(f"cannot write to the implementation: {exc}", request) from exc
         reply = self._read_reply(request)
+        self._greeted = True
         try:
             return check_reply(request, reply, {})
         except ProtocolViolation as exc:
@@ -189,10 +250,8 @@ class SubprocessAdapter:
         """
         if not requests:
             return []
-        if self._proc is None or self._proc.poll() is not None:
-            self.restart()
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+        proc = self._running("")
+        assert proc.stdin is not None
         batch = _Batch([{"id": next(self._ids), "op": op, **params} for op, params in requests])
         outgoing = _Outgoing("".join([_encode(r) + "\n" for r in batch.requests]).encode())
         stdin_fd = proc.stdin.fileno()
@@ -225,17 +284,17 @@ class SubprocessAdapter:
         return batch.wrong
 
     def _read_reply(self, request: dict[str, Any], outgoing: _Outgoing | None = None) -> Any:
-        """The next reply, parsed: a violation naming `request` if none comes or it is not JSON."""
-        # A child that is still starting (interpreter, imports) is slow, not hung.
-        wait = max(self.timeout, STARTUP_GRACE) if self._fresh else self.timeout
+        """The next reply, parsed: a violation naming `request` if none comes or it is not
+        strict JSON (base.decode_reply)."""
+        # A game answering hello may still be starting (interpreter, imports): slow, not hung.
+        wait = max(self.timeout, STARTUP_GRACE) if request["op"] == "hello" else self.timeout
         line = self._readline(wait, request, outgoing)
-        self._fresh = False
         try:
-            return json.loads(line)
-        except ValueError:
+            return decode_reply(line)
+        except ValueError as exc:
             self._kill()
             text = line[:2000].decode("utf-8", "replace")
-            raise self._violation("reply is not JSON", request, raw=text) from None
+            raise self._violation(f"reply is not JSON: {exc}", request, raw=text) from None
 
     def _readline(
         self, wait: float, request: dict[str, Any], outgoing: _Outgoing | None = None
@@ -268,11 +327,12 @@ class SubprocessAdapter:
                 raise self._violation(f"no reply within {wait:g} s", request)
             chunk = os.read(fd, READ_SIZE)
             if not chunk:
-                code = self._proc.wait(timeout=5)
-                self._proc = None
-                raise self._violation(
-                    f"implementation exited (status {code}) before replying", request
-                )
+                try:
+                    ended = f"exited (status {self._proc.wait(timeout=1)})"
+                except subprocess.TimeoutExpired:
+                    ended = "closed its stdout while still running"
+                self._kill()
+                raise self._violation(f"implementation {ended} before replying", request)
             if b"\n" in chunk:
                 *complete, rest = b"".join([*self._partial, chunk]).split(b"\n")
                 self._partial = [rest] if rest else []
@@ -281,9 +341,9 @@ class SubprocessAdapter:
                 return self._lines.popleft()
             self._partial.append(chunk)
             self._partial_size += len(chunk)
-            if self._partial_size > MAX_LINE:
+            if self._partial_size > MAX_REPLY:
                 self._kill()
-                raise self._violation(f"reply longer than {MAX_LINE} bytes", request)
+                raise self._violation(f"reply longer than {MAX_REPLY} bytes", request)
 
     def _violation(self, message: str, request: dict[str, Any], **extra: Any) -> ProtocolViolation:
         evidence = {"request": request, "stderr_tail": self.stderr_tail(), **extra}
@@ -296,11 +356,13 @@ class SubprocessAdapter:
         self._start()
 
     def _kill(self) -> None:
+        """Kill the child's whole process group (it may have exited, its helpers not)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.kill()
+        with contextlib.suppress(OSError):  # the group is gone already
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
@@ -308,10 +370,14 @@ class SubprocessAdapter:
                     stream.close()
 
     def close(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            with contextlib.suppress(Exception):  # closing is best effort; kill below
-                self.request("bye")
-                self._proc.wait(timeout=2)
+        """Say `bye` (a courtesy: the game gets a second to exit), then end its group."""
+        proc = self._proc
+        if proc is not None and proc.stdin is not None and self._greeted and proc.poll() is None:
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                os.set_blocking(proc.stdin.fileno(), True)
+                proc.stdin.write(_encode({"id": next(self._ids), "op": "bye"}).encode() + b"\n")
+                proc.stdin.close()
+                proc.wait(timeout=1)
         self._kill()
         if self._stderr is not None:
             self._stderr.close()

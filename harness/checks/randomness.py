@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.checks.registry import CheckFailure, Context, check
+from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import request_ok
 from harness.protocol import Capability
-from harness.rng import BadSample, sample_and_test
+from harness.rng import MIN_DECKS, BadSample, sample_and_test
 
 
 @check("rng-battery", requires={Capability.SHUFFLE})
 def rng_battery(ctx: Context) -> dict[str, Any]:
     """The production shuffle's decks (and raw RNG output, where exposed) pass the battery."""
+    if ctx.rng_decks < MIN_DECKS:  # chcert certify refuses it; the plugin may be given it
+        raise NotTested(
+            f"{ctx.rng_decks:,} decks are fewer than the battery judges ({MIN_DECKS:,})",
+            needs=f"--rng-decks {MIN_DECKS} or more",
+        )
     try:
 
         def request(op: str, **params: Any) -> dict[str, Any]:

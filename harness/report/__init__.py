@@ -4,12 +4,21 @@ The report never runs tests: it reads the results of a run (a dict or the
 results.json file), so an auditor can re-render it from the archived JSON.
 Every key is read with a default: a stub written when the runner stopped early,
 or an archive from an older harness, still renders.
+
+Whatever the file holds, `render` writes a PDF and does not raise
+(docs/robustness.md). Every string is escaped, its control characters shown as
+`\\xNN`, and cut to a stated length with its full size said (TEXT_LIMIT, or
+CELL_LIMIT in a table cell); the verdict is drawn only from the closed set and
+checked against the clause statuses, and a contradiction is shown as such; and
+should the full report still fail to lay out, a plainer one is written in its
+place, and failing that a page with the verdict and the error.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +43,9 @@ VERDICT_COLOURS = {
     "FAIL": colors.HexColor("#b3261e"),
     "INCOMPLETE": colors.HexColor("#b26a00"),
 }
+NOT_VALID = "NOT VALID"  # the banner of a results file whose verdict cannot stand
+TEXT_LIMIT = 2_000  # characters of one string the report shows; results.json holds all
+CELL_LIMIT = 300  # the same in a table cell (a table row cannot break across pages)
 STATUS_COLOURS = {
     "pass": colors.HexColor("#d8f0de"),
     "fail": colors.HexColor("#f6d5d3"),
@@ -58,12 +70,26 @@ _h3 = ParagraphStyle("h3", parent=_styles["Heading3"], fontSize=10, spaceBefore=
 MONO_LINE = 112  # Courier 7 pt characters that fit WIDTH
 
 
-def _esc(text: Any) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(text: Any, limit: int = TEXT_LIMIT) -> str:
+    """A string as the report may print it: cut to `limit` characters, its size said, and
+    control and direction characters written as escapes (they must not act on the page)."""
+    text = str(text)
+    if len(text) > limit:
+        text = f"{text[:limit]} [... cut: {len(text):,} characters in all, see results.json]"
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _esc(text: Any, limit: int = TEXT_LIMIT) -> str:
+    shown = _shown(text, limit)
+    return shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _p(text: Any, style: ParagraphStyle = _body) -> Paragraph:
-    return Paragraph(_esc(text), style)
+    # _small is the table cells' style: a cell's text is cut shorter.
+    return Paragraph(_esc(text, CELL_LIMIT if style is _small else TEXT_LIMIT), style)
 
 
 def _label(status: Any) -> str:
@@ -268,7 +294,8 @@ def _reasons(results: dict[str, Any]) -> list[Flowable]:
 
 
 def _tail(text: Any, lines: int = STDERR_LINES) -> str:
-    return "\n".join(str(text).rstrip().splitlines()[-lines:])
+    shown = [_shown(line, MONO_LINE * 3) for line in str(text).rstrip().splitlines()[-lines:]]
+    return "\n".join(shown)
 
 
 def _stderr(text: Any, title: str) -> list[Flowable]:
@@ -520,9 +547,10 @@ def _attestations(entries: list[dict[str, Any]]) -> list[Flowable]:
 
 
 def _dump(label: str, value: Any) -> Preformatted:
-    return Preformatted(
-        label + json.dumps(value, default=str)[:1500], _mono, maxLineLength=MONO_LINE
-    )
+    text = json.dumps(value, default=str)
+    if len(text) > 1500:
+        text = f"{text[:1500]} [... cut: {len(text):,} characters in all, see results.json]"
+    return Preformatted(label + text, _mono, maxLineLength=MONO_LINE)
 
 
 def _failure(f: dict[str, Any]) -> KeepTogether:
@@ -574,6 +602,8 @@ def _side_by_side(expected: Any, actual: Any) -> Table:
 def _differential(section: dict[str, Any], corpus: dict[str, Any]) -> list[Flowable]:
     """The differential check and the generated corpus: how much ran, how strong it was."""
     flow: list[Flowable] = [Paragraph("Differential conformance and generated corpus", _h2)]
+    if not section and not corpus:
+        return [*flow, _p("Not available: this results file records neither.")]
     if section:
         strata = section.get("strata") or {}
         rate = float(section.get("detectable_fault_rate", 1.0))
@@ -716,10 +746,101 @@ def _manifest(manifest: dict[str, Any]) -> list[Flowable]:
     ]
 
 
+VERDICTS = ("PASS", "FAIL", "INCOMPLETE")
+VERDICTS_BY_RANK = ("PASS", "INCOMPLETE", "FAIL")  # the run's verdict is the worse of two
+
+
+def verdict_problem(results: dict[str, Any]) -> str | None:
+    """Why the verdict a results file records cannot stand, or None.
+
+    The verdict must be one of the closed set, and agree with what the file itself
+    records (docs/verdict.md): a failed clause or any failure makes it FAIL; PASS needs
+    every clause passed or attested and nothing incomplete; FAIL needs a failure.
+    """
+    verdict = results.get("verdict")
+    for key in ("verdict", "implementation_verdict", "publication_verdict"):
+        value = results.get(key, "PASS" if key != "verdict" else None)
+        if value not in VERDICTS:
+            return f"{key} is {_shown(value, 80)!r}, none of {', '.join(VERDICTS)}"
+    parts = [results.get(k) for k in ("implementation_verdict", "publication_verdict")]
+    if all(parts) and verdict != max(parts, key=VERDICTS_BY_RANK.index):
+        both = " and ".join(map(str, parts))
+        return f"the verdict is {verdict}, not the worse of its two parts ({both})"
+    clauses = [c for c in results.get("clauses") or [] if isinstance(c, dict)]
+    failed = [str(c.get("id")) for c in clauses if c.get("status") == "fail"]
+    failed += [str(f.get("item")) for f in results.get("failures") or [] if isinstance(f, dict)]
+    if verdict != "FAIL" and failed:
+        return f"the verdict is {verdict}, yet {', '.join(sorted(set(failed))[:5])} failed"
+    if verdict == "FAIL" and not failed:
+        return "the verdict is FAIL, yet no clause and no item failed"
+    if verdict == "PASS":
+        open_ = [str(c.get("id")) for c in clauses if c.get("status") not in ("pass", "attested")]
+        if open_ or not clauses:
+            what = ", ".join(open_[:5]) if open_ else "no clause"
+            return f"the verdict is PASS, yet {what} passed neither tested nor attested"
+        if results.get("incomplete_reasons"):
+            return "the verdict is PASS, yet the run records reasons it is incomplete"
+    return None
+
+
 def render(results: dict[str, Any], path: str | Path) -> Path:
-    """Write the certification PDF for one run's results."""
+    """Write the certification PDF for one run's results; never raises (see the top)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _build(results, path)
+    except Exception as exc:  # anything the file holds: a plainer PDF, saying why
+        failure = f"{type(exc).__name__}: {_shown(exc, 500)}"
+        try:
+            _build_plain(results, path, failure)
+        except Exception:
+            _build_minimal(results, path, failure, traceback.format_exc(limit=3))
+    return path
+
+
+def _build_plain(results: Any, path: Path, failure: str) -> None:
+    """The report's headline and summary only, each string cut to a cell's length."""
+    doc = SimpleDocTemplate(str(path), pagesize=A4, title="Casino Hold'em certification report")
+    story: list[Flowable] = [
+        Paragraph("Casino Hold'em certification report", _h1),
+        *_banner(results),
+        _p(
+            f"The full report could not be laid out ({failure}); this plainer one shows the "
+            "verdicts and the summary. results.json holds everything."
+        ),
+        *_verdicts(results),
+        *_summary(results),
+    ]
+    doc.build(story)
+
+
+def _build_minimal(results: Any, path: Path, failure: str, trace: str) -> None:
+    """A page with the verdict and why nothing more could be drawn."""
+    verdict = results.get("verdict") if isinstance(results, dict) else None
+    shown = verdict if verdict in VERDICTS else NOT_VALID
+    doc = SimpleDocTemplate(str(path), pagesize=A4, title="Casino Hold'em certification report")
+    doc.build(
+        [
+            Paragraph("Casino Hold'em certification report", _h1),
+            Paragraph(f"VERDICT: {_esc(shown, 80)}", _h2),
+            _p(f"The report could not be drawn from this results file: {failure}"),
+            Preformatted(_shown(trace, 3000), _mono, maxLineLength=MONO_LINE),
+        ]
+    )
+
+
+def _banner(results: dict[str, Any]) -> list[Flowable]:
+    """The verdict, only from the closed set and only when the file bears it out."""
+    problem = verdict_problem(results)
+    if problem is None:
+        return [_verdict_banner(str(results["verdict"]))]
+    return [
+        _verdict_banner(NOT_VALID),
+        _p(f"This results file contradicts itself and certifies nothing: {problem}.", _lead),
+    ]
+
+
+def _build(results: dict[str, Any], path: Path) -> None:
     doc = SimpleDocTemplate(
         str(path),
         pagesize=A4,
@@ -730,11 +851,10 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
         title="Casino Hold'em certification report",
         author="chcert",
     )
-    verdict = results.get("verdict", "INCOMPLETE")
     failures = results.get("failures") or []
     story: list[Flowable] = [
         Paragraph("Casino Hold'em certification report", _h1),
-        _verdict_banner(verdict),
+        *_banner(results),
         Spacer(1, 3 * mm),
         *_headline(results),
         *_summary(results),
@@ -752,7 +872,6 @@ def render(results: dict[str, Any], path: str | Path) -> Path:
         *_manifest(results.get("manifest") or {}),
     ]
     doc.build(story)
-    return path
 
 
 COMPUTED = ("pass", "complete")  # math.status when the figures were computed (then, before)

@@ -1,0 +1,395 @@
+"""A hostile game and a careless user (docs/robustness.md): no lost report, no orphan, no crash.
+
+Each misbehaviour of tests/fixtures/faulty_game.py (and of two Python games in
+tests/games.py) is certified, and each run must end in bounded time, write
+results.json (strict JSON) and the PDF, leave no process of the game alive, and
+judge the game as docs/robustness.md says: its fault fails the clause the
+request exercised, the run goes on (the next item passes), and a game that never
+answers hello is unreachable (INCOMPLETE).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.pdftext import pdf_text
+from tests.results import load_results
+
+FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
+TRIGGER = "s000-antewin/nq-four-of-a-kind-std-t1"  # the round the faults strike
+AFTER = "s000-antewin/nq-straight-flush-std-t1"  # a round after it, which must pass
+ITEMS = ["--item", TRIGGER, "--item", AFTER]
+
+
+def _strict(text: str) -> Any:
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} in results.json")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def survivors(token: str) -> list[int]:
+    """Processes whose command line holds `token` (a path unique to one test)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if token.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return [pid for pid in found if pid != os.getpid()]
+
+
+def faulty(tmp_path: Path, fault: str, *, shell: bool = False) -> str:
+    """The adapter spec of the faulty game; its --marker path names its processes."""
+    command = f"{sys.executable} {FAULTY} --fault {fault} --marker {tmp_path / 'marker'}"
+    return f"subprocess:sh -c '{command}'" if shell else f"subprocess:{command}"
+
+
+MAX_RSS_MB = 1500  # a run's largest process: numba, the census arrays, the strategy
+MAX_GROWTH_MB = 200  # what one run may add to a process that has run one before
+
+
+def _rss_mb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+@contextlib.contextmanager
+def rss_growth() -> Iterator[list[int]]:
+    """How far this process's resident memory rose over the block, in MB (sampled every
+    10 ms by a thread; the one number in the list, once the block is over)."""
+    start, peak, done = _rss_mb(), [0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.01):
+            peak[0] = max(peak[0], _rss_mb())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    grown: list[int] = []
+    try:
+        yield grown
+    finally:
+        done.set()
+        sampler.join()
+        grown.append(max(peak[0], _rss_mb()) - start)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One run first: imports, compiled kernels and the census are loaded once a process,
+    so that what a hostile run adds to memory can then be measured."""
+    out = tmp_path_factory.mktemp("warm")
+    assert main(["certify", "--out", str(out), "--item", TRIGGER, "--rtp-rounds", "0"]) == 2
+
+
+def certify(tmp_path: Path, adapter: str, *args: str) -> tuple[int, dict[str, Any], float]:
+    """A run in this process: exit code, results.json, seconds. Memory is bounded: the run
+    adds at most MAX_GROWTH_MB to this (warm) process."""
+    started = time.monotonic()
+    out = tmp_path / "out"
+    with rss_growth() as grown:
+        code = main(["certify", "--adapter", adapter, "--out", str(out), "--seed", "7", *args])
+    seconds = time.monotonic() - started
+    assert grown[0] < MAX_GROWTH_MB, f"the run took {grown[0]} MB"
+    _strict((out / "results.json").read_text())
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (out / "results.json").stat().st_mode & 0o777 == 0o666 & ~umask  # not 0600
+    assert pdf_text(out / "report.pdf").startswith("Casino Hold'em certification report")
+    return code, load_results(out), seconds
+
+
+def assert_clause_failed(results: dict[str, Any], message: str) -> dict[str, Any]:
+    """The trigger's clause failed with `message`; the round after it passed."""
+    assert results["verdict"] == "FAIL"
+    (failure,) = [f for f in results["failures"] if f["item"] == TRIGGER]
+    assert message in failure["message"], failure["message"]
+    assert [f["item"] for f in results["failures"]] == [TRIGGER]
+    assert results["vectors"]["passed"] == 1  # the run went on: the next round passed
+    return failure
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("close-stdout", "closed its stdout while still running"),
+        ("float-money", "is not of type 'integer'"),
+        ("duplicate-key", "key 'returned' appears twice"),
+        ("nan", "NaN is not JSON"),
+        ("huge-error", "refused"),
+    ],
+)
+def test_a_fault_in_a_reply_fails_its_clause(tmp_path: Path, fault: str, message: str) -> None:
+    code, results, seconds = certify(tmp_path, faulty(tmp_path, fault), *ITEMS)
+    assert code == 1 and seconds < 60
+    assert_clause_failed(results, message)
+    assert not survivors(str(tmp_path / "marker"))
+
+
+def test_hung_replies_get_the_timeout_not_the_start_up_grace(tmp_path: Path) -> None:
+    """Every result hangs: each is a fault after --timeout, restarts included (the grace
+    is for hello alone)."""
+    items = ["--item", TRIGGER, "--item", AFTER, "--item", "s000-antewin/nq-royal-flush-std"]
+    adapter = faulty(tmp_path, "hang-all")
+    code, results, seconds = certify(tmp_path, adapter, *items, "--timeout", "2")
+    assert code == 1 and len(results["failures"]) == 3
+    assert all("no reply within 2 s" in f["message"] for f in results["failures"])
+    assert seconds < 30  # three timeouts of 2 s, three restarts: not three graces of 60 s
+    assert not survivors(str(tmp_path / "marker"))
+
+
+def test_a_game_closing_stdout_at_hello_is_unreachable_with_a_report(tmp_path: Path) -> None:
+    code, results, _ = certify(tmp_path, faulty(tmp_path, "close-stdout-at-hello"), *ITEMS)
+    assert code == 2 and results["verdict"] == "INCOMPLETE"
+    assert "closed its stdout while still running" in results["incomplete_reasons"][0]
+    assert not survivors(str(tmp_path / "marker"))
+
+
+@pytest.mark.parametrize("shell", [False, True], ids=["direct", "through-sh"])
+def test_a_game_forking_a_helper_leaves_no_survivor(tmp_path: Path, shell: bool) -> None:
+    code, results, _ = certify(tmp_path, faulty(tmp_path, "fork", shell=shell), *ITEMS)
+    assert code == 2 and results["failures"] == [] and results["vectors"]["passed"] == 2
+    assert not survivors(str(tmp_path / "marker"))
+
+
+def test_a_malformed_capability_fails_hello(tmp_path: Path) -> None:
+    code, results, _ = certify(tmp_path, faulty(tmp_path, "bad-seats"), *ITEMS)
+    assert code == 1 and results["failures"][0]["item"] == "hello"
+    assert "seats:" in results["failures"][0]["message"]
+
+
+def test_a_5000_character_name_still_gives_a_report(tmp_path: Path) -> None:
+    code, results, _ = certify(tmp_path, faulty(tmp_path, "long-name"), *ITEMS)
+    assert code == 2 and results["implementation"]["name"] == "N" * 5000
+    text = pdf_text(tmp_path / "out" / "report.pdf")
+    assert re.search(r"\[\.\.\. cut: 5,0\d\d\s+characters in all, see results.json\]", text)
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [("HangsOnTrigger", "no reply within 2 s"), ("ExitsOnTrigger", "the game raised SystemExit")],
+)
+def test_an_in_process_game_is_timed_out_and_cannot_exit_the_harness(
+    tmp_path: Path, game: str, message: str
+) -> None:
+    adapter = f"python:tests.games:{game}"
+    code, results, seconds = certify(tmp_path, adapter, *ITEMS, "--timeout", "2")
+    assert code == 1 and seconds < 60
+    assert_clause_failed(results, message)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("drip", "no complete reply within 3 s"),
+        ("status-500", "HTTP status 500 (not a reply)"),
+        ("status-404", "HTTP status 404 (not a reply)"),
+        ("redirect", "HTTP status 302 (a redirect, not followed)"),
+        ("huge-body", "HTTP body longer than"),
+    ],
+)
+def test_http_faults_fail_their_clause(tmp_path: Path, fault: str, message: str) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(FAULTY), "--fault", fault, "--http", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/"
+        code, results, seconds = certify(tmp_path, url, *ITEMS, "--timeout", "3")
+    finally:
+        server.kill()
+        server.wait()
+    assert code == 1 and seconds < 60
+    failure = assert_clause_failed(results, message)
+    assert failure["evidence"]["url"].endswith("/result")
+
+
+def certify_child(*args: str) -> tuple[int, float, int]:
+    """chcert certify in a process of its own: exit code, seconds, and the peak resident
+    memory in MB of the largest process of the run (chcert, a worker or the game)."""
+    wrapper = (
+        "import resource, subprocess, sys, time; t = time.monotonic(); "
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
+        "print(code, time.monotonic() - t, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)"
+    )
+    command = [sys.executable, "-c", wrapper, sys.executable, "-m", "harness.cli", "certify"]
+    proc = subprocess.run([*command, *args], capture_output=True, text=True, timeout=600)
+    code, seconds, megabytes = proc.stdout.split()
+    return int(code), float(seconds), int(megabytes)
+
+
+def test_a_game_flooding_stderr_costs_no_memory(tmp_path: Path) -> None:
+    """400 MB on stderr: the harness keeps the last 64 KB of it."""
+    out = tmp_path / "out"
+    adapter = faulty(tmp_path, "stderr-flood")
+    code, seconds, megabytes = certify_child("--adapter", adapter, "--out", str(out), *ITEMS)
+    assert code == 2 and seconds < 120
+    assert megabytes < MAX_RSS_MB
+    assert not survivors(str(tmp_path / "marker"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Two workers, each stuck in a hung game: the signal ends it all within seconds."""
+    out = tmp_path / "out"
+    adapter = faulty(tmp_path, "hang-all")
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter),
+            *("--out", str(out), "-n", "2", "--timeout", "60", "--rtp-rounds", "0"),
+            *("-k", "antewin"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "marker").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)  # both workers are waiting for a hung result
+    proc.send_signal(signum)
+    sent = time.monotonic()
+    stdout, _ = proc.communicate(timeout=120)
+    assert time.monotonic() - sent < 20, stdout
+    assert proc.returncode == 2, stdout
+    results = load_results(out)
+    reason = f"run interrupted ({signum.name}) before every item had run"
+    assert results["verdict"] == "INCOMPLETE" and reason in results["incomplete_reasons"]
+    assert (out / "report.pdf").exists() and (out / "junit.xml").exists()
+    assert not survivors(str(tmp_path / "marker"))
+    assert not list(out.glob(".chcert-run-*"))
+
+
+def test_a_killed_run_leaves_the_previous_outputs_or_none(tmp_path: Path) -> None:
+    """SIGKILL at several moments: results.json in --out is always a whole run's, beside
+    that run's report, or absent."""
+    out = tmp_path / "out"
+    small = ["--out", str(out), "--item", TRIGGER, "--rtp-rounds", "0"]
+    assert main(["certify", "--seed", "1", *small]) == 2
+    for delay in (0.5, 2.0, 3.5, 5.0):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", "certify", "--seed", "2", *small],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+        if (out / "results.json").exists():
+            results = load_results(out)
+            seed = results["manifest"]["seed"]
+            assert seed in (1, 2)
+            assert f"seed {seed}" in pdf_text(out / "report.pdf")
+            assert (out / "junit.xml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rng-decks", "0"], "at least 2,949 decks"),
+        (["--rng-decks", "-1"], "at least 2,949 decks"),
+        (["--rng-decks", "1"], "at least 2,949 decks"),
+        (["--timeout", "nan"], "--timeout nan"),
+        (["--timeout", "inf"], "--timeout inf"),
+        (["--timeout", "0"], "--timeout 0"),
+        (["--adapter", "subprocess:'game"], "not a valid shell line"),
+        (["--adapter", "http://[::1/game"], "not a valid URL"),
+        (["--adapter", "http://h:abc/game"], "not a valid URL"),
+        (["--adapter", "http:///game"], "names no host"),
+        (["--adapter", "python:nomodule"], "python:MODULE:CLASS"),
+    ],
+)
+def test_bad_arguments_are_one_line_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["certify", "--out", str(tmp_path), *args]) == 4
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_out_naming_a_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("mine")
+    assert main(["certify", "--out", str(tmp_path / "file")]) == 4
+    assert "exists and is not a folder" in capsys.readouterr().err
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+def test_a_yaml_bomb_profile_is_a_spec_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["name: bomb", 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for before, key in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{key}: &{key} [{', '.join([f'*{before}'] * 8)}]")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    assert main(["certify", "--profile", str(bomb), "--out", str(tmp_path / "out")]) == 4
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert f"{bomb}:3: YAML aliases" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_malformed_capability_in_a_profile_is_a_spec_error(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (root / "specs" / "profiles" / "standard.yaml").read_text()
+    profile = tmp_path / "profile.yaml"
+    profile.write_text(text + 'required_capabilities: [inject, "seats:\u00b2"]\n')
+    assert main(["certify", "--profile", str(profile), "--out", str(tmp_path / "out")]) == 4
+    err = capsys.readouterr().err
+    assert "required_capabilities/1: 'seats:\u00b2' is not valid" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{}", "[]", "not json", None, '{"verdict": "PASS", "clauses": [{"id": "x"}]}'],
+    ids=["empty-object", "list", "not-json", "missing", "clause-without-status"],
+)
+def test_report_on_a_bad_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content)
+    assert main(["report", str(path)]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith("chcert: report:") and len(err.strip().splitlines()) == 1

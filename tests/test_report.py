@@ -1,0 +1,146 @@
+"""The PDF is written whatever results.json holds (docs/robustness.md, the report)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.cli import main
+from harness.report import render, verdict_problem
+from tests.pdftext import pdf_text
+
+Path_ = tuple[str | int, ...]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real results.json: a small run failing one clause (a game exiting there)."""
+    out = tmp_path_factory.mktemp("run")
+    adapter = "python:tests.games:ExitsOnTrigger"
+    items = ["--item", "s000-antewin/nq-four-of-a-kind-std-t1"]
+    items += ["--item", "s000-antewin/nq-straight-flush-std-t1"]
+    main(["certify", "--adapter", adapter, "--out", str(out), "--seed", "3", *items])
+    data: dict[str, Any] = json.loads((out / "results.json").read_text())
+    assert data["verdict"] == "FAIL" and data["failures"]
+    return data
+
+
+def _is_pdf(path: Path) -> bool:
+    data = path.read_bytes()
+    return data.startswith(b"%PDF-") and b"%%EOF" in data[-64:]
+
+
+def _paths(value: Any, at: Path_ = ()) -> Iterator[Path_]:
+    yield at
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, (*at, key))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _paths(child, (*at, i))
+
+
+def _replaced(doc: Any, at: Path_, value: Any) -> Any:
+    if not at:
+        return value
+    parent = doc
+    for key in at[:-1]:
+        parent = parent[key]
+    parent[at[-1]] = value
+    return doc
+
+
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "<b>bold</b> <font color=red>red</font> &amp; &#0;",
+        "\x1b[31mred\x1b[0m \x00\x07\x08 \u202eevil\u202c \u2067rtl\u2069",
+        "x" * 200_000,
+        "word " * 40_000,
+        "",
+        "PASS",
+        "CERTIFIED GOLD",
+    ]
+)
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text(max_size=30)
+    | HOSTILE_TEXT,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_any_results_file_gives_a_pdf_or_a_one_line_error(
+    results: dict[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
+    doc: Any = copy.deepcopy(results)
+    for _ in range(data.draw(st.integers(min_value=1, max_value=4), label="mutations")):
+        at = data.draw(st.sampled_from(list(_paths(doc))), label="path")
+        doc = _replaced(doc, at, data.draw(JSON_VALUES, label="value"))
+    pdf = tmp_path / "direct.pdf"
+    assert render(doc, pdf) == pdf and _is_pdf(pdf)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc))
+    capsys.readouterr()
+    code = main(["report", str(path), "--pdf", str(tmp_path / "report.pdf")])
+    err = capsys.readouterr().err
+    if code == 0:
+        assert _is_pdf(tmp_path / "report.pdf")
+    else:
+        assert code == 4 and err.startswith("chcert: report:") and err.count("\n") == 1
+
+
+def test_a_verdict_the_file_does_not_bear_out_is_drawn_not_valid(
+    results: dict[str, Any], tmp_path: Path
+) -> None:
+    assert verdict_problem(results) is None
+    cases = {
+        "tampered": {**results, "verdict": "CERTIFIED GOLD"},
+        "pass-beside-a-failure": {**results, "verdict": "PASS", "implementation_verdict": "PASS"},
+    }
+    for name, doc in cases.items():
+        assert verdict_problem(doc) is not None
+        render(doc, tmp_path / f"{name}.pdf")
+        text = pdf_text(tmp_path / f"{name}.pdf")
+        assert "VERDICT: NOT VALID" in text and "contradicts itself" in text
+        assert "CERTIFIED GOLD" not in text.split("contradicts")[0]
+
+
+def test_hostile_strings_are_inert_and_huge_ones_cut(
+    results: dict[str, Any], tmp_path: Path
+) -> None:
+    doc = copy.deepcopy(results)
+    doc["implementation"]["name"] = "<b>bold</b>\x1b[31m\u202eevil"
+    doc["failures"][0]["message"] = "M" * 1_000_000
+    doc["failures"][0]["evidence"]["stderr_tail"] = ("E" * 70_000 + "\n") * 20
+    started = time.monotonic()
+    render(doc, tmp_path / "report.pdf")
+    assert time.monotonic() - started < 20
+    assert (tmp_path / "report.pdf").stat().st_size < 1_000_000
+    # Text as drawn, lines joined and the PDF's own escaping of backslashes undone.
+    text = pdf_text(tmp_path / "report.pdf").replace("\n", "").replace("\\\\", "\\")
+    assert "<b>bold</b>" in text  # drawn as characters: no markup acted
+    assert "\\x1b[31m\\x202eevil" in text  # control and direction characters shown
+    assert "[... cut: 1,000,000 characters in all, see results.json]" in text
