@@ -13,16 +13,14 @@ the game), from getrusage.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fixtures.faulty_game import ELSEWHERE, HTTP, ON_TRIGGER
-from tests.test_hostile import FAULTY, ITEMS, certify_child, free_port
+from tests.test_hostile import FAULTY, ITEMS, certify_child, serve_faulty
 
 IN_PROCESS = ["python:tests.games:HangsOnTrigger", "python:tests.games:ExitsOnTrigger"]
 
@@ -36,14 +34,9 @@ def measure(mode: str) -> tuple[int, float, int]:
         if mode not in HTTP:
             adapter = f"subprocess:{sys.executable} {FAULTY} --fault {mode}"
             return certify_child("--adapter", adapter, *args)
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, str(FAULTY), "--fault", mode, "--http", str(port)],
-            stderr=subprocess.DEVNULL,
-        )
+        server, url = serve_faulty(mode)
         try:
-            time.sleep(3)  # the server imports the reference game
-            return certify_child("--adapter", f"http://127.0.0.1:{port}/", *args)
+            return certify_child("--adapter", url, *args)
         finally:
             server.kill()
             server.wait()

@@ -238,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"chcert: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # before a run started, or during a command without one
+        print("chcert: interrupted", file=sys.stderr)
+        return EXIT_CODES[Verdict.INCOMPLETE]
 
 
 def _verify_selection(expression: str) -> None:
@@ -389,8 +392,12 @@ def _staged(out: Path) -> Iterator[Path]:
     stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=out))
     try:
         yield stage
-    finally:
+    except _NotPublished:
+        raise  # the stage holds the run's outputs: kept, and named in the message
+    except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
@@ -403,22 +410,33 @@ def _alive(pid: int) -> bool:
     return True
 
 
+class _NotPublished(UsageError):
+    """The outputs could not be moved into OUT; they stay in the stage, which is named."""
+
+
 def _publish(stage: Path, out: Path, junit: Path) -> None:
     """Replace OUT's outputs by the run's. results.json is the first to go and the last to
     come: a results.json in OUT always stands beside the outputs of its own run, and a run
     killed at any moment leaves the previous run's or none (docs/robustness.md)."""
-    (out / "results.json").unlink(missing_ok=True)
-    for name in OUTPUTS[1:]:
-        old = out / name
-        if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old)
-        else:
-            old.unlink(missing_ok=True)
-        if (stage / name).exists():
-            (stage / name).rename(old)
-    if junit != out / "junit.xml":
-        _copy_atomic(stage / "junit.xml", junit)
-    (stage / "results.json").rename(out / "results.json")
+    try:
+        elsewhere = junit.resolve() != (out / "junit.xml").resolve()
+        if elsewhere:
+            _copy_atomic(stage / "junit.xml", junit)
+        (out / "results.json").unlink(missing_ok=True)
+        for name in OUTPUTS[1:]:
+            old = out / name
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            else:
+                old.unlink(missing_ok=True)
+            if (stage / name).exists() and not (name == "junit.xml" and elsewhere):
+                (stage / name).rename(old)
+        (stage / "results.json").rename(out / "results.json")
+    except OSError as exc:
+        raise _NotPublished(
+            f"--out {out}: the outputs could not be put in place ({exc}); "
+            f"this run's outputs are in {stage}"
+        ) from exc
 
 
 def _copy_atomic(source: Path, target: Path) -> None:
@@ -431,23 +449,27 @@ def _copy_atomic(source: Path, target: Path) -> None:
 
 
 class _Signals:
-    """SIGTERM and SIGHUP during a run stop it as Ctrl-C does: the items stop, the test
-    workers are interrupted too, and results.json and the PDF are written, INCOMPLETE,
-    with the signal named. Once the items are over (`armed` off, by the hook below:
-    results are being written), or after the first signal, a signal is ignored: the
-    outputs are still completed."""
+    """SIGTERM and SIGHUP during a run stop it as Ctrl-C (SIGINT) does: the items stop,
+    the test workers are interrupted too, and results.json and the PDF are written,
+    INCOMPLETE, with the signal named. Once the items are over (`armed` off, by the hook
+    below: results are being written), or after the first signal, a signal is ignored:
+    the outputs are still completed. A signal ignored when chcert started (nohup) stays
+    ignored."""
 
-    HANDLED = (signal.SIGTERM, signal.SIGHUP)
+    HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     WORKERS_GRACE = 2.0  # seconds
 
     def __init__(self, reaper: Reaper) -> None:
         self.reaper = reaper
         self.armed = True
+        self.interrupted_by = ""  # the signal that stopped the run, as results.json names it
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
-            self._previous = {sig: signal.signal(sig, self._handle) for sig in self.HANDLED}
+            for sig in self.HANDLED:
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -459,15 +481,20 @@ class _Signals:
         self.armed = False
 
     def _handle(self, signum: int, frame: object) -> None:
-        if self.armed:
-            self.armed = False
+        if not self.armed:
+            return
+        self.armed = False
+        if signum == signal.SIGINT:
+            self.interrupted_by = "Ctrl-C"  # a terminal sent it to the workers too
+        else:
+            self.interrupted_by = signal.Signals(signum).name
             self.reaper.interrupt_workers()
-            # The workers get a moment to close their games; then whatever the run started
-            # is ended, so that the test runner's wait for its workers is short.
-            ender = threading.Timer(self.WORKERS_GRACE, self.reaper.end_all)
-            ender.daemon = True
-            ender.start()
-            raise KeyboardInterrupt(signal.Signals(signum).name)
+        # The workers get a moment to close their games; then whatever the run started is
+        # ended, so that the test runner's wait for its workers is short.
+        ender = threading.Timer(self.WORKERS_GRACE, self.reaper.end_all)
+        ender.daemon = True
+        ender.start()
+        raise KeyboardInterrupt(self.interrupted_by)
 
 
 def _run_certification(
@@ -523,7 +550,10 @@ def _run_certification(
     )
     started = time.monotonic()
     with _Signals(reaper) as signals:
-        code = pytest.main(pytest_args, plugins=[signals])
+        try:
+            code = pytest.main(pytest_args, plugins=[signals])
+        except KeyboardInterrupt:  # before or after pytest's own handling of it
+            code = pytest.ExitCode.INTERRUPTED
         signals.armed = False
         reaper.end_all()  # the items are over: any worker or game still alive is a leftover
         if code == pytest.ExitCode.USAGE_ERROR:
@@ -532,7 +562,7 @@ def _run_certification(
             shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
             raise UsageError(f"{shown} matches no item of profile {profile.name}")
         if not results_path.exists():
-            hint = ""
+            hint = f"; interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
             if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
                 hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
             write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))

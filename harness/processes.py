@@ -17,6 +17,8 @@ import ctypes
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,7 @@ class Process:
     pid: int
     ppid: int
     session: int
+    state: str  # "Z": a zombie, dead and not yet waited for
 
 
 def process_table() -> list[Process]:
@@ -42,7 +45,7 @@ def process_table() -> list[Process]:
             continue
         # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses
         fields = stat[stat.rindex(")") + 2 :].split()
-        table.append(Process(int(entry.name), int(fields[1]), int(fields[3])))
+        table.append(Process(int(entry.name), int(fields[1]), int(fields[3]), fields[0]))
     return table
 
 
@@ -93,6 +96,16 @@ class Reaper:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGINT)
 
+    def reap_adopted(self) -> None:
+        """Wait for the dead processes chcert adopted: its children in a session neither
+        its own (its test workers) nor their own (its games, each a session leader), so
+        the helpers of killed games, orphaned to chcert. Their owners wait for the others."""
+        own = os.getsid(0)
+        for proc in process_table():
+            if proc.ppid == self.pid and proc.state == "Z" and proc.session not in (own, proc.pid):
+                with contextlib.suppress(OSError):
+                    os.waitpid(proc.pid, os.WNOHANG)
+
     def end_all(self) -> list[int]:
         """Kill every process the run started that is still alive; their pids."""
         ended: list[int] = []
@@ -103,11 +116,24 @@ class Reaper:
             for pid in alive:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-            for pid in alive:  # chcert's children by now, or a killed one's: reaped
-                with contextlib.suppress(OSError):
-                    os.waitpid(pid, 0)
+            _wait_for(alive, 2.0)
             ended += alive
         return ended
+
+
+def _wait_for(pids: list[int], seconds: float) -> None:
+    """Reap those of `pids` that are chcert's children once they die, for `seconds` at most
+    (one that cannot die, stuck in the kernel, is not waited for longer)."""
+    pending, give_up = set(pids), time.monotonic() + seconds
+    while pending and time.monotonic() < give_up:
+        for pid in list(pending):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    pending.discard(pid)
+            except ChildProcessError:  # not chcert's child, or already reaped
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.01)
 
 
 @contextlib.contextmanager
@@ -118,9 +144,19 @@ def nothing_outlives() -> Iterator[Reaper]:
     before = _prctl(PR_GET_CHILD_SUBREAPER)
     if before == 0:
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    stop = threading.Event()
+
+    def reap() -> None:  # adopted processes die as games are restarted: no zombies pile up
+        while not stop.wait(1.0):
+            reaper.reap_adopted()
+
+    reaping = threading.Thread(target=reap, daemon=True, name="chcert-reaper")
+    reaping.start()
     try:
         yield reaper
     finally:
+        stop.set()
+        reaping.join()
         reaper.end_all()
         if before == 0:
             _prctl(PR_SET_CHILD_SUBREAPER, 0)

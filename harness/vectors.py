@@ -19,7 +19,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness._schema import LoadedYaml, PathKey, compiled_def, load_yaml, validate
+from harness._schema import (
+    MAX_SPEC_BYTES,
+    LoadedYaml,
+    PathKey,
+    compiled_def,
+    load_yaml,
+    validate,
+)
 from harness.cards import Card, parse_cards
 from harness.errors import InvalidCards, SpecError
 from harness.game import Action, Deal, Wager
@@ -86,12 +93,19 @@ def _load_corpus(path: Path, stamp: int) -> LoadedYaml:
     its line is the line it starts on, so a problem still names file and line.
     """
     try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise SpecError(path, None, f"file is {size:,} bytes; at most {MAX_SPEC_BYTES:,}")
         text = path.read_text(encoding="utf-8")
         data = json.loads(text)
     except OSError as exc:
         raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, None, f"not UTF-8 text: {exc.reason}") from exc
     except json.JSONDecodeError as exc:
         raise SpecError(path, exc.lineno, f"not JSON: {exc.msg}") from exc
+    except RecursionError:
+        raise SpecError(path, None, "JSON nested too deeply") from None
     starts = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith('{"id":')]
     lines: dict[PathKey, int] = {(): 1}
     groups = data.get("groups") if isinstance(data, dict) else None
@@ -120,7 +134,11 @@ def _wager(pair: list[int] | None) -> Wager | None:
 def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vector]:
     """Load, validate and lint one vector file against the clause catalogs."""
     if Path(path).suffix == ".json":
-        doc = _load_corpus(Path(path), Path(path).stat().st_mtime_ns)
+        try:
+            stamp = Path(path).stat().st_mtime_ns
+        except OSError as exc:
+            raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
+        doc = _load_corpus(Path(path), stamp)
     else:
         doc = load_yaml(path)
         validate(doc, "settlement-vectors.schema.json")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -147,6 +149,9 @@ class _OnTrigger(Seeded):
 
     def result(self, round: Any) -> dict[str, Any]:
         if round in self.armed:
+            marker = os.environ.get("CHCERT_TEST_MARKER")  # tells a test the moment has come
+            if marker:
+                Path(marker).touch()
             self.misbehave()
         return super().result(round)
 

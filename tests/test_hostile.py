@@ -14,8 +14,8 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from harness.processes import descendants, process_table
 from tests.pdftext import pdf_text
 from tests.results import load_results
 
@@ -164,9 +165,17 @@ def test_a_game_closing_stdout_at_hello_is_unreachable_with_a_report(tmp_path: P
     assert not survivors(str(tmp_path / "marker"))
 
 
-@pytest.mark.parametrize("shell", [False, True], ids=["direct", "through-sh"])
-def test_a_game_forking_a_helper_leaves_no_survivor(tmp_path: Path, shell: bool) -> None:
-    code, results, _ = certify(tmp_path, faulty(tmp_path, "fork", shell=shell), *ITEMS)
+@pytest.mark.parametrize(
+    ("fault", "shell"),
+    [("fork", False), ("fork", True), ("fork-setsid", False)],
+    ids=["direct", "through-sh", "own-session"],
+)
+def test_a_game_forking_a_helper_leaves_no_survivor(
+    tmp_path: Path, fault: str, shell: bool
+) -> None:
+    """A helper in the game's group dies with it; one in a session of its own (out of
+    reach of the group kill) is found by chcert's subreaper net (harness/processes.py)."""
+    code, results, _ = certify(tmp_path, faulty(tmp_path, fault, shell=shell), *ITEMS)
     assert code == 2 and results["failures"] == [] and results["vectors"]["passed"] == 2
     assert not survivors(str(tmp_path / "marker"))
 
@@ -197,10 +206,18 @@ def test_an_in_process_game_is_timed_out_and_cannot_exit_the_harness(
     assert_clause_failed(results, message)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def serve_faulty(fault: str) -> tuple[subprocess.Popen[str], str]:
+    """The faulty game serving HTTP on a free port: the process and its URL."""
+    server = subprocess.Popen(
+        [sys.executable, str(FAULTY), "--fault", fault, "--http", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert server.stdout is not None
+    port = server.stdout.readline().strip()  # printed once it listens
+    assert port.isdigit(), f"the server did not start ({server.poll()})"
+    return server, f"http://127.0.0.1:{port}/"
 
 
 @pytest.mark.parametrize(
@@ -211,22 +228,14 @@ def free_port() -> int:
         ("status-404", "HTTP status 404 (not a reply)"),
         ("redirect", "HTTP status 302 (a redirect, not followed)"),
         ("huge-body", "HTTP body longer than"),
+        ("garbage", "HTTP reply is not JSON"),
+        ("hang", "no complete reply within 3 s"),
+        ("crash", "HTTP request failed"),
     ],
 )
 def test_http_faults_fail_their_clause(tmp_path: Path, fault: str, message: str) -> None:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, str(FAULTY), "--fault", fault, "--http", str(port)],
-        stderr=subprocess.DEVNULL,
-    )
+    server, url = serve_faulty(fault)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        url = f"http://127.0.0.1:{port}/"
         code, results, seconds = certify(tmp_path, url, *ITEMS, "--timeout", "3")
     finally:
         server.kill()
@@ -282,10 +291,14 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     while not (tmp_path / "marker").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(0.5)  # both workers are waiting for a hung result
+    started = descendants(proc.pid, process_table(), frozenset())  # workers, games
+    assert len(started) >= 4
     proc.send_signal(signum)
     sent = time.monotonic()
     stdout, _ = proc.communicate(timeout=120)
     assert time.monotonic() - sent < 20, stdout
+    alive = [p.pid for p in process_table() if p.pid in started and p.state != "Z"]
+    assert not alive, f"still running after chcert ended: {alive}"
     assert proc.returncode == 2, stdout
     results = load_results(out)
     reason = f"run interrupted ({signum.name}) before every item had run"
@@ -293,6 +306,32 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     assert (out / "report.pdf").exists() and (out / "junit.xml").exists()
     assert not survivors(str(tmp_path / "marker"))
     assert not list(out.glob(".chcert-run-*"))
+
+
+def test_a_signal_during_an_in_process_call_is_no_fault_of_the_game(tmp_path: Path) -> None:
+    """SIGTERM while a python: game's call is awaited stops the run: the interruption is
+    not recorded as the game raising, and the run does not go on."""
+    out, marker = tmp_path / "out", tmp_path / "marker"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "harness.cli", "certify", "--out", str(out)),
+            *("--adapter", "python:tests.games:HangsOnTrigger", "--timeout", "60"),
+            *ITEMS,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "CHCERT_TEST_MARKER": str(marker)},
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stdout
+    results = load_results(out)
+    assert results["failures"] == []
+    assert "run interrupted (SIGTERM) before every item had run" in results["incomplete_reasons"]
 
 
 def test_a_killed_run_leaves_the_previous_outputs_or_none(tmp_path: Path) -> None:
@@ -316,6 +355,62 @@ def test_a_killed_run_leaves_the_previous_outputs_or_none(tmp_path: Path) -> Non
             assert seed in (1, 2)
             assert f"seed {seed}" in pdf_text(out / "report.pdf")
             assert (out / "junit.xml").exists()
+
+
+class _Killed(BaseException):
+    """A SIGKILL, as far as the code being killed can tell: nothing after it runs."""
+
+
+def _lay_out(folder: Path, seed: int) -> None:
+    """A run's outputs, each saying which run made it."""
+    (folder / "repro").mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps({"seed": seed}))
+    for name in ("report.pdf", "junit.xml", "strategy.npz", "repro/r.yaml"):
+        (folder / name).write_text(f"seed {seed}")
+
+
+def test_publishing_killed_at_any_step_leaves_one_whole_run_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new run's outputs replace the old ones (cli._publish), killed after each of
+    its file operations in turn: results.json is the old run's beside the old files, the
+    new one's beside the new, or absent."""
+    from harness import cli
+
+    real = {"rename": Path.rename, "unlink": Path.unlink, "rmtree": shutil.rmtree}
+    for step in range(100):
+        out, stage = tmp_path / f"out{step}", tmp_path / f"stage{step}"
+        _lay_out(out, 1)
+        _lay_out(stage, 2)
+        allowed = [step]  # file operations left before the kill
+
+        def counted(name: str, allowed: list[int] = allowed) -> Any:
+            def operation(*args: Any, **kwargs: Any) -> Any:
+                allowed[0] -= 1
+                if allowed[0] < 0:
+                    raise _Killed
+                return real[name](*args, **kwargs)
+
+            return operation
+
+        monkeypatch.setattr(Path, "rename", counted("rename"))
+        monkeypatch.setattr(Path, "unlink", counted("unlink"))
+        monkeypatch.setattr(shutil, "rmtree", counted("rmtree"))
+        try:
+            cli._publish(stage, out, out / "junit.xml")
+            finished = True
+        except _Killed:
+            finished = False
+        finally:
+            monkeypatch.undo()
+        if (out / "results.json").exists():
+            seed = json.loads((out / "results.json").read_text())["seed"]
+            for name in ("report.pdf", "junit.xml", "strategy.npz", "repro/r.yaml"):
+                assert (out / name).read_text() == f"seed {seed}", (step, name)
+        if finished:
+            assert seed == 2 and step > 5
+            return
+    raise AssertionError("publishing took more than 100 steps")
 
 
 @pytest.mark.parametrize(

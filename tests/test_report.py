@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from harness._schema import validator
 from harness.cli import main
-from harness.report import render, verdict_problem
+from harness.report import _build, render, verdict_problem
 from tests.pdftext import pdf_text
 
 Path_ = tuple[str | int, ...]
@@ -101,6 +102,8 @@ def test_any_results_file_gives_a_pdf_or_a_one_line_error(
         doc = _replaced(doc, at, data.draw(JSON_VALUES, label="value"))
     pdf = tmp_path / "direct.pdf"
     assert render(doc, pdf) == pdf and _is_pdf(pdf)
+    if validator("results.schema.json").is_valid(doc):
+        _build(doc, tmp_path / "full.pdf")  # a file of the schema gets the full report
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc))
     capsys.readouterr()

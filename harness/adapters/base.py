@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import shlex
 import sys
@@ -82,7 +83,10 @@ _STRICT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, 
 def decode_reply(raw: bytes | str) -> Any:
     """One reply parsed as strict JSON; ValueError saying what is wrong otherwise."""
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    return _STRICT.decode(text)
+    try:
+        return _STRICT.decode(text)
+    except RecursionError:  # nested deeper than the parser goes: the game's fault too
+        raise ValueError("nested too deeply") from None
 
 
 def _floats(value: Any) -> Any:
@@ -94,6 +98,13 @@ def _floats(value: Any) -> Any:
     if isinstance(value, list):
         return [_floats(v) for v in value]
     return value
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def check_reply(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) -> dict[str, Any]:
@@ -126,9 +137,16 @@ def check_body(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) ->
             raise ProtocolViolation(
                 f"{op} reply does not conform to protocol v1: {problem}", evidence
             )
-    # Only hello has numbers that are not integers (the published figures): every other
-    # body that passed its schema holds no Decimal where the harness reads it.
-    return _floats(ok) if op == "hello" else ok
+    if op != "hello":  # its body, having passed its schema, holds no Decimal that is read
+        return ok
+    # Only hello has numbers that are not integers (the published figures).
+    hello: dict[str, Any] = _floats(ok)
+    published = hello["config"].get("published") or {}
+    huge = sorted(k for k, v in published.items() if not _finite(v))
+    if huge:
+        message = f"hello config.published.{huge[0]} is not a finite number"
+        raise ProtocolViolation(message, evidence)
+    return hello
 
 
 def reference_command(profile_path: str | None) -> list[str]:

@@ -4,9 +4,12 @@ One keep-alive connection (the standard library's http.client), opened again
 after a fault or when the server has closed it. Each request has a deadline over
 its whole exchange (connect, headers, body): a watchdog shuts the socket down
 when it passes, so a server dripping its reply a byte at a time cannot stretch
-it. Only a 2xx answer is a reply; any other status is a fault, its status and
-body kept as evidence, and a redirect is never followed (the harness talks to
-the address it was given). A body longer than MAX_REPLY is not read.
+it. (A TLS handshake, inside http.client's connect, is bounded only by the
+socket timeout of each read: an https:// game could stretch that phase.)
+
+Only a 2xx answer is a reply; any other status is a fault, its status and body
+kept as evidence, and a redirect is never followed (the harness talks to the
+address it was given). A body longer than MAX_REPLY is not read.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import select
 import socket
 import threading
+import time
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,6 +70,51 @@ class _Expired(Exception):
     """The deadline of a request passed while it was being answered."""
 
 
+class _Watchdog:
+    """One thread an adapter: at the deadline of the exchange in progress it shuts that
+    exchange's socket down, and again every 50 ms (a connection opened meanwhile), until
+    the exchange is disarmed. Shutting down happens under the lock `disarm` takes, so no
+    shutdown meant for one exchange can reach the next."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._conn: http.client.HTTPConnection | None = None
+        self._deadline: float | None = None
+        self._expired = False
+        self._closed = False
+        threading.Thread(target=self._run, daemon=True, name="chcert-http-deadline").start()
+
+    def arm(self, conn: http.client.HTTPConnection, wait: float) -> None:
+        with self._cond:
+            self._conn, self._deadline, self._expired = conn, time.monotonic() + wait, False
+            self._cond.notify()
+
+    def disarm(self) -> bool:
+        """End the watch of the exchange; whether its deadline passed."""
+        with self._cond:
+            self._conn = self._deadline = None
+            return self._expired
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                left = None if self._deadline is None else self._deadline - time.monotonic()
+                if left is None or left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._expired = True
+                sock = self._conn.sock if self._conn is not None else None
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                self._cond.wait(0.05)
+
+
 class HttpAdapter:
     def __init__(self, base_url: str, *, timeout: float) -> None:
         self.spec = base_url
@@ -74,6 +123,7 @@ class HttpAdapter:
         self.timeout = timeout
         self._ids = itertools.count(1)
         self._conn: http.client.HTTPConnection | None = None
+        self._watchdog = _Watchdog()
 
     def request(self, op: str, **params: Any) -> dict[str, Any]:
         request = {"id": next(self._ids), "op": op, **params}
@@ -110,30 +160,22 @@ class HttpAdapter:
         """POST one request within `wait` seconds: its status and body (None: longer than
         MAX_REPLY, and not read beyond that)."""
         conn = self._connection(wait)
-        expired = threading.Event()
-
-        def expire() -> None:
-            expired.set()
-            if conn.sock is not None:
-                with contextlib.suppress(OSError):
-                    conn.sock.shutdown(socket.SHUT_RDWR)
-
-        watchdog = threading.Timer(wait, expire)
-        watchdog.start()
+        self._watchdog.arm(conn, wait)
+        failure: Exception | None = None
         try:
             conn.request("POST", path or "/", body.encode(), {"Content-Type": "application/json"})
             response = conn.getresponse()
             declared = response.getheader("Content-Length", "")
             too_long = declared.isdigit() and int(declared) > MAX_REPLY
             raw = None if too_long else response.read(MAX_REPLY + 1)
-        except (OSError, http.client.HTTPException):
-            if expired.is_set():
-                raise _Expired from None
-            raise
+        except (OSError, http.client.HTTPException) as exc:
+            failure = exc
         finally:
-            watchdog.cancel()
-        if expired.is_set():
+            expired = self._watchdog.disarm()
+        if expired:
             raise _Expired
+        if failure is not None:
+            raise failure
         if response.will_close:
             self._drop()
         return response.status, raw if raw is not None and len(raw) <= MAX_REPLY else None
@@ -167,3 +209,4 @@ class HttpAdapter:
 
     def close(self) -> None:
         self._drop()
+        self._watchdog.close()

@@ -32,6 +32,15 @@ from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
 
 
+class _GameRaised(Exception):
+    """What a game's call raised on its thread (SystemExit too), carried to the harness:
+    only this is judged the game's; a Ctrl-C or signal in the waiting thread is not."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(f"{type(raised).__name__}: {raised}")
+        self.raised = raised
+
+
 class _Caller:
     """A daemon thread making the game's calls, each awaited with a deadline."""
 
@@ -49,7 +58,8 @@ class _Caller:
             done.set()
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...], wait: float) -> Any:
-        """fn(*args) on the thread; TimeoutError if it has not returned within `wait` s."""
+        """fn(*args) on the thread; TimeoutError if it has not returned within `wait` s,
+        _GameRaised if it raised."""
         box: list[tuple[bool, Any]] = []
         done = threading.Event()
         self._calls.put((fn, args, box, done))
@@ -58,7 +68,7 @@ class _Caller:
         returned, value = box[0]
         if returned:
             return value
-        raise value
+        raise _GameRaised(value)
 
     def stop(self) -> None:
         self._calls.put(None)
@@ -82,10 +92,8 @@ class InProcessAdapter:
         except TimeoutError:
             self._caller = None
             raise TimeoutError(f"no game object within {STARTUP_GRACE:g} s") from None
-        except Exception:
-            raise
-        except BaseException as exc:  # sys.exit in the constructor: not the harness's exit
-            raise RuntimeError(f"the constructor raised {type(exc).__name__}: {exc}") from None
+        except _GameRaised as exc:  # sys.exit in the constructor too: not the harness's exit
+            raise RuntimeError(f"the constructor raised {exc}") from None
 
     def request(self, op: str, **params: Any) -> dict[str, Any]:
         if self._caller is None:  # the last call hung or stopped the game: a fresh one
@@ -99,15 +107,13 @@ class InProcessAdapter:
         except TimeoutError:
             self._caller = None  # its thread is the hung game's now
             raise ProtocolViolation(f"no reply within {wait:g} s", {"request": request}) from None
-        except BaseException as exc:  # not an Exception: serve_request turned those into errors
+        except _GameRaised as exc:  # not an Exception: serve_request turned those into errors
             self._caller.stop()
             self._caller = None
-            raise ProtocolViolation(
-                f"the game raised {type(exc).__name__}: {exc}", {"request": request}
-            ) from None
+            raise ProtocolViolation(f"the game raised {exc}", {"request": request}) from None
         try:
             wire_reply = decode_reply(json.dumps(reply))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise ProtocolViolation(
                 f"reply is not JSON-serialisable: {exc}",
                 {"request": request, "raw": repr(reply)[:2000]},

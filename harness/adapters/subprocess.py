@@ -194,9 +194,10 @@ class SubprocessAdapter:
             raise Unreachable(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
         if self._stderr is not None:
             self._stderr.close()
-        assert self._proc.stderr is not None
+        assert self._proc.stderr is not None and self._proc.stdin is not None
         self._stderr = _StderrRing(os.dup(self._proc.stderr.fileno()))
         self._proc.stderr.close()
+        os.set_blocking(self._proc.stdin.fileno(), False)  # written through _Outgoing only
         self._lines.clear()
         self._partial.clear()
         self._partial_size = 0
@@ -224,12 +225,14 @@ class SubprocessAdapter:
         proc = self._running(op)
         assert proc.stdin is not None
         request = {"id": next(self._ids), "op": op, **params}
-        try:
-            proc.stdin.write(_encode(request).encode() + b"\n")
-        except OSError as exc:
-            self._kill()  # it closed its stdin: a game that cannot be asked anything more
-            raise self._violation(f"cannot write to the implementation: {exc}", request) from exc
-        reply = self._read_reply(request)
+        # Written as the pipe takes it, within the reply's deadline: a game that answers
+        # without reading its stdin cannot block the harness on a full pipe.
+        outgoing = _Outgoing((_encode(request) + "\n").encode())
+        outgoing.write_some(proc.stdin.fileno())
+        reply = self._read_reply(request, outgoing)
+        if outgoing.pending:  # it answered a request it had not read whole
+            self._kill()
+            raise self._violation("replied to a request it had not read", request)
         self._greeted = True
         try:
             return check_reply(request, reply, {})
@@ -250,12 +253,9 @@ class SubprocessAdapter:
         """
         if not requests:
             return []
-        proc = self._running("")
-        assert proc.stdin is not None
+        self._running("")
         batch = _Batch([{"id": next(self._ids), "op": op, **params} for op, params in requests])
         outgoing = _Outgoing("".join([_encode(r) + "\n" for r in batch.requests]).encode())
-        stdin_fd = proc.stdin.fileno()
-        os.set_blocking(stdin_fd, False)
         try:
             for _ in batch.requests:
                 batch.take(self._read_reply(batch.first_unanswered(), outgoing))
@@ -263,9 +263,6 @@ class SubprocessAdapter:
             if batch.wrong is None:
                 raise
             raise self._judged(batch) from late  # the first fault is the one to report
-        finally:
-            if self._proc is proc:
-                os.set_blocking(stdin_fd, True)
         if outgoing.pending:  # replies ran ahead of the requests: out of step for good
             self._kill()
             if batch.wrong is None:
@@ -373,9 +370,9 @@ class SubprocessAdapter:
         """Say `bye` (a courtesy: the game gets a second to exit), then end its group."""
         proc = self._proc
         if proc is not None and proc.stdin is not None and self._greeted and proc.poll() is None:
+            bye = _Outgoing((_encode({"id": next(self._ids), "op": "bye"}) + "\n").encode())
+            bye.write_some(proc.stdin.fileno())  # what the pipe takes now; never a wait
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                os.set_blocking(proc.stdin.fileno(), True)
-                proc.stdin.write(_encode({"id": next(self._ids), "op": "bye"}).encode() + b"\n")
                 proc.stdin.close()
                 proc.wait(timeout=1)
         self._kill()
