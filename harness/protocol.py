@@ -176,3 +176,63 @@ def _serve_lines(game: Any, lines: list[bytes], stdout: IO[bytes]) -> bool:
         stdout.write(("\n".join(replies) + "\n").encode())
         stdout.flush()
     return bye
+
+
+MAX_REQUEST = 64 << 20  # the largest request body a game server reads (a deck stack is ~200 B)
+
+
+def serve_http(game: Any, host: str, port: int, ready: Any = None) -> None:
+    """Serve a game over HTTP until interrupted: `POST <any path>/<op>`, the request as
+    the JSON body, the reply as the JSON body of a 200 (an error reply too: it is a
+    reply). HTTP/1.1 keep-alive; one request at a time reaches the game, whatever the
+    number of connections. `ready(url)` is called once the socket listens (port 0: any
+    free port)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Lock
+
+    lock = Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body leave in one segment, at once: without these, Nagle's algorithm
+        # holds the body until the client's delayed ACK of the headers, 40 ms a request.
+        wbufsize = -1
+        disable_nagle_algorithm = True
+
+        def do_POST(self) -> None:
+            length = self.headers.get("Content-Length", "")
+            if not length.isdigit() or int(length) > MAX_REQUEST:
+                self.send_error(411 if not length.isdigit() else 413)
+                return
+            body = self.rfile.read(int(length))
+            try:
+                request: Any = json.loads(body)
+            except ValueError as exc:
+                reply = _error(None, ErrorCode.INVALID_REQUEST, f"not JSON: {exc}")
+            else:
+                op = self.path.rstrip("/").rpartition("/")[2]
+                if isinstance(request, dict) and request.get("op") != op:
+                    reply = _error(
+                        request.get("id"),
+                        ErrorCode.INVALID_REQUEST,
+                        f"the path names op {op!r}, the body {request.get('op')!r}",
+                    )
+                else:
+                    with lock:
+                        reply = serve_request(game, request)
+            data = _encode(reply).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # a server for a test harness: stderr stays for the game's own news
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    if ready is not None:
+        ready(f"http://{host}:{server.server_address[1]}/")
+    with server:
+        server.serve_forever()

@@ -1,17 +1,21 @@
-"""Run the reference game as a JSON Lines process: `python -m harness.reference`.
+"""Run the reference game: `python -m harness.reference`.
 
-    python -m harness.reference [--profile NAME|PATH] [--mutant NAME]
+    python -m harness.reference [--profile NAME|PATH] [--mutant NAME] [--http PORT [--host H]]
 
-Requests are read from stdin, replies written to stdout, one JSON object a line.
+By default it speaks JSON Lines: requests read from stdin, replies written to
+stdout, one JSON object a line. With `--http PORT` it serves HTTP instead
+(`POST /<op>`, keep-alive; certify it with `--adapter http://127.0.0.1:PORT/`),
+printing its URL on stdout once it listens; port 0 takes any free port.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from harness.profiles import DEFAULT_PROFILE, load_profile
-from harness.protocol import serve_json_lines
+from harness.protocol import serve_http, serve_json_lines
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
 
@@ -22,10 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mutant", choices=sorted(MUTANTS), help="play a deliberately broken variant"
     )
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (--http)")
     args = parser.parse_args(argv)
     profile = load_profile(args.profile)
     game = MUTANTS[args.mutant](profile) if args.mutant else ReferenceGame(profile)
-    serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
+    if args.http is None:
+        serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
+        return 0
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
+        serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))
     return 0
 
 
