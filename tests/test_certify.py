@@ -22,6 +22,7 @@ from harness.reference import ReferenceGame
 from harness.reference.shufflers import naive_swap_with_any
 from tests.pdftext import pdf_text
 from tests.results import load_results
+from tests.signals import default_signals
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
 
@@ -232,6 +233,7 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=default_signals,
     )
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline:

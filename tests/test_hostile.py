@@ -30,6 +30,7 @@ from harness.cli import main
 from harness.processes import descendants, process_table
 from tests.pdftext import pdf_text
 from tests.results import load_results
+from tests.signals import default_signals
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
 TRIGGER = "s000-antewin/nq-four-of-a-kind-std-t1"  # the round the faults strike
@@ -286,6 +287,7 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=default_signals,
     )
     deadline = time.monotonic() + 120
     while not (tmp_path / "marker").exists() and time.monotonic() < deadline:
@@ -322,6 +324,7 @@ def test_a_signal_during_an_in_process_call_is_no_fault_of_the_game(tmp_path: Pa
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "CHCERT_TEST_MARKER": str(marker)},
+        preexec_fn=default_signals,
     )
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline:

@@ -172,7 +172,7 @@ class HttpAdapter:
             failure = exc
         finally:
             expired = self._watchdog.disarm()
-        if expired:
+        if expired or isinstance(failure, TimeoutError):
             raise _Expired
         if failure is not None:
             raise failure
@@ -181,7 +181,11 @@ class HttpAdapter:
         return response.status, raw if raw is not None and len(raw) <= MAX_REPLY else None
 
     def _connection(self, wait: float) -> http.client.HTTPConnection:
-        """The open connection, unless the server has closed it meanwhile; else a new one."""
+        """The open connection, unless the server has closed it meanwhile; else a new one.
+
+        Its sockets time out a second after the deadline: the watchdog is the measure, and
+        the socket's own timeout only a backstop (a connect to a silent address)."""
+        wait += 1.0
         if self._conn is not None and self._conn.sock is not None:
             readable, _, _ = select.select([self._conn.sock], [], [], 0)
             if readable:  # an idle connection has nothing to read but the server's close
