@@ -76,6 +76,7 @@ class _StderrRing:
         give_up = time.monotonic() + 0.2
         while self._thread.is_alive() and time.monotonic() < give_up:
             if not select.select([self._fd], [], [], 0)[0]:
+                time.sleep(0.02)  # a chunk the drain has read may not be in the ring yet
                 break
             time.sleep(0.002)
         with self._lock:
