@@ -38,7 +38,6 @@ class _GameRaised(Exception):
 
     def __init__(self, raised: BaseException) -> None:
         super().__init__(f"{type(raised).__name__}: {raised}")
-        self.raised = raised
 
 
 class _Caller:
