@@ -102,6 +102,7 @@ class Profile:
     dealer_qualifier: str
     call_multiple: int
     fold_forfeits_aa_bonus: bool
+    hole_cards_face_up: bool
     nonqualifying_ante: NonQualifyingAnte
     limits: Limits
     claims: tuple[Claim, ...]
@@ -170,6 +171,7 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> Profile:
         dealer_qualifier=data["dealer_qualifier"],
         call_multiple=data["call_multiple"],
         fold_forfeits_aa_bonus=data["rules"]["fold_forfeits_aa_bonus"],
+        hole_cards_face_up=data["rules"].get("hole_cards_face_up", False),
         nonqualifying_ante=NonQualifyingAnte(data["rules"]["ante_when_dealer_does_not_qualify"]),
         limits=Limits((lo, hi), (aa_lo, aa_hi)),
         claims=tuple(

@@ -46,12 +46,19 @@ EXPECTED = {
     "aa-settled-after-river": ("source-001", "s001-r9"),
     "fold-forfeits-aa-bonus": ("source-004", "s004-a6"),
     "leaks-dealer-cards": ("standard", "s000-r3"),
+    "leaks-under-an-innocuous-key": ("standard", "s000-r3"),
+    "leaks-a-card-index": ("source-001", "s001-r4"),
+    "leaks-the-dealers-hand-in-an-error": ("source-003", "s003-deal"),
+    "leaks-other-seats-cards": ("source-004", "s004-deal"),
+    "round-id-from-the-dealers-cards": ("standard", "s000-r3"),
     "accepts-aa-bonus-without-ante": ("standard", "s000-r2"),
     "ignores-ante-maximum": ("standard", "s000-r2"),
     "swaps-turn-and-river": ("standard", "s000-r4"),
     "duplicate-card-in-shuffle": ("standard", "s000-r1"),
     "deals-a-card-twice": ("standard", "s000-r1"),
     "history-forgets": ("source-002", "s002-history"),
+    "history-keeps-five": ("source-002", "s002-history"),
+    "history-shows-losses-as-pushes": ("source-002", "s002-history"),
     # Faults found in real poker code, for the differential check (most are rare on
     # random deals; benchmarks/mutant_rates.py measures how rare). Each names the clause
     # the decision table of docs/differential.md attributes it to: a wrong best five whose

@@ -20,7 +20,8 @@ registry <- replies <- the concern modules <- this one:
                   (CHECKS is its name -> Check dict), run_check, game_faults_fail
     replies       asking the game and reading its replies (request_ok, stake, ...)
     declarations  declared-* and declared-limits
-    dealing       information-hiding, stacked-deal, deck-integrity, dealt-cards-distinct
+    dealing       stacked-deal, deck-integrity, dealt-cards-distinct
+    hiding        information-hiding: nothing hidden shown before the decisions
     settlement    replay_vector, compare_settlement, repro_vector; aa-bonus-timing,
                   history-recall
     corpus        replay_corpus: the generated vectors, pipelined
@@ -38,6 +39,7 @@ from harness.checks import (  # noqa: F401
     dealing,
     declarations,
     differential,
+    hiding,
     randomness,
     settlement,
     simulation,

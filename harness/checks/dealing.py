@@ -1,5 +1,5 @@
-"""Dealing and information hiding: the game shows only what a player may see, deals
-what was stacked, and its decks and rounds hold each card once."""
+"""Dealing: the game deals what was stacked, and its decks and rounds hold each card once
+(what it may show before the decisions is harness/checks/hiding.py's concern)."""
 
 from __future__ import annotations
 
@@ -8,35 +8,8 @@ import binascii
 from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
-from harness.checks.replies import cards_in, finish_round, items, obj, parse, request_ok, stake
+from harness.checks.replies import items, obj, parse, request_ok, stake
 from harness.protocol import Capability
-
-
-@check("information-hiding")
-def information_hiding(ctx: Context) -> None:
-    """Before the decision a round reply shows the seats' hole cards and the flop, no more."""
-    seats = list(range(1, min(ctx.seats, 2) + 1))
-    lo = stake(ctx)
-    reply = request_ok(ctx, "round", seats=[{"seat": s, "ante": lo} for s in seats])
-    try:
-        allowed_keys = {"round", "seats", "flop"}
-        extra = sorted(set(reply) - allowed_keys)
-        flop = reply.get("flop")
-        hole_cards: set[str] = set()
-        for entry in reply.get("seats", []) if isinstance(reply.get("seats"), list) else []:
-            if isinstance(entry, dict):
-                hole_cards |= cards_in(entry.get("hole"))
-        visible = cards_in(reply)
-        allowed = hole_cards | cards_in(flop)
-        if extra or visible - allowed or len(allowed) != 2 * len(seats) + 3:
-            raise CheckFailure(
-                "the round reply shows more than the seats' hole cards and the flop",
-                expected={"keys": sorted(allowed_keys), "cards": 2 * len(seats) + 3},
-                actual={"extra_keys": extra, "cards": sorted(visible)},
-                evidence={"reply": reply},
-            )
-    finally:
-        finish_round(ctx, reply.get("round"), seats)
 
 
 @check("stacked-deal", requires={Capability.INJECT})

@@ -7,7 +7,6 @@ empty, and cards that do not parse are a CheckFailure, never a harness error.
 from __future__ import annotations
 
 import contextlib
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,20 +72,6 @@ def three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
     if len(cards) != 3:
         raise CheckFailure(f"expected a flop of three cards, got {len(cards)}")
     return cards[0], cards[1], cards[2]
-
-
-_CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every string anywhere in a reply that reads as a card (`As`), however nested."""
-    if isinstance(value, str):
-        return {value} if _CARD.match(value) else set()
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    return set()
 
 
 def stake(ctx: Context, wager: str = "ante") -> int:

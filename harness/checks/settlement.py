@@ -188,25 +188,90 @@ def aa_bonus_timing(ctx: Context) -> None:
         )
 
 
+# Pairs of rounds alike in everything but the turn and river (hole, flop, dealer, action):
+# in the first of each pair the turn and river would change the AA Bonus if it were judged
+# on seven cards (a pair of aces made; a pair of aces made a flush), in the second they
+# would not. (hole, flop, [(turn, river), (turn, river)], action)
+LOCKED_PAIRS = (
+    (("As", "Kd"), ("2c", "7h", "Jd"), [("Ac", "9s"), ("3s", "4d")], "call"),
+    (("Ah", "Ad"), ("2h", "7h", "Jd"), [("9h", "4h"), ("3s", "8c")], "call"),
+    (("Ah", "Ad"), ("2h", "7h", "Jd"), [("9h", "4h"), ("3s", "8c")], "fold"),
+)
+LOCKED_DEALER = ("5c", "5d")
+
+
+@check("aa-bonus-locked", requires={Capability.INJECT})
+def aa_bonus_locked(ctx: Context) -> dict[str, Any]:
+    """The AA Bonus is settled on the hole cards and flop alone: two rounds that differ
+    only in the turn and river settle it identically. Needs no events: the settlement
+    itself shows whether the last two cards were looked at."""
+    if not obj(ctx.hello.get("config")).get("aa_bonus_pay_table"):
+        raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
+    wager = {"seat": 1, "ante": stake(ctx), "aa_bonus": stake(ctx, "aa_bonus")}
+    for hole, flop, endings, action in LOCKED_PAIRS:
+        settled = []
+        for turn, river in endings:
+            cards = {"seats": {"1": list(hole)}, "dealer": list(LOCKED_DEALER),
+                     "flop": list(flop), "turn": turn, "river": river}  # fmt: skip
+            reply = request_ok(ctx, "round", seats=[wager], cards=cards)
+            request_ok(ctx, "act", round=reply.get("round"), seat=1, action=action)
+            result = request_ok(ctx, "result", round=reply.get("round"))
+            seat = next((obj(s) for s in items(result.get("seats")) if obj(s).get("seat") == 1), {})
+            settled.append(wager_pair(obj(seat.get("wagers")).get("aa_bonus")))
+        if settled[0] != settled[1]:
+            (t1, r1), (t2, r2) = endings
+            raise CheckFailure(
+                f"the AA Bonus of {' '.join(hole)} on a flop of {' '.join(flop)} ({action}) "
+                f"settled {settled[0]} with turn {t1} and river {r1}, {settled[1]} with "
+                f"turn {t2} and river {r2}: the last two cards changed it",
+                expected="the same AA Bonus settlement whatever the turn and river",
+                actual={f"{t1} {r1}": settled[0], f"{t2} {r2}": settled[1]},
+            )
+    return {"round_pairs": len(LOCKED_PAIRS)}
+
+
+RECALLED_ROUNDS = 10  # regulators' recall rules: the last game and the nine before it
+
+
 @check("history-recall", requires={Capability.HISTORY})
-def history_recall(ctx: Context) -> None:
-    """A round just played is recalled by `history` exactly as `result` reported it."""
-    reply = request_ok(ctx, "round", seats=[{"seat": 1, "ante": stake(ctx)}])
-    request_ok(ctx, "act", round=reply.get("round"), seat=1, action="call")
-    result = request_ok(ctx, "result", round=reply.get("round"))
-    rounds = items(request_ok(ctx, "history", last=1).get("rounds"))
-    recalled = rounds[-1] if rounds else None
-    if not isinstance(recalled, dict) or recalled.get("round") != reply.get("round"):
+def history_recall(ctx: Context) -> dict[str, Any]:
+    """`history` recalls at least the last ten rounds, oldest first, each exactly as
+    `result` reported it when the round ended (002 'Game history')."""
+    seats = [1, 2] if ctx.seats >= 2 else [1]
+    aa = stake(ctx, "aa_bonus") if obj(ctx.hello.get("config")).get("aa_bonus_pay_table") else 0
+    results: list[dict[str, Any]] = []
+    for n in range(RECALLED_ROUNDS):
+        wagers = [
+            {"seat": s, "ante": stake(ctx), **({"aa_bonus": aa} if aa and n % 2 else {})}
+            for s in seats
+        ]
+        reply = request_ok(ctx, "round", seats=wagers)
+        for s in seats:
+            action = "fold" if (n + s) % 3 == 0 else "call"
+            request_ok(ctx, "act", round=reply.get("round"), seat=s, action=action)
+        results.append(request_ok(ctx, "result", round=reply.get("round")))
+    rounds = items(request_ok(ctx, "history", last=RECALLED_ROUNDS).get("rounds"))
+    if len(rounds) < RECALLED_ROUNDS:
         raise CheckFailure(
-            "history does not recall the last round", expected=reply.get("round"), actual=recalled
+            f"history recalls {len(rounds)} of the last {RECALLED_ROUNDS} rounds",
+            expected=[r.get("round") for r in results],
+            actual=[obj(r).get("round") for r in rounds],
         )
-    mismatched = sorted(k for k in ("board", "dealer", "seats") if recalled.get(k) != result.get(k))
-    if mismatched:
+    recalled = rounds[-RECALLED_ROUNDS:]
+    for n, (was, now) in enumerate(zip(results, recalled, strict=True)):
+        if now == was:
+            continue
+        keys = sorted({*was, *obj(now)}, key=str)
+        differing = [k for k in keys if obj(now).get(k) != was.get(k)]
         raise CheckFailure(
-            f"recalled round differs from the result in {', '.join(mismatched)}",
-            expected={k: result.get(k) for k in mismatched},
-            actual={k: recalled.get(k) for k in mismatched},
+            f"history's round {n + 1} of the last {RECALLED_ROUNDS} (round "
+            f"{was.get('round')!r}) is not what result reported: it differs in "
+            f"{', '.join(map(str, differing))}",
+            expected={k: was.get(k) for k in differing},
+            actual={k: obj(now).get(k) for k in differing},
+            evidence={"history": recalled},
         )
+    return {"rounds_recalled": RECALLED_ROUNDS}
 
 
 def repro_vector(

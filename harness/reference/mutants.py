@@ -18,9 +18,11 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.cards import Card, Rank
+from harness.errors import ErrorReply
 from harness.evaluator import Category, category_of, minimum_strength, strength_of
 from harness.game import Action
-from harness.reference.engine import Dealt, ReferenceGame, Round, Seat
+from harness.protocol import ErrorCode
+from harness.reference.engine import Dealt, Phase, ReferenceGame, Round, Seat
 
 
 class QualifyPairOfThrees(ReferenceGame):
@@ -223,6 +225,57 @@ class LeaksDealerCards(ReferenceGame):
         return reply
 
 
+class LeaksUnderAnInnocuousKey(ReferenceGame):
+    """Each act's reply carries a 'receipt' ending in the dealer's two cards run together."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        super().act(round=round, seat=seat, action=action)
+        dealer = self._rounds[round].dealer
+        return {"receipt": f"{round}/{dealer[0]}{dealer[1]}"}
+
+
+class LeaksACardIndex(ReferenceGame):
+    """Each act's reply carries the turn card's byte index as a 'sequence' number."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        super().act(round=round, seat=seat, action=action)
+        return {"sequence": self._rounds[round].turn.index}
+
+
+class LeaksTheDealersHandInAnError(ReferenceGame):
+    """A result asked too early is refused with a message naming the dealer's hand."""
+
+    def result(self, round: Any) -> dict[str, Any]:
+        rnd = self._round(round)
+        if rnd.phase is not Phase.DONE:
+            board = (*rnd.flop, rnd.turn, rnd.river)
+            hand = category_of(strength_of((*rnd.dealer, *board))).wire
+            raise ErrorReply(ErrorCode.ROUND_IN_PROGRESS, f"not yet: the dealer has {hand}")
+        return super().result(round)
+
+
+class LeaksOtherSeatsCards(ReferenceGame):
+    """Each act's reply shows the other seats' hole cards (face-down games keep them private)."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        super().act(round=round, seat=seat, action=action)
+        seats = self._rounds[round].seats
+        return {"table": {str(n): [str(c) for c in s.hole] for n, s in seats.items() if n != seat}}
+
+
+class RoundIdFromTheDealersCards(ReferenceGame):
+    """Round ids are a counter followed by the byte indices of the dealer's two cards."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        reply = super().round(seats=seats, cards=cards)
+        rnd = self._rounds.pop(reply["round"])
+        self._open_rounds.discard(rnd.ident)
+        rnd.ident = f"{rnd.ident}-{rnd.dealer[0].index}-{rnd.dealer[1].index}"
+        self._rounds[rnd.ident] = rnd
+        self._open_rounds.add(rnd.ident)
+        return {**reply, "round": rnd.ident}
+
+
 class AcceptsAABonusWithoutAnte(ReferenceGame):
     """An AA Bonus without an ante is accepted (the seat plays the minimum ante)."""
 
@@ -285,6 +338,25 @@ class HistoryForgets(ReferenceGame):
 
     def history(self, last: Any = 10) -> dict[str, Any]:
         return {"rounds": []}
+
+
+class HistoryKeepsFive(ReferenceGame):
+    """Game history recalls only the last five rounds, whatever is asked."""
+
+    def history(self, last: Any = 10) -> dict[str, Any]:
+        return super().history(last=min(last, 5) if isinstance(last, int) else last)
+
+
+class HistoryShowsLossesAsPushes(ReferenceGame):
+    """Game history rewrites a lost ante as a push when it recalls a round."""
+
+    def history(self, last: Any = 10) -> dict[str, Any]:
+        recalled = super().history(last=last)
+        for rnd in recalled["rounds"]:
+            for seat in rnd["seats"]:
+                ante = seat["wagers"]["ante"]
+                ante["returned"] = max(ante["returned"], ante["stake"])
+        return recalled
 
 
 # ------------------------------------------------- faults found in real poker code
@@ -794,12 +866,19 @@ MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "tie-pays-player": TiePaysPlayer,
     "dealer-win-takes-ante-only": DealerWinTakesAnteOnly,
     "leaks-dealer-cards": LeaksDealerCards,
+    "leaks-under-an-innocuous-key": LeaksUnderAnInnocuousKey,
+    "leaks-a-card-index": LeaksACardIndex,
+    "leaks-the-dealers-hand-in-an-error": LeaksTheDealersHandInAnError,
+    "leaks-other-seats-cards": LeaksOtherSeatsCards,
+    "round-id-from-the-dealers-cards": RoundIdFromTheDealersCards,
     "accepts-aa-bonus-without-ante": AcceptsAABonusWithoutAnte,
     "ignores-ante-maximum": IgnoresAnteMaximum,
     "swaps-turn-and-river": SwapsTurnAndRiver,
     "duplicate-card-in-shuffle": DuplicateCardInShuffle,
     "deals-a-card-twice": DealsACardTwice,
     "history-forgets": HistoryForgets,
+    "history-keeps-five": HistoryKeepsFive,
+    "history-shows-losses-as-pushes": HistoryShowsLossesAsPushes,
     "straight-flush-from-separate-cards": StraightFlushFromSeparateCards,
     "two-trips-not-a-full-house": TwoTripsNotAFullHouse,
     "third-pair-as-kicker": ThirdPairAsKicker,
