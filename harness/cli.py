@@ -46,6 +46,7 @@ from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
 from harness.plugin import DIFFERENTIAL
 from harness.processes import Reaper, nothing_outlives
 from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
+from harness.refusals import load_all_refusals, refusal_files
 from harness.report import render
 from harness.report.junit import write_junit
 from harness.results import SCHEMA_VERSION, write_json_atomic
@@ -841,7 +842,8 @@ def vectors_check() -> int:
     catalogs = load_catalogs()
     clauses = clause_index(catalogs)
     vectors = load_all_vectors(clauses)
-    report = check_coverage(catalogs, vectors)
+    refusals = load_all_refusals(clauses)
+    report = check_coverage(catalogs, vectors, refusals)
     out_of_scope = sum(len(c.out_of_scope) for c in catalogs)
     print(
         f"{len(catalogs)} catalogs: {report.clauses} clauses, {out_of_scope} passages out of scope"
@@ -851,6 +853,7 @@ def vectors_check() -> int:
     print(f"{len(vectors)} vectors in {len(vector_files())} files")
     for name, count in sorted(report.vectors_per_profile.items()):
         print(f"  {name}: {count} vectors")
+    print(f"{len(refusals)} refusal vectors in {len(refusal_files())} files (docs/refusals.md)")
     corpus = [
         v for path in sorted(CORPUS_DIR.glob("*.json")) for v in load_vector_file(path, clauses)
     ]

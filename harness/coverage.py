@@ -16,12 +16,14 @@ oracle is never consulted.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from harness.checks import CHECKS
 from harness.evaluator import Category, strength_of
 from harness.game import Action
 from harness.profiles import AABonusTable, Profile, available_profiles, load_profile
+from harness.refusals import RefusalVector
 from harness.specs import Catalog
 from harness.vectors import Vector
 
@@ -90,7 +92,11 @@ def aa_rows(profile: Profile, vectors: list[Vector]) -> tuple[set[str], bool]:
     return won, lost
 
 
-def check_coverage(catalogs: list[Catalog], vectors: list[Vector]) -> CoverageReport:
+def check_coverage(
+    catalogs: list[Catalog], vectors: list[Vector], refusals: Sequence[RefusalVector] = ()
+) -> CoverageReport:
+    """Traceability and coverage; a clause verified by vectors is covered by a settlement
+    vector or a refusal vector (docs/refusals.md) citing it."""
     report = CoverageReport()
     profiles = {name: load_profile(name) for name in available_profiles()}
     for vector in vectors:
@@ -115,7 +121,8 @@ def check_coverage(catalogs: list[Catalog], vectors: list[Vector]) -> CoverageRe
                     report.problems.append(f"{clause.id}: unknown check {check!r}")
             if "vectors" in clause.verification:
                 for name in clause.profiles:
-                    if not any(v.clause_for.get(name) == clause.id for v in vectors):
+                    cited = [v.clause_for for v in vectors] + [r.clause_for for r in refusals]
+                    if not any(c.get(name) == clause.id for c in cited):
                         report.problems.append(f"{clause.id}: no vector under profile {name}")
     for name, profile in profiles.items():
         if not profile.catalogs:

@@ -34,6 +34,7 @@ from harness.checks import (
     Context,
     NotTested,
     replay_corpus,
+    replay_refusal,
     replay_vector,
 )
 from harness.corpus import CORPUS_DIR
@@ -42,6 +43,7 @@ from harness.gamemath import census_progress, main_game, profile_math
 from harness.outcomes import Status
 from harness.profiles import Profile, load_profile
 from harness.publication import published_figures
+from harness.refusals import REFUSAL_DIR, RefusalVector, load_all_refusals
 from harness.results import (
     PlannedItem,
     Record,
@@ -91,6 +93,17 @@ class CertificationRun:
         self.extra_vector_files = [Path(p).resolve() for p in config.getoption("chcert_vectors")]
         vectors = load_all_vectors(index, extra=self.extra_vector_files)
         self.vectors: list[Vector] = [v for v in vectors if self.profile.name in v.profiles]
+        self.refusals: list[RefusalVector] = [
+            r for r in load_all_refusals(index) if self.profile.name in r.profiles
+        ]
+        for refusal in self.refusals:
+            twin = next((v for v in vectors if v.id == refusal.id), None)
+            if twin is not None:
+                raise SpecError(
+                    refusal.path,
+                    refusal.line,
+                    f"id {refusal.id!r} is a settlement vector's too ({twin.path}:{twin.line})",
+                )
         self.corpus: list[Vector] = [
             v
             for path in sorted(CORPUS_DIR.glob("*.json"))
@@ -144,6 +157,10 @@ class CertificationRun:
                     PlannedItem(f"{clause}/{vector.id}{suffix}", clause, "vector", vector.id)
                     for suffix in repeat_suffixes(self.repeat)
                 ]
+        for refusal in self.refusals:
+            clause = refusal.clause_for[self.profile.name]
+            if clause in wanted:
+                planned.append(PlannedItem(f"{clause}/{refusal.id}", clause, "vector", refusal.id))
         corpus_clauses = {v.clause_for[self.profile.name] for v in self.corpus} & wanted
         planned += [
             PlannedItem(f"{clause}/corpus", clause, "corpus", "corpus")
@@ -500,6 +517,8 @@ class CertificationRun:
             return CorpusFile.from_parent(parent, path=file_path)
         if file_path.suffix != ".yaml":
             return None
+        if file_path.parent == REFUSAL_DIR:
+            return RefusalFile.from_parent(parent, path=file_path)
         if any(file_path == cat.path.resolve() for cat in self.catalogs):
             return CatalogFile.from_parent(parent, path=file_path)
         if VECTOR_DIR in file_path.parents:
@@ -658,6 +677,21 @@ class VectorItem(ChcertItem):
         return None
 
 
+class RefusalItem(ChcertItem):
+    """One bad request the game must refuse, and stay whole (docs/refusals.md)."""
+
+    kind = "vector"
+
+    def setup_refusal(self, refusal: RefusalVector, clause: str) -> None:
+        self.refusal = refusal
+        self.clause = clause
+        self.target = refusal.id
+        self.add_marker(clause)
+
+    def execute(self, ctx: Context) -> dict[str, Any] | None:
+        return replay_refusal(ctx, self.refusal)
+
+
 class CheckItem(ChcertItem):
     kind = "check"
 
@@ -718,6 +752,18 @@ class VectorFile(pytest.File):
             for suffix in repeat_suffixes(run.repeat):
                 item = VectorItem.from_parent(self, name=f"{clause}/{vector.id}{suffix}")
                 item.setup_vector(vector, clause)
+                yield item
+
+
+class RefusalFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        run = current_run(self.config)
+        wanted = {c.id for c in run.clauses}
+        for refusal in run.refusals:
+            clause = refusal.clause_for[run.profile.name]
+            if refusal.path.resolve() == self.path and clause in wanted:
+                item = RefusalItem.from_parent(self, name=f"{clause}/{refusal.id}")
+                item.setup_refusal(refusal, clause)
                 yield item
 
 

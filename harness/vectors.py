@@ -148,7 +148,7 @@ def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vecto
         for t, test in enumerate(group["tests"]):
             key = ("groups", g, "tests", t)
             line = doc.line_of(key)
-            clause_for = _clause_for(path, doc.line_of((*key, "clauses")), test, group, clauses)
+            applying = clause_for(path, doc.line_of((*key, "clauses")), test, group, clauses)
             for flag in test.get("flags", []):
                 if flag not in notes:
                     raise SpecError(path, line, f"flag {flag!r} is not explained in notes")
@@ -170,7 +170,7 @@ def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vecto
                 Vector(
                     id=test["id"],
                     clauses=tuple(test["clauses"]),
-                    clause_for=clause_for,
+                    clause_for=applying,
                     comment=test["comment"].strip(),
                     flags=tuple(test.get("flags", [])),
                     result=test["result"],
@@ -203,7 +203,7 @@ def load_vector_file(path: str | Path, clauses: dict[str, Clause]) -> list[Vecto
     return vectors
 
 
-def _clause_for(
+def clause_for(
     path: str | Path,
     line: int | None,
     test: dict[str, Any],
@@ -238,8 +238,9 @@ def _three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
 
 
 def vector_files(root: Path = VECTOR_DIR) -> list[Path]:
-    """Every vector file, in a fixed order (xdist workers must collect identically)."""
-    return sorted(root.rglob("*.yaml"))
+    """Every settlement vector file, in a fixed order (xdist workers must collect
+    identically); refusals/ holds another kind (harness/refusals.py)."""
+    return sorted(p for p in root.rglob("*.yaml") if root / "refusals" not in p.parents)
 
 
 def load_all_vectors(

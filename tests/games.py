@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,14 @@ from harness.profiles import Limits
 from harness.reference import ReferenceGame
 
 SEED = 20261130
+
+
+def served(name: str, profile: str | None = None) -> str:
+    """The adapter spec of a game of this module served over JSON Lines: certified so, it
+    meets every refusal, the lines that are not JSON too, which a python: adapter cannot
+    send (docs/refusals.md); so a run of it can PASS."""
+    argv = [sys.executable, "-m", "harness.reference", "--game", f"tests.games:{name}"]
+    return "subprocess:" + shlex.join(argv + (["--profile", profile] if profile else []))
 
 
 class Seeded(ReferenceGame):
@@ -74,7 +84,18 @@ class NarrowLimits(OwnLimits):
     limits = Limits(ante=(200, 50_000), aa_bonus=(100, 25_000))
 
 
-class NoInject(Seeded):
+class _OneSeatTable(Seeded):
+    """A table of one seat: a wager for any other seat is refused."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        if isinstance(seats, list) and any(
+            not isinstance(s, dict) or s.get("seat") != 1 for s in seats
+        ):
+            raise ErrorReply("invalid_bet", "this table has one seat, seat 1")
+        return super().round(seats=seats, cards=cards)
+
+
+class NoInject(_OneSeatTable):
     """A correct game that cannot stack decks and seats one player."""
 
     def hello(self) -> dict[str, Any]:
@@ -83,7 +104,7 @@ class NoInject(Seeded):
         return hello
 
 
-class OneSeat(Seeded):
+class OneSeat(_OneSeatTable):
     """A correct one-seat game that can stack decks: multi-seat vectors cannot run."""
 
     def hello(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import yaml
 from harness.cli import main
 from harness.reference import ReferenceGame
 from harness.reference.shufflers import naive_swap_with_any
+from tests.games import served
 from tests.pdftext import pdf_text
 from tests.results import load_results
 from tests.signals import default_signals
@@ -62,7 +63,7 @@ def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> No
             "harness.cli",
             "certify",
             "--adapter",
-            "python:tests.games:Seeded",
+            served("Seeded"),
             "--out",
             str(tmp_path),
             "-n",
@@ -330,14 +331,14 @@ def test_one_seat_leaves_multi_seat_clauses_not_tested(tmp_path: Path) -> None:
 
 
 def test_a_correct_game_declaring_wider_limits_passes(tmp_path: Path) -> None:
-    code, results = certify(tmp_path, "--adapter", "python:tests.games:WideLimits", "--all")
+    code, results = certify(tmp_path, "--adapter", served("WideLimits"), "--all")
     assert code == 0 and results["verdict"] == "PASS", results["incomplete_reasons"]
     assert results["implementation"]["config"]["limits"]["ante"] == [1, 100_000]
     assert results["math"]["simulation"]["ante"] == 100  # legal under both tables
 
 
 def test_a_misstated_published_figure_fails_as_a_publication_finding(tmp_path: Path) -> None:
-    code, results = certify(tmp_path, "--adapter", "python:tests.games:PublishesWrongRtp", "--all")
+    code, results = certify(tmp_path, "--adapter", served("PublishesWrongRtp"), "--all")
     assert code == 1 and results["verdict"] == "FAIL"
     assert results["implementation_verdict"] == "PASS"
     assert results["publication_verdict"] == "FAIL"
@@ -349,9 +350,7 @@ def test_a_misstated_published_figure_fails_as_a_publication_finding(tmp_path: P
     (case,) = [c for c in junit.iter("testcase") if c.get("name") == "published:rtp"]
     assert case.find("failure") is not None
     assert "published:rtp" in pdf_text(tmp_path / "report.pdf")
-    code, results = certify(
-        tmp_path / "true", "--adapter", "python:tests.games:PublishesTrueFigures", "--all"
-    )
+    code, results = certify(tmp_path / "true", "--adapter", served("PublishesTrueFigures"), "--all")
     assert code == 0 and {f["status"] for f in results["publication"]["published_by_game"]} == {
         "pass"
     }

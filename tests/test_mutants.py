@@ -17,7 +17,7 @@ import pytest
 from harness.cli import main
 from harness.profiles import available_profiles
 from harness.reference.mutants import MUTANTS
-from tests.games import Seeded
+from tests.games import served
 from tests.pdftext import pdf_text
 from tests.results import load_results
 
@@ -53,6 +53,15 @@ EXPECTED = {
     "round-id-from-the-dealers-cards": ("standard", "s000-r3"),
     "accepts-aa-bonus-without-ante": ("standard", "s000-r2"),
     "ignores-ante-maximum": ("standard", "s000-r2"),
+    "accepts-fractional-ante": ("standard", "s000-r2"),
+    "accepts-a-seat-twice": ("source-001", "s001-r2"),
+    "accepts-a-second-decision": ("standard", "s000-r5"),
+    "accepts-act-after-settlement": ("source-003", "s003-decision"),
+    "shows-result-before-the-decisions": ("source-004", "s004-deal"),
+    "accepts-a-repeated-card": ("standard", "s000-r1"),
+    "answers-an-unknown-round-with-the-last": ("source-002", "s002-decision"),
+    "keeps-the-ante-of-a-refused-bet": ("source-002", "s002-bets"),
+    "forgets-open-rounds-on-a-refusal": ("standard", "s000-r5"),
     "swaps-turn-and-river": ("standard", "s000-r4"),
     "duplicate-card-in-shuffle": ("standard", "s000-r1"),
     "deals-a-card-twice": ("standard", "s000-r1"),
@@ -170,7 +179,7 @@ def test_reference_passes_under_every_profile(tmp_path: Path, profile: str) -> N
     sources claim wrongly fail, as publication findings, not as the game's. (The
     differential's budget is a fifth of its default, for time; CI certifies the
     reference at the default budget.)"""
-    adapter = f"python:tests.test_mutants:{_bound(Seeded, profile)}"
+    adapter = served("Seeded", profile)
     args = ["--adapter", adapter, "--profile", profile, "--out", str(tmp_path), "--seed", "7"]
     args += ["--differential", "10000"]
     code = main(["certify", *args])
@@ -205,7 +214,7 @@ def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> N
         "    by: A. Auditor, Example Test Lab\n"
         "    date: 2026-11-30\n"
     )
-    adapter = f"python:tests.test_mutants:{_bound(Seeded, 'source-002')}"
+    adapter = served("Seeded", "source-002")
     args = ["--adapter", adapter, "--profile", "source-002", "--attest", str(attest)]
     code = main(["certify", *args, "--out", str(tmp_path / "out"), "--seed", "7"])
     results = load_results(tmp_path / "out")

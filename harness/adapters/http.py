@@ -30,6 +30,7 @@ from typing import Any
 from harness.adapters.base import (
     MAX_REPLY,
     Answer,
+    check_body,
     check_reply,
     decode_reply,
     exchange_sequentially,
@@ -127,11 +128,19 @@ class HttpAdapter:
 
     def request(self, op: str, **params: Any) -> dict[str, Any]:
         request = {"id": next(self._ids), "op": op, **params}
+        return self._send(op, _encode(request), request)
+
+    def request_text(self, op: str, text: str) -> dict[str, Any]:
+        """POST a body as it is, to `op`'s path: a request that is not well-formed, which
+        the game must refuse (docs/refusals.md). Its reply may carry any id."""
+        return self._send(op, text, {"id": None, "op": op, "text": text})
+
+    def _send(self, op: str, body: str, request: dict[str, Any]) -> dict[str, Any]:
         evidence: dict[str, Any] = {"url": f"{self.base_url}/{op}", "request": request}
         # No start-up grace, hello included: the server was running before chcert came.
         wait = self.timeout
         try:
-            status, raw = self._post(f"{self.endpoint.path}/{op}", _encode(request), wait)
+            status, raw = self._post(f"{self.endpoint.path}/{op}", body, wait)
         except _Expired:
             self._drop()
             raise ProtocolViolation(f"no complete reply within {wait:g} s", evidence) from None
@@ -154,6 +163,8 @@ class HttpAdapter:
             raise ProtocolViolation(
                 f"HTTP reply is not JSON: {exc}", {**evidence, "raw": text}
             ) from None
+        if request["id"] is None:  # a text request: the game had no id to answer with
+            return check_body(request, reply, evidence)
         return check_reply(request, reply, evidence)
 
     def _post(self, path: str, body: str, wait: float) -> tuple[int, bytes | None]:

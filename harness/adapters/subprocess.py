@@ -241,6 +241,24 @@ class SubprocessAdapter:
             exc.evidence["stderr_tail"] = self.stderr_tail()
             raise
 
+    def request_text(self, op: str, text: str) -> dict[str, Any]:
+        """Send one line as it is: a request that is not well-formed, which the game must
+        refuse (docs/refusals.md). Its reply is judged like any, but may carry any id:
+        the game may have found none to answer with."""
+        if "\n" in text:
+            raise ValueError("a text request is one line")
+        proc = self._running(op)
+        assert proc.stdin is not None
+        request: dict[str, Any] = {"id": None, "op": op, "text": text}
+        outgoing = _Outgoing((text + "\n").encode())
+        outgoing.write_some(proc.stdin.fileno())
+        reply = self._read_reply(request, outgoing)
+        try:
+            return check_body(request, reply, {})
+        except ProtocolViolation as exc:
+            exc.evidence["stderr_tail"] = self.stderr_tail()
+            raise
+
     def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
         """Pipelined requests (Adapter.exchange): all written, then one reply read for each.
 

@@ -25,6 +25,7 @@ registry <- replies <- the concern modules <- this one:
     settlement    replay_vector, compare_settlement, repro_vector; aa-bonus-timing,
                   history-recall
     corpus        replay_corpus: the generated vectors, pipelined
+    refusals      replay_refusal: bad requests refused, no money moved, game still usable
     randomness    rng-battery
     simulation    rtp-simulation, seeded_deals
     differential  differential: stacked seat-hands against the oracle, shrunk and
@@ -45,6 +46,7 @@ from harness.checks import (  # noqa: F401
     simulation,
 )
 from harness.checks.corpus import replay_corpus
+from harness.checks.refusals import replay_refusal
 from harness.checks.registry import (
     CHECKS,
     DEFAULT_DIFFERENTIAL,
@@ -79,6 +81,7 @@ __all__ = [
     "compare_settlement",
     "game_faults_fail",
     "replay_corpus",
+    "replay_refusal",
     "replay_vector",
     "repro_vector",
     "run_check",

@@ -183,7 +183,7 @@ def observe(
         finish_round(ctx, seen.round_id, seats)
         raise
     result = request_ok(ctx, "result", round=seen.round_id)
-    events = [e for e in items(result.get("events"))]
+    events = items(result.get("events"))
     decisions = [i for i, e in enumerate(events) if obj(e).get("type") == "action"]
     if Capability.EVENTS in ctx.capabilities and decisions:
         seen.replies["events up to the last decision"] = events[: decisions[-1]]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.cards import Card, Rank
+from harness.cards import Card, Rank, parse_card
 from harness.errors import ErrorReply
 from harness.evaluator import Category, category_of, minimum_strength, strength_of
 from harness.game import Action
@@ -301,6 +301,117 @@ class IgnoresAnteMaximum(ReferenceGame):
             clipped = [{**s, "ante": min(s["ante"], hi)} for s in seats]
             return super().round(seats=clipped, cards=cards)
         return super().round(seats=seats, cards=cards)
+
+
+class AcceptsFractionalAnte(ReferenceGame):
+    """An ante of 100.5 is taken as 100 (money read as a float and truncated)."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        if isinstance(seats, list):
+            seats = [
+                {**s, "ante": int(s["ante"])}
+                if isinstance(s, dict) and isinstance(s.get("ante"), float)
+                else s
+                for s in seats
+            ]
+        return super().round(seats=seats, cards=cards)
+
+
+class AcceptsASeatTwice(ReferenceGame):
+    """A seat that wagers twice in one round plays its last wager."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        if isinstance(seats, list) and all(isinstance(s, dict) for s in seats):
+            seats = list({s.get("seat"): s for s in seats}.values())
+        return super().round(seats=seats, cards=cards)
+
+
+class AcceptsASecondDecision(ReferenceGame):
+    """A seat may change its decision until the round is settled: the last one counts."""
+
+    def verify_act(self, rnd: Round, seat: Any, action: Any) -> None:
+        if isinstance(seat, int) and seat in rnd.seats and rnd.phase is not Phase.DONE:
+            rnd.seats[seat].action = None
+        super().verify_act(rnd, seat, action)
+
+
+class AcceptsActAfterSettlement(ReferenceGame):
+    """A decision for a settled round is answered {} and ignored."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        if self._round(round).phase is Phase.DONE:
+            return {}
+        return super().act(round=round, seat=seat, action=action)
+
+
+class ShowsResultBeforeTheDecisions(ReferenceGame):
+    """`result` before every seat has decided shows the board and the dealer's cards."""
+
+    def result(self, round: Any) -> dict[str, Any]:
+        rnd = self._round(round)
+        if rnd.phase is Phase.DONE:
+            return super().result(round)
+        return {
+            "board": [str(c) for c in (*rnd.flop, rnd.turn, rnd.river)],
+            "dealer": {"hole": [str(c) for c in rnd.dealer], "hand": "pair", "qualifies": True},
+            "seats": [
+                {"seat": n, "action": "fold", "wagers": {"ante": {"stake": s.ante, "returned": 0},
+                 "call": {"stake": 0, "returned": 0}}}
+                for n, s in rnd.seats.items()
+            ],
+        }  # fmt: skip
+
+
+class AcceptsARepeatedCard(ReferenceGame):
+    """A stacked deck holding a card twice is dealt as it is."""
+
+    def _stacked_deal(self, cards: Any, order: list[int]) -> Dealt:
+        try:
+            return super()._stacked_deal(cards, order)
+        except ErrorReply as exc:
+            if "twice" not in exc.message:
+                raise
+        holes = {n: (parse_card(cards["seats"][str(n)][0]), parse_card(cards["seats"][str(n)][1]))
+                 for n in order}  # fmt: skip
+        dealer = (parse_card(cards["dealer"][0]), parse_card(cards["dealer"][1]))
+        flop = (parse_card(cards["flop"][0]), parse_card(cards["flop"][1]),
+                parse_card(cards["flop"][2]))  # fmt: skip
+        return holes, dealer, flop, parse_card(cards["turn"]), parse_card(cards["river"])
+
+
+class AnswersAnUnknownRoundWithTheLast(ReferenceGame):
+    """A result asked for a round id it never gave is answered with the last round's."""
+
+    def result(self, round: Any) -> dict[str, Any]:
+        if round not in self._rounds and self._history:
+            round = self._history[-1]
+        return super().result(round)
+
+
+class KeepsTheAnteOfARefusedBet(ReferenceGame):
+    """A refused wager is refused, but the table minimum is taken from seat 1 and lost."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        try:
+            return super().round(seats=seats, cards=cards)
+        except ErrorReply as exc:
+            if exc.code == ErrorCode.INVALID_BET:
+                kept = super().round(seats=[{"seat": 1, "ante": self.profile.limits.ante[0]}])
+                self.act(round=kept["round"], seat=1, action="fold")
+            raise
+
+
+class ForgetsOpenRoundsOnARefusal(ReferenceGame):
+    """Any refused decision wipes the rounds still open (a table reset on error)."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        try:
+            return super().act(round=round, seat=seat, action=action)
+        except ErrorReply:
+            for ident in list(self._open_rounds):
+                del self._rounds[ident]
+            self._open_rounds.clear()
+            raise
 
 
 class SwapsTurnAndRiver(ReferenceGame):
@@ -873,6 +984,15 @@ MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "round-id-from-the-dealers-cards": RoundIdFromTheDealersCards,
     "accepts-aa-bonus-without-ante": AcceptsAABonusWithoutAnte,
     "ignores-ante-maximum": IgnoresAnteMaximum,
+    "accepts-fractional-ante": AcceptsFractionalAnte,
+    "accepts-a-seat-twice": AcceptsASeatTwice,
+    "accepts-a-second-decision": AcceptsASecondDecision,
+    "accepts-act-after-settlement": AcceptsActAfterSettlement,
+    "shows-result-before-the-decisions": ShowsResultBeforeTheDecisions,
+    "accepts-a-repeated-card": AcceptsARepeatedCard,
+    "answers-an-unknown-round-with-the-last": AnswersAnUnknownRoundWithTheLast,
+    "keeps-the-ante-of-a-refused-bet": KeepsTheAnteOfARefusedBet,
+    "forgets-open-rounds-on-a-refusal": ForgetsOpenRoundsOnARefusal,
     "swaps-turn-and-river": SwapsTurnAndRiver,
     "duplicate-card-in-shuffle": DuplicateCardInShuffle,
     "deals-a-card-twice": DealsACardTwice,
