@@ -74,6 +74,9 @@ class Moment:
 def replay_refusal(ctx: Context, vector: RefusalVector) -> dict[str, Any]:
     """Send one bad request at its moment and judge the refusal and what follows it."""
     _verify_askable(ctx, vector)
+    if "$aa_under" in str(vector.params) and _aa_minimum(ctx) == 1:
+        # 0 is no AA Bonus at all, which is legal: no stake lies under the limit to refuse.
+        return {"vacuous": "the declared AA Bonus minimum is 1: no stake lies under it"}
     with game_faults_fail():
         moment = _bring_to(ctx, vector.moment)
         try:
@@ -145,6 +148,11 @@ def _verify_askable(ctx: Context, vector: RefusalVector) -> None:
             )
 
 
+def _aa_minimum(ctx: Context) -> Any:
+    declared = obj(obj(obj(ctx.hello.get("config")).get("limits"))).get("aa_bonus")
+    return declared[0] if isinstance(declared, list) and declared else None
+
+
 def _history(ctx: Context) -> Any:
     """The last round the game recalls, or None when it declares no history.
 
@@ -207,11 +215,6 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
                             needs=f"declared {wager} limits")  # fmt: skip
         if value.endswith("_over"):
             return declared[1] + 1
-        if wager == "aa_bonus" and declared[0] <= 1:
-            raise NotTested(
-                "the declared AA Bonus minimum is 1: below it is no AA Bonus, which is legal",
-                needs="an AA Bonus minimum above 1",
-            )
         return declared[0] - 1
     if value == "$seat_over":
         return ctx.seats + 1
