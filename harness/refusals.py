@@ -62,11 +62,14 @@ def load_refusal_file(path: str | Path, clauses: dict[str, Clause]) -> list[Refu
             for flag in test.get("flags", []):
                 if flag not in notes:
                     raise SpecError(path, line, f"flag {flag!r} is not explained in notes")
-            unknown = sorted(_placeholders(test.get("params", {})) - PLACEHOLDERS)
+            used = _placeholders(test.get("params", {}))
+            unknown = sorted(used - PLACEHOLDERS)
             if unknown:
                 raise SpecError(
                     path, line, f"test {test['id']}: unknown placeholder {unknown[0]!r}"
                 )
+            if test["moment"] == "none" and used & {"$round", "$absent_seat"}:
+                raise SpecError(path, line, f"test {test['id']}: moment none has no round to name")
             found.append(
                 RefusalVector(
                     id=test["id"],
@@ -78,7 +81,7 @@ def load_refusal_file(path: str | Path, clauses: dict[str, Clause]) -> list[Refu
                     flags=tuple(test.get("flags", [])),
                     profiles=tuple(group["profiles"]),
                     moment=test["moment"],
-                    needs=tuple(test.get("needs", [])),
+                    needs=_needs(test, used),
                     op=test.get("op"),
                     params=test.get("params", {}),
                     text=test.get("text"),
@@ -89,6 +92,17 @@ def load_refusal_file(path: str | Path, clauses: dict[str, Clause]) -> list[Refu
                 )
             )
     return found
+
+
+def _needs(test: dict[str, Any], used: set[str]) -> tuple[str, ...]:
+    """What the test needs: as listed, and what its form implies whether listed or not."""
+    needs = list(test.get("needs", []))
+    implied = {
+        "text": "text" in test,
+        "seats:2": test["moment"] == "half-decided" or "$absent_seat" in used,
+    }
+    needs += [need for need, wanted in implied.items() if wanted and need not in needs]
+    return tuple(needs)
 
 
 def _placeholders(value: Any) -> set[str]:

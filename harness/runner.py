@@ -258,6 +258,8 @@ class CertificationRun:
             rtp_rounds=self.rtp_rounds,
             differential=self.differential,
             fault_owners=self.fault_owners,
+            shared=self.adapter_spec.startswith(("http://", "https://"))
+            and int(getattr(self.config, "workerinput", {}).get("workercount", 1)) > 1,
         )
 
     @pytest.hookimpl(trylast=True)

@@ -165,6 +165,8 @@ class _Batch:
 
 
 class SubprocessAdapter:
+    carries_lines = True  # requests are lines of text (a refusal may send one without its op)
+
     def __init__(self, argv: list[str], *, timeout: float, spec: str) -> None:
         self.argv = argv
         self.spec = spec
@@ -253,6 +255,9 @@ class SubprocessAdapter:
         outgoing = _Outgoing((text + "\n").encode())
         outgoing.write_some(proc.stdin.fileno())
         reply = self._read_reply(request, outgoing)
+        if outgoing.pending:  # it answered a line it had not read whole
+            self._kill()
+            raise self._violation("replied to a request it had not read", request)
         try:
             return check_body(request, reply, {})
         except ProtocolViolation as exc:

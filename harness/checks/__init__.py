@@ -22,8 +22,8 @@ registry <- replies <- the concern modules <- this one:
     declarations  declared-* and declared-limits
     dealing       stacked-deal, deck-integrity, dealt-cards-distinct
     hiding        information-hiding: nothing hidden shown before the decisions
-    settlement    replay_vector, compare_settlement, repro_vector; aa-bonus-timing,
-                  history-recall
+    settlement    replay_vector, compare_settlement, repro_vector; aa-bonus-locked,
+                  aa-bonus-timing, history-recall
     corpus        replay_corpus: the generated vectors, pipelined
     refusals      replay_refusal: bad requests refused, no money moved, game still usable
     randomness    rng-battery

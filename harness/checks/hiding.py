@@ -69,6 +69,11 @@ _SPELLED = re.compile(rf"\b({_RANK})\s*(?:of\s+)?(club|diamond|heart|spade)s?\b"
 _SUITS = "".join(SUIT_SYMBOLS)
 _SYMBOL = re.compile(rf"(10|[2-9tjqka])\s*([{_SUITS}])|([{_SUITS}])\s*(10|[2-9tjqka])")
 WORDS = {"as", "ad", "ah"}  # words of English spelled like a card: not read as one
+# A code in the protocol's own case within a longer word ("dealerQsQd", "r5JsJd"): a face
+# card not after a capital, a digit rank not after a letter or digit; neither followed by
+# a lower-case letter or digit ("Tsunami", "3des" are no cards). Aces are left out: "As",
+# "Ad", "Ah" begin English words.
+_INSIDE = re.compile(r"(?:(?<![A-Z])([TJQK])|(?<![0-9A-Za-z])(10|[2-9]))([cdhs])(?![a-z0-9])")
 _RUN = re.compile(r"[0-9a-z]+")
 _CODES = re.compile(r"(?:(?:10|[2-9tjqka])[cdhs])+")
 # Unicode's playing cards: U+1F0A1.. spades, B hearts, C diamonds, D clubs; knight (C) skipped.
@@ -87,7 +92,10 @@ def cards_named(text: str) -> set[str]:
     for run in _RUN.findall(low):  # a run wholly of card codes: "qs", "qsqd", "10s"
         if _CODES.fullmatch(run) and run not in WORDS:
             found |= {_rank(m[:-1]) + m[-1] for m in re.findall(r"(?:10|[2-9tjqka])[cdhs]", run)}
-    for rank, suit in _SPELLED.findall(low):
+    for face, digit, suit in _INSIDE.findall(text):  # the protocol's case, within a word
+        found.add(_rank((face or digit).lower()) + suit)
+    spaced = re.sub(r"[_\-]+", " ", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)).lower()
+    for rank, suit in _SPELLED.findall(spaced):  # queen of spades, QUEEN_OF_SPADES, queenOfSpades
         found.add(_rank(rank) + SUIT_WORDS[suit])
     for rank, symbol, symbol2, rank2 in _SYMBOL.findall(low):
         found.add(_rank(rank or rank2) + SUIT_SYMBOLS[symbol or symbol2])
@@ -206,14 +214,14 @@ def _hands(hidden: Hidden, seats: list[int]) -> dict[str, str]:
     return names
 
 
-def _explain(value: Any, hidden: Hidden, hands: dict[str, str]) -> str:
+def _explain(value: Any, secret: tuple[str, ...], hands: dict[str, str]) -> str:
     """What a leaked value is, where it can be told."""
     if isinstance(value, int) and not isinstance(value, bool):
-        for text in hidden.cards:
+        for text in secret:
             if parse_cards([text])[0].index == value:
                 return f"the byte index of {text}"
     if isinstance(value, str):
-        named = cards_named(value) & set(hidden.cards)
+        named = cards_named(value) & set(secret)
         if named:
             return "names " + ", ".join(sorted(named))
         plain = re.sub(r"[\s_-]+", "_", value.strip().lower())
@@ -223,36 +231,46 @@ def _explain(value: Any, hidden: Hidden, hands: dict[str, str]) -> str:
     return "a value that follows the hidden cards"
 
 
-def _form_leak(seen: Observed, secret: set[str], whose: str, only: set[str] | None) -> None:
-    """A hidden card written in any form in any reply (only: the names of the replies to
-    read, for a seat's privacy), the round id included."""
+Named = dict[tuple[str, str], str]  # (path, card) -> the text naming it
+
+
+def _named(seen: Observed, only: set[str] | None) -> Named:
+    """Every card named in any form at any path of the replies (only: the names of the
+    replies to read, for a seat's privacy)."""
+    named: Named = {}
     for name, reply in seen.replies.items():
         if only is not None and name not in only:
             continue
         for path, value in leaves(reply, name):
-            if isinstance(value, str) and cards_named(value) & secret:
-                shown = sorted(cards_named(value) & secret)
-                raise CheckFailure(
-                    f"before the last decision, {path} reveals {whose} {', '.join(shown)}: "
-                    f"{value[:200]!r}",
-                    expected=f"no reply names {whose} ({', '.join(sorted(secret))})",
-                    actual={path: value},
-                    evidence={"replies": seen.replies},
-                )
-    if only is None and cards_named(str(seen.round_id)) & secret:
-        raise CheckFailure(
-            f"the round id {seen.round_id!r} names {whose} "
-            f"{', '.join(sorted(cards_named(str(seen.round_id)) & secret))}",
-            expected="a round id that tells nothing of the cards",
-            actual=seen.round_id,
-        )
+            if isinstance(value, str):
+                named |= {(path, card): value for card in cards_named(value)}
+    return named
+
+
+def _form_leak(plays: list[tuple[Observed, set[str]]], whose: str, only: set[str] | None) -> None:
+    """A secret card named at some path of a round's replies, unless the same path names
+    that card in a round where it is not secret: then the text names it whatever is dealt
+    (a key "ts", a word like "js"), and says nothing of the cards."""
+    named = [(seen, secret, _named(seen, only)) for seen, secret in plays]
+    for seen, secret, found in named:
+        for (path, card), value in found.items():
+            if card not in secret:
+                continue
+            if any((path, card) in other and card not in hidden for _, hidden, other in named):
+                continue
+            raise CheckFailure(
+                f"before the last decision, {path} reveals {whose} {card}: {value[:200]!r}",
+                expected=f"no reply names {whose} ({', '.join(sorted(secret))})",
+                actual={path: value},
+                evidence={"replies": seen.replies},
+            )
 
 
 def _difference_leak(
     a: tuple[Observed, Observed],
     b: tuple[Observed, Observed],
     what: str,
-    hidden: tuple[Hidden, Hidden],
+    secrets: tuple[tuple[str, ...], tuple[str, ...]],
     hands: tuple[dict[str, str], dict[str, str]],
     only: set[str] | None = None,
 ) -> None:
@@ -263,7 +281,7 @@ def _difference_leak(
             continue
         va, vb = fa.get(path, "<absent>"), fb.get(path, "<absent>")
         if va == fa2.get(path, "<absent>") and vb == fb2.get(path, "<absent>") and va != vb:
-            reading = [_explain(v, h, n) for v, h, n in zip((va, vb), hidden, hands, strict=True)]
+            reading = [_explain(v, c, n) for v, c, n in zip((va, vb), secrets, hands, strict=True)]
             raise CheckFailure(
                 f"before the last decision, {path} changes with {what}: {va!r} "
                 f"({reading[0]}) against {vb!r} ({reading[1]}), the same each time the same "
@@ -296,9 +314,12 @@ def information_hiding(ctx: Context) -> dict[str, Any]:
             else "not applicable: the game seats one player"
         )
     if Capability.INJECT not in ctx.capabilities:
+        seen_rounds = []
         for _ in range(UNSTACKED_ROUNDS):
             seen, result = observe(ctx, seats, None, wagers)
-            _read_for_forms(seen, _hidden_of(result), seats, private)
+            seen_rounds.append((seen, _hidden_of(result).cards))
+        _read_for_forms(seen_rounds, private)
+        for seen, _ in seen_rounds:
             _round_reply_shows_only_the_deal(seen, seats, None)
         findings["rounds"] = UNSTACKED_ROUNDS
         findings["not_tested"] = {
@@ -311,12 +332,18 @@ def information_hiding(ctx: Context) -> dict[str, Any]:
     order = [(0, False), (1, False), (1, False), (0, False)]
     if private:
         order += [(0, True), (0, True)]
+    played = []
     for deal, other in order:
         cards = stacked(seats, HIDDEN[deal], other)
         seen, _ = observe(ctx, seats, cards, wagers)
-        _read_for_forms(seen, HIDDEN[deal], seats, private)
-        _round_reply_shows_only_the_deal(seen, seats, cards)
+        played.append((seen, cards))
         plays.setdefault((deal, other), []).append(seen)
+    _read_for_forms(
+        [(seen, HIDDEN[deal].cards) for (seen, _), (deal, _o) in zip(played, order, strict=True)],
+        private,
+    )
+    for seen, cards in played:
+        _round_reply_shows_only_the_deal(seen, seats, cards)
     hands = (_hands(HIDDEN[0], seats), _hands(HIDDEN[1], seats))
     first, second = plays[(0, False)], plays[(1, False)]
     if first[0].round_id == first[1].round_id:
@@ -325,26 +352,42 @@ def information_hiding(ctx: Context) -> dict[str, Any]:
             expected="a round id of its own for every round",
             actual=[first[0].round_id, first[1].round_id],
         )
-    _id_carries_indices([*first, *second], [HIDDEN[0], HIDDEN[0], HIDDEN[1], HIDDEN[1]])
+    _id_follows_the_cards([*first, *second])
     _difference_leak((first[0], first[1]), (second[0], second[1]), "the hidden cards",
-                     HIDDEN, hands)  # fmt: skip
+                     (HIDDEN[0].cards, HIDDEN[1].cards), hands)  # fmt: skip
     if private:
         moved = plays[(0, True)]
         only = {n for n, s in first[0].seat_replies.items() if s == 1}
         _difference_leak((first[0], first[1]), (moved[0], moved[1]),
-                         "seat 2's hole cards in a reply to seat 1", (HIDDEN[0], HIDDEN[0]),
-                         (hands[0], hands[0]), only)  # fmt: skip
+                         "seat 2's hole cards in a reply to seat 1", (HOLES[2], OTHER_HOLE),
+                         ({}, {}), only)  # fmt: skip
     findings["rounds"] = len(order)
     return findings
 
 
-def _id_carries_indices(plays: list[Observed], hidden: list[Hidden]) -> None:
-    """Round ids that, in every play, hold a hidden card's byte index as a number: the id
-    itself depends on the hidden cards (a counter could match once, not every time)."""
+def _id_follows_the_cards(plays: list[Observed]) -> None:
+    """Round ids D0 D0 D1 D1: with each run of digits read as one mark (a counter, a
+    clock), the same within a deal and different between the deals, the id spells out
+    something of the hidden cards ("r5QsQd"); and ids whose numbers, beyond those all four
+    share, hold a hidden card's byte index in every play ("r5-43-41")."""
+    shape = [re.sub(r"[0-9]+", "#", str(seen.round_id)) for seen in plays]
+    if shape[0] == shape[1] and shape[2] == shape[3] and shape[0] != shape[2]:
+        raise CheckFailure(
+            f"the round id follows the hidden cards: {plays[0].round_id!r} and "
+            f"{plays[1].round_id!r} for one deal, {plays[2].round_id!r} and "
+            f"{plays[3].round_id!r} for the other",
+            expected="round ids that tell nothing of the cards",
+            actual=[seen.round_id for seen in plays],
+        )
+    numbers = [{int(n) for n in re.findall(r"[0-9]+", str(seen.round_id))} for seen in plays]
+    common = set.intersection(*numbers)
     carried = []
-    for seen, secret in zip(plays, hidden, strict=True):
-        numbers = {int(n) for n in re.findall(r"[0-9]+", str(seen.round_id))}
-        named = sorted(c for c in secret.cards if parse_cards([c])[0].index in numbers)
+    for k, (seen, hidden) in enumerate(
+        zip(plays, [HIDDEN[0], HIDDEN[0], HIDDEN[1], HIDDEN[1]], strict=True)
+    ):
+        others = set().union(*(numbers[j] for j in range(4) if j // 2 != k // 2))
+        own = numbers[k] - common - others
+        named = sorted(c for c in hidden.cards if parse_cards([c])[0].index in own)
         if not named:
             return
         carried.append(f"{seen.round_id!r} holds the byte index of {', '.join(named)}")
@@ -365,16 +408,21 @@ def _hidden_of(result: dict[str, Any]) -> Hidden:
     return Hidden((dealer[0], dealer[1]), board[3], board[4])
 
 
-def _read_for_forms(seen: Observed, hidden: Hidden, seats: list[int], private: bool) -> None:
-    _form_leak(seen, set(hidden.cards), "the hidden cards", None)
+def _read_for_forms(plays: list[tuple[Observed, tuple[str, ...]]], private: bool) -> None:
+    """Every round's replies read for its hidden cards; with private hole cards, seat 1's
+    replies for seat 2's."""
+    _form_leak([(seen, set(hidden)) for seen, hidden in plays], "the hidden cards", None)
     if not private:
         return
-    seats_shown = items(seen.replies["round"].get("seats"))
-    theirs = {
-        str(c) for e in seats_shown if obj(e).get("seat") == 2 for c in items(obj(e).get("hole"))
-    }
-    seat_one = {n for n, s in seen.seat_replies.items() if s == 1}
-    _form_leak(seen, theirs, "seat 2's hole cards to seat 1:", seat_one)
+    theirs = []
+    for seen, _ in plays:
+        shown = items(seen.replies["round"].get("seats"))
+        holes = {
+            str(c) for e in shown if obj(e).get("seat") == 2 for c in items(obj(e).get("hole"))
+        }
+        theirs.append((seen, holes))
+    seat_one = {n for n, s in plays[0][0].seat_replies.items() if s == 1}
+    _form_leak(theirs, "seat 2's hole cards to seat 1:", seat_one)
 
 
 def _round_reply_shows_only_the_deal(

@@ -68,64 +68,74 @@ class Moment:
     decided: tuple[int, ...] = ()
     result: dict[str, Any] | None = None
     history_before: Any = None  # what `history` recalled just before the request, or
-    # the ProtocolViolation of a history reply that did not conform
+    # the CheckFailure of a history that could not be read (refused, or not conforming)
 
 
 def replay_refusal(ctx: Context, vector: RefusalVector) -> dict[str, Any]:
     """Send one bad request at its moment and judge the refusal and what follows it."""
     _verify_askable(ctx, vector)
-    if "$aa_under" in str(vector.params) and _aa_minimum(ctx) == 1:
-        # 0 is no AA Bonus at all, which is legal: no stake lies under the limit to refuse.
-        return {"vacuous": "the declared AA Bonus minimum is 1: no stake lies under it"}
+    vacuous = _nothing_to_refuse(ctx, vector)
+    if vacuous:
+        return {"vacuous": vacuous}
+    moment = Moment()
     with game_faults_fail():
-        moment = _bring_to(ctx, vector.moment)
         try:
-            sent, answer = _send(ctx, vector, moment)
-        except NotTested:
-            _finish(ctx, moment)
-            raise
-        evidence = {"request": sent, "reply": answer}
-        if "error" not in answer:
-            _close_accepted(ctx, vector, answer)
-            _finish(ctx, moment)
-            with contextlib.suppress(CheckFailure, NotTested, ProtocolViolation):
-                _usable_after(ctx, evidence)  # the accepted round is then not the last
+            moment = _bring_to(ctx, vector.moment)
+            return _judge_refusal(ctx, vector, moment)
+        finally:
+            _finish(ctx, moment)  # whatever happened, no round of this item stays open
+
+
+def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> dict[str, Any]:
+    sent, answer = _send(ctx, vector, moment)
+    evidence = {"request": sent, "reply": answer}
+    if "error" not in answer:
+        _close_accepted(ctx, vector, answer)
+        _finish(ctx, moment)
+        with contextlib.suppress(CheckFailure, NotTested, ProtocolViolation):
+            _usable_after(ctx, evidence)  # the accepted round is then not the last
+        raise CheckFailure(
+            f"the game accepted {vector.id}: it must refuse it with "
+            f"{' or '.join(vector.refuse_with)}",
+            expected={"error": list(vector.refuse_with)},
+            actual=answer,
+            evidence=evidence,
+        )
+    code = answer["error"]["code"]
+    if code not in vector.refuse_with:
+        raise CheckFailure(
+            f"refused with {code}; {vector.id} calls for {' or '.join(vector.refuse_with)}",
+            expected={"error": list(vector.refuse_with)},
+            actual=answer,
+            evidence=evidence,
+        )
+    findings: dict[str, Any] = dict(evidence)
+    if isinstance(moment.history_before, CheckFailure):
+        raise CheckFailure(
+            f"refused with {code} as it should be, but whether money moved cannot be "
+            f"told: the game's history cannot be read ({moment.history_before.message})",
+            evidence={**evidence, **moment.history_before.evidence},
+        )
+    if moment.history_before is None:
+        findings["money"] = "not checked: the game declares no history"
+    elif ctx.shared:
+        findings["not_tested"] = {
+            "reason": "the game is shared by several workers, whose rounds interleave in "
+            "its history: whether the refused request moved money is not judged",
+            "needs": "a run with one worker (-n 0)",
+        }
+    else:
+        recalled = _history(ctx)
+        if recalled != moment.history_before:
             raise CheckFailure(
-                f"the game accepted {vector.id}: it must refuse it with "
-                f"{' or '.join(vector.refuse_with)}",
-                expected={"error": list(vector.refuse_with)},
-                actual=answer,
+                "money moved on a refused request: the game's history changed",
+                expected=moment.history_before,
+                actual=recalled,
                 evidence=evidence,
             )
-        code = answer["error"]["code"]
-        if code not in vector.refuse_with:
-            _finish(ctx, moment)
-            raise CheckFailure(
-                f"refused with {code}; {vector.id} calls for {' or '.join(vector.refuse_with)}",
-                expected={"error": list(vector.refuse_with)},
-                actual=answer,
-                evidence=evidence,
-            )
-        if isinstance(moment.history_before, ProtocolViolation):
-            _finish(ctx, moment)
-            raise CheckFailure(
-                f"refused with {code} as it should be, but whether money moved cannot be "
-                f"told: the game's history does not conform ({moment.history_before})",
-                evidence={**evidence, **moment.history_before.evidence},
-            )
-        if moment.history_before is not None:
-            recalled = _history(ctx)
-            if recalled != moment.history_before:
-                _finish(ctx, moment)
-                raise CheckFailure(
-                    "money moved on a refused request: the game's history changed",
-                    expected=moment.history_before,
-                    actual=recalled,
-                    evidence=evidence,
-                )
-        _settled_after(ctx, moment, evidence)
-        _usable_after(ctx, evidence)
-    return {"refused_with": code}
+    _settled_after(ctx, moment, evidence)
+    _usable_after(ctx, evidence)
+    return findings
 
 
 def _verify_askable(ctx: Context, vector: RefusalVector) -> None:
@@ -146,6 +156,17 @@ def _verify_askable(ctx: Context, vector: RefusalVector) -> None:
                 "passes Python objects, not text",
                 needs="a subprocess: or http:// adapter",
             )
+
+
+def _nothing_to_refuse(ctx: Context, vector: RefusalVector) -> str:
+    """Why the vector's request is no fault for this game (it passes with the reason as
+    evidence), or "" when it is one."""
+    if "$aa_under" in str(vector.params) and _aa_minimum(ctx) == 1:
+        # 0 is no AA Bonus at all, which is legal: no stake lies under the limit to refuse.
+        return "the declared AA Bonus minimum is 1: no stake lies under it"
+    if "lines" in vector.needs and not getattr(ctx.adapter, "carries_lines", False):
+        return "requests do not travel as lines here: over HTTP the path names the op"
+    return ""
 
 
 def _aa_minimum(ctx: Context) -> Any:
@@ -191,7 +212,9 @@ def _bring_to(ctx: Context, when: str) -> Moment:
             moment.result = request_ok(ctx, "result", round=moment.round_id)
     try:
         moment.history_before = _history(ctx)
-    except ProtocolViolation as exc:  # judged after the refusal itself (replay_refusal)
+    except ProtocolViolation as exc:  # judged after the refusal itself (_judge_refusal)
+        moment.history_before = CheckFailure(str(exc), evidence=exc.evidence)
+    except CheckFailure as exc:  # history refused
         moment.history_before = exc
     return moment
 
@@ -252,9 +275,11 @@ def _close_accepted(ctx: Context, vector: RefusalVector, answer: dict[str, Any])
 
 
 def _finish(ctx: Context, moment: Moment) -> None:
+    """Decide the moment's round for every seat still undecided (once), so it is closed."""
     if moment.round_id is not None and moment.result is None:
         undecided = [s for s in moment.seats if s not in moment.decided]
         finish_round(ctx, moment.round_id, undecided, action="call")
+        moment.decided = moment.seats
 
 
 def _settled_after(ctx: Context, moment: Moment, evidence: dict[str, Any]) -> None:
@@ -275,6 +300,7 @@ def _settled_after(ctx: Context, moment: Moment, evidence: dict[str, Any]) -> No
     for seat in moment.seats:
         if seat not in moment.decided:
             request_ok(ctx, "act", round=moment.round_id, seat=seat, action="call")
+            moment.decided += (seat,)
     result = request_ok(ctx, "result", round=moment.round_id)
     assert moment.reply is not None
     _judge(ctx, moment.reply, result, moment.seats, "the round the refused request named",
