@@ -170,7 +170,7 @@ def _nothing_to_refuse(ctx: Context, vector: RefusalVector) -> str:
 
 
 def _aa_minimum(ctx: Context) -> Any:
-    declared = obj(obj(obj(ctx.hello.get("config")).get("limits"))).get("aa_bonus")
+    declared = obj(obj(ctx.hello.get("config")).get("limits")).get("aa_bonus")
     return declared[0] if isinstance(declared, list) and declared else None
 
 

@@ -10,9 +10,8 @@ printing its URL on stdout once it listens; port 0 takes any free port.
 
 `--game MODULE:CLASS` serves another Python game class the same way (constructed
 with no arguments, as the python: adapter does, or with the profile `--profile`
-names): certified over JSON Lines or HTTP,
-it also meets the requests a python: adapter cannot send, lines that are not JSON
-(docs/refusals.md).
+names). Certified so, it meets the requests a python: adapter cannot send, lines
+that are not JSON, which this module's server answers (docs/refusals.md).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import os
 import sys
 
 from harness.profiles import DEFAULT_PROFILE, load_profile
@@ -46,8 +44,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     profile = load_profile(args.profile or DEFAULT_PROFILE)
     if args.game:
-        if os.getcwd() not in sys.path:  # as `python -m` does: the class may live right here
-            sys.path.insert(0, os.getcwd())
         module, _, name = args.game.partition(":")
         cls = getattr(importlib.import_module(module), name)
         game = cls(profile) if args.profile else cls()
