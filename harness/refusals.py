@@ -17,7 +17,7 @@ from typing import Any
 from harness._schema import load_yaml, validate
 from harness.errors import SpecError
 from harness.specs import Clause
-from harness.vectors import VECTOR_DIR, clause_for
+from harness.vectors import VECTOR_DIR, clause_for, verify_unique_ids
 
 REFUSAL_DIR = VECTOR_DIR / "refusals"
 
@@ -122,17 +122,6 @@ def refusal_files(root: Path = REFUSAL_DIR) -> list[Path]:
 
 def load_all_refusals(clauses: dict[str, Clause], root: Path = REFUSAL_DIR) -> list[RefusalVector]:
     """Every refusal vector; ids unique across the files."""
-    found: list[RefusalVector] = []
-    seen: dict[str, RefusalVector] = {}
-    for path in refusal_files(root):
-        for vector in load_refusal_file(path, clauses):
-            if vector.id in seen:
-                first = seen[vector.id]
-                raise SpecError(
-                    path,
-                    vector.line,
-                    f"refusal id {vector.id!r} already used at {first.path}:{first.line}",
-                )
-            seen[vector.id] = vector
-            found.append(vector)
+    found = [r for path in refusal_files(root) for r in load_refusal_file(path, clauses)]
+    verify_unique_ids(found)
     return found

@@ -54,7 +54,13 @@ from harness.results import (
     write_json_atomic,
 )
 from harness.specs import Catalog, Clause, clause_index, fault_owners, load_catalogs
-from harness.vectors import VECTOR_DIR, Vector, load_all_vectors, load_vector_file
+from harness.vectors import (
+    VECTOR_DIR,
+    Vector,
+    load_all_vectors,
+    load_vector_file,
+    verify_unique_ids,
+)
 
 RECORD_KEY = "chcert"
 REPRO_DIR = "repro"
@@ -96,14 +102,7 @@ class CertificationRun:
         self.refusals: list[RefusalVector] = [
             r for r in load_all_refusals(index) if self.profile.name in r.profiles
         ]
-        for refusal in self.refusals:
-            twin = next((v for v in vectors if v.id == refusal.id), None)
-            if twin is not None:
-                raise SpecError(
-                    refusal.path,
-                    refusal.line,
-                    f"id {refusal.id!r} is a settlement vector's too ({twin.path}:{twin.line})",
-                )
+        verify_unique_ids([*vectors, *self.refusals])
         self.corpus: list[Vector] = [
             v
             for path in sorted(CORPUS_DIR.glob("*.json"))

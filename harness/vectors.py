@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness._schema import (
     MAX_SPEC_BYTES,
@@ -248,17 +248,31 @@ def load_all_vectors(
 ) -> list[Vector]:
     """All vectors under `root`, then those of the `extra` files (a reproduction, say);
     ids must be unique across every file."""
-    vectors: list[Vector] = []
-    seen: dict[str, Vector] = {}
-    for path in [*vector_files(root), *extra]:
-        for vector in load_vector_file(path, clauses):
-            if vector.id in seen:
-                first = seen[vector.id]
-                raise SpecError(
-                    path,
-                    vector.line,
-                    f"vector id {vector.id!r} already used at {first.path}:{first.line}",
-                )
-            seen[vector.id] = vector
-            vectors.append(vector)
+    vectors = [v for path in [*vector_files(root), *extra] for v in load_vector_file(path, clauses)]
+    verify_unique_ids(vectors)
     return vectors
+
+
+class Cited(Protocol):
+    """A vector of any kind, as an id check sees it: its id and where it stands."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def line(self) -> int | None: ...
+
+
+def verify_unique_ids(found: Iterable[Cited]) -> None:
+    """A SpecError at the second use of an id: items are named `clause/id`, whatever the
+    kind of vector (settlement or refusal), so an id may stand once only."""
+    seen: dict[str, Cited] = {}
+    for vector in found:
+        first = seen.setdefault(vector.id, vector)
+        if first is not vector:
+            raise SpecError(
+                vector.path,
+                vector.line,
+                f"vector id {vector.id!r} already used at {first.path}:{first.line}",
+            )

@@ -121,3 +121,18 @@ def test_one_seat_games_leave_the_two_seat_refusals_not_tested(tmp_path: Path) -
     assert items["s000-r5/act-twice"]["needs"] == "capability seats:2"
     assert items["s000-r2/seat-beyond-the-table"]["status"] == "pass"
     assert items["s000-r2/seats-too-many"]["status"] == "pass"
+
+
+def test_a_refusal_id_a_settlement_vector_has_is_refused() -> None:
+    """Items are named clause/id whatever the kind of vector: an id may stand once."""
+    import dataclasses
+
+    from harness.vectors import load_all_vectors, verify_unique_ids
+
+    index = clause_index(load_catalogs())
+    vectors, refusals = load_all_vectors(index), load_all_refusals(index)
+    verify_unique_ids([*vectors, *refusals])
+    twin = dataclasses.replace(refusals[0], id=vectors[0].id)
+    with pytest.raises(SpecError, match="already used at") as err:
+        verify_unique_ids([*vectors, twin])
+    assert err.value.line == refusals[0].line
