@@ -21,9 +21,10 @@ import time
 
 import numpy as np
 
+from harness.defaults import DEFAULT_DECKS
 from harness.reference import production_decks
 from harness.reference.shufflers import FLAWED, pcg64_shuffle
-from harness.rng import DEFAULT_DECKS, RAW_BYTES, run_deck_battery
+from harness.rng import RAW_BYTES, run_deck_battery
 
 LADDER = [250, 500, 1_000, 2_000, 5_000, 10_000, 20_000]
 

@@ -23,8 +23,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from harness.errors import SpecError
+from harness.paths import SPECS_DIR
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "specs" / "schemas"
+SCHEMA_DIR = SPECS_DIR / "schemas"
 
 PathKey = tuple[str | int, ...]
 

@@ -2,20 +2,27 @@
 
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
                    [--tx SPEC ...] [--dist MODE] [--rng-decks N] [--rtp-rounds N]
-                   [--differential N] [--seed S] [-k EXPR] [--attest FILE]
-                   [--vectors FILE ...] [--junitxml PATH] [--timeout SECONDS] [--repeat N]
+                   [--differential N] [--seed S] [-k EXPR] [--item NAME ...]
+                   [--attest FILE] [--vectors FILE ...] [--junitxml PATH]
+                   [--timeout SECONDS] [--repeat N] [--plan FILE] [--artifact FILE ...]
+                   [--sign-key KEY --sign-cert CERT [--sign-passphrase-env VAR]]
     chcert math    [--profile NAME|PATH] [--json] [--strategy FILE] [--claim FIGURE=VALUE ...]
-    chcert rng     [--adapter SPEC] [--decks N] [--json]
+    chcert rng     [--adapter SPEC] [--profile NAME|PATH] [--decks N] [--timeout S] [--json]
     chcert vectors check | generate [--check]
-    chcert report  RESULTS_JSON [--pdf PATH]
+    chcert report  RESULTS_JSON [--pdf PATH] [--sign-key KEY --sign-cert CERT ...]
+    chcert diff    OLD_JSON NEW_JSON [--json]
+    chcert verify  REPORT_PDF [--trust CERT ...]
 
-Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md).
+Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md);
+diff: 1 when something regressed; verify: 1 when the report is not verified.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -28,37 +35,36 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from harness import __version__
-from harness._schema import validator
-from harness.adapters import open_adapter
-from harness.adapters.base import check_spec
-from harness.attestations import load_attestations
-from harness.checks import DEFAULT_RTP_ROUNDS
-from harness.corpus import CORPUS_DIR, CorpusError, CorpusMismatch, generate_corpus
-from harness.coverage import check_coverage
+from harness.defaults import (
+    DEFAULT_DECKS,
+    DEFAULT_DIFFERENTIAL,
+    DEFAULT_PROFILE,
+    DEFAULT_RTP_ROUNDS,
+    available_profiles,
+)
 from harness.errors import HarnessError, SpecError
-from harness.gamemath import census_progress, check_claims, main_game, profile_math
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
-from harness.plugin import DIFFERENTIAL
+from harness.paths import DATA_ROOT
 from harness.processes import Reaper, nothing_outlives
-from harness.profiles import DEFAULT_PROFILE, Claim, Profile, available_profiles, load_profile
-from harness.refusals import load_all_refusals, refusal_files
-from harness.report import render
-from harness.report.junit import write_junit
-from harness.results import SCHEMA_VERSION, write_json_atomic
-from harness.rng import DEFAULT_DECKS, MIN_DECKS, MIN_EXPECTED, Battery, sample_and_test
-from harness.specs import Catalog, clause_index, load_catalogs
-from harness.vectors import load_all_vectors, load_vector_file, vector_files
 
-ROOT = Path(__file__).resolve().parent.parent
+if TYPE_CHECKING:
+    from harness.profiles import Claim, Profile
+    from harness.rng import Battery
+    from harness.specs import Catalog
+
+# The modules a command needs (the numerical stack, the schemas, the report) are imported
+# inside it: `chcert --help` answers without them (docs/command-line.md).
+
 EXIT_HELP = """exit codes: 0 PASS (certified), 1 FAIL (something failed), 2 INCOMPLETE (something
 applicable not tested, a selection, the game unreachable, an interruption, a harness error),
 4 usage or spec error (bad arguments, invalid profile, vector or attestation file, a
-selection matching nothing). See docs/verdict.md."""
+selection matching nothing). See docs/verdict.md. chcert diff exits 1 when something
+regressed, chcert verify when the report is not verified (docs/command-line.md)."""
 OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
 # pytest-xdist's --dist modes that share the items out: `each` would run every item on
 # every worker (each counted once per host), and `no` distributes nothing.
@@ -173,13 +179,29 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument(
         "--differential",
         type=int,
-        default=DIFFERENTIAL,
+        default=DEFAULT_DIFFERENTIAL,
         metavar="N",
         help="seat-hands dealt as stacked rounds and compared with the rules oracle by the "
-        f"differential check (default {DIFFERENTIAL:,}; 0: not tested)",
+        f"differential check (default {DEFAULT_DIFFERENTIAL:,}; 0: not tested)",
     )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
+    cert.add_argument(
+        "--plan",
+        default=None,
+        metavar="FILE",
+        help="run plan (default: ./chcert.toml, else [tool.chcert] of ./pyproject.toml); "
+        "options given here override it (docs/run-plan.md)",
+    )
+    cert.add_argument(
+        "--artifact",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file of the build submitted, hashed (SHA-256) onto the certificate page "
+        "(repeatable)",
+    )
+    _signing_options(cert)
 
     math = sub.add_parser("math", help="exact game mathematics of a profile, and its claims")
     math.add_argument("--profile", default=DEFAULT_PROFILE, help="profile name or path")
@@ -218,20 +240,71 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="re-render report.pdf from an archived results.json")
     rep.add_argument("results", help="path to results.json")
     rep.add_argument("--pdf", default=None, help="output path (default: beside results.json)")
+    _signing_options(rep)
+
+    diff = sub.add_parser(
+        "diff",
+        help="compare two results.json; exit 1 when anything regressed (docs/ci.md)",
+    )
+    diff.add_argument("old", metavar="OLD_JSON", help="the earlier run's results.json")
+    diff.add_argument("new", metavar="NEW_JSON", help="the later run's results.json")
+    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+    ver = sub.add_parser(
+        "verify",
+        help="check a report's signature and its attached results.json (docs/signing.md)",
+    )
+    ver.add_argument("report_pdf", metavar="REPORT_PDF", help="the report to verify")
+    ver.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="CERT",
+        help="a trust anchor the signer's certificate must chain to (repeatable)",
+    )
     return parser
 
 
+def _signing_options(parser: argparse.ArgumentParser) -> None:
+    """--sign-key/--sign-cert: sign report.pdf with the laboratory's key (docs/signing.md)."""
+    parser.add_argument(
+        "--sign-key",
+        default=None,
+        metavar="KEY",
+        help="private key (PEM, DER, or a PKCS#12 bundle)",
+    )
+    parser.add_argument(
+        "--sign-cert", default=None, metavar="CERT", help="the signer's certificate"
+    )
+    parser.add_argument(
+        "--sign-passphrase-env",
+        default=None,
+        metavar="VAR",
+        help="environment variable holding the key's passphrase (never the passphrase itself)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
         if args.command == "certify":
-            return certify(args)
+            return certify(_planned(parser, argv, args))
         if args.command == "vectors":
             return vectors_generate(args) if args.vectors_command == "generate" else vectors_check()
         if args.command == "rng":
             return rng_command(args)
         if args.command == "math":
             return math_command(args)
+        if args.command == "diff":
+            from harness.diff import diff_command
+
+            return diff_command(args.old, args.new, as_json=args.json)
+        if args.command == "verify":
+            from harness.report.seal import verify_command
+
+            return verify_command(args.report_pdf, args.trust)
         return report(args)
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
@@ -242,6 +315,95 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # before a run started, or during a command without one
         print("chcert: interrupted", file=sys.stderr)
         return EXIT_CODES[Verdict.INCOMPLETE]
+
+
+def _planned(
+    parser: argparse.ArgumentParser, argv: list[str], args: argparse.Namespace
+) -> argparse.Namespace:
+    """The certify options with the run plan's settings for those not typed."""
+    from harness.plan import apply_plan, explicit_options, find_plan
+
+    plan = find_plan(args.plan)
+    if plan is not None:
+        print(f"chcert: run plan {plan.path}")
+    return apply_plan(args, plan, explicit_options(parser, argv))
+
+
+def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
+    """Each file of the build submitted: its name, size and SHA-256, read before the run
+    (a missing file is a usage error, not a certificate with a gap)."""
+    records = []
+    for given in paths:
+        path = Path(given)
+        try:
+            digest, size = hashlib.sha256(), 0
+            with path.open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+                    size += len(chunk)
+        except OSError as exc:
+            raise UsageError(f"--artifact {given}: {exc.strerror or exc}") from exc
+        records.append(
+            {
+                "name": path.name,
+                "path": str(path.resolve()),
+                "bytes": size,
+                "sha256": digest.hexdigest(),
+            }
+        )
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class _Signing:
+    """The laboratory's key and certificate, loaded before the run so that a wrong path
+    or passphrase stops it at once (docs/signing.md)."""
+
+    key: Path
+    cert: Path
+    passphrase: bytes | None
+
+    def sign(self, pdf: Path) -> None:
+        from harness.report.seal import sign_pdf
+
+        sign_pdf(pdf, self.key, self.cert, self.passphrase)
+
+
+def _signing(args: argparse.Namespace) -> _Signing | None:
+    from harness.report.seal import SealError, load_certificates, load_private_key
+
+    if not args.sign_key and not args.sign_cert:
+        return None
+    if not (args.sign_key and args.sign_cert):
+        raise UsageError("--sign-key and --sign-cert go together")
+    passphrase = None
+    if args.sign_passphrase_env:
+        value = os.environ.get(args.sign_passphrase_env)
+        if value is None:
+            raise UsageError(f"--sign-passphrase-env: {args.sign_passphrase_env} is not set")
+        passphrase = value.encode("utf-8")
+    try:
+        load_private_key(Path(args.sign_key), passphrase)
+        load_certificates(Path(args.sign_cert), passphrase)
+    except SealError as exc:
+        raise UsageError(str(exc)) from exc
+    return _Signing(Path(args.sign_key), Path(args.sign_cert), passphrase)
+
+
+def _annotated(
+    results: dict[str, Any], args: argparse.Namespace, artifacts: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """results.json's manifest with what the command line knows and the runner does not:
+    the report id, the build submitted, the laboratory and the run plan (docs/results.md)."""
+    manifest = results.setdefault("manifest", {})
+    stamp = time.strftime("%Y%m%d", time.gmtime())
+    manifest["report_id"] = f"CHC-{stamp}-{secrets.token_hex(4).upper()}"
+    manifest["artifacts"] = artifacts
+    plan = getattr(args, "applied_plan", None)
+    if plan is not None:
+        manifest["laboratory"] = dict(plan.laboratory)
+        manifest["plan"] = plan.to_json()
+    return results
 
 
 def _verify_selection(expression: str) -> None:
@@ -316,6 +478,8 @@ def _tx_problem(spec: str) -> str | None:
 
 
 def _check_adapter(spec: str) -> None:
+    from harness.adapters.base import check_spec
+
     try:
         check_spec(spec)
     except ValueError as exc:
@@ -328,6 +492,8 @@ def _check_timeout(seconds: float) -> None:
 
 
 def _check_decks(decks: int, option: str) -> None:
+    from harness.rng import MIN_DECKS, MIN_EXPECTED
+
     if decks < MIN_DECKS:
         raise UsageError(
             f"{option} {decks}: the RNG battery judges samples of at least {MIN_DECKS:,} decks "
@@ -336,6 +502,13 @@ def _check_decks(decks: int, option: str) -> None:
 
 
 def certify(args: argparse.Namespace) -> int:
+    artifacts = _artifacts(args.artifact)
+    signing = _signing(args)
+    from harness.attestations import load_attestations
+    from harness.profiles import load_profile
+    from harness.specs import clause_index, load_catalogs
+    from harness.vectors import load_all_vectors
+
     if args.workers < 0 or args.repeat < 1:
         raise UsageError("-n must be >= 0 and --repeat >= 1")
     if args.rtp_rounds < 0 or args.differential < 0:
@@ -362,7 +535,24 @@ def certify(args: argparse.Namespace) -> int:
     out = _output_folder(Path(args.out))
     junit = Path(args.junitxml) if args.junitxml else out / "junit.xml"
     with _staged(out) as stage, nothing_outlives() as reaper:
-        return _run_certification(args, profile, catalogs, out, stage, junit, reaper)
+        code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
+    if signing is not None:  # the outputs are published: a failed signature loses none
+        return _signed(signing, out / "report.pdf", code)
+    return code
+
+
+def _signed(signing: _Signing, pdf: Path, code: int) -> int:
+    """Sign the published report; a signature that fails is a usage error (exit 4), the
+    report stays as written, unsigned."""
+    from harness.report.seal import SealError
+
+    try:
+        signing.sign(pdf)
+    except SealError as exc:
+        print(f"chcert: the report was not signed: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"  signed:  {pdf} (chcert verify {pdf})")
+    return code
 
 
 STAGE_PREFIX = ".chcert-run-"
@@ -506,7 +696,12 @@ def _run_certification(
     stage: Path,
     junit: Path,
     reaper: Reaper,
+    artifacts: list[dict[str, Any]],
 ) -> int:
+    from harness.report import render
+    from harness.report.junit import write_junit
+    from harness.results import write_json_atomic
+
     results_path = stage / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     # Each option is one `--name=VALUE` token and every path is absolute, and no path is
@@ -516,7 +711,7 @@ def _run_certification(
     # refuse to forward a token that is a local path outside its rsync roots.
     pytest_args = [
         f"--config-file={os.devnull}",
-        f"--rootdir={ROOT}",
+        f"--rootdir={DATA_ROOT}",
         "-p",
         "no:cacheprovider",
         "--assert=plain",  # nothing here relies on assertion rewriting; it costs start-up time
@@ -568,9 +763,10 @@ def _run_certification(
                 hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
             write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))
         with results_path.open(encoding="utf-8") as fh:
-            results = json.load(fh)
+            results = _annotated(json.load(fh), args, artifacts)
+        write_json_atomic(results_path, results)
         write_junit(results, stage / "junit.xml")
-        render(results, stage / "report.pdf")
+        render(results, stage / "report.pdf", results_path.read_bytes())
         _publish(stage, out, junit)
     seconds = time.monotonic() - started
     _print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
@@ -579,6 +775,8 @@ def _run_certification(
 
 def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
     """results.json when the test runner stopped before the plugin could write it."""
+    from harness.results import SCHEMA_VERSION
+
     reason = f"the test runner stopped before writing results (exit {code}){hint}"
     return {
         "schema_version": SCHEMA_VERSION,
@@ -663,6 +861,9 @@ def _stderr_shown(results: dict[str, Any], lines: int = 20) -> list[str]:
 
 def math_command(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
+    from harness.gamemath import census_progress, check_claims, main_game, profile_math
+    from harness.profiles import load_profile
+
     profile = load_profile(args.profile)
     extra = [_parse_claim(text) for text in args.claim]
     started = time.monotonic()
@@ -687,6 +888,8 @@ FIGURES = ("house_edge", "rtp", "raise_frequency", "aa_bonus_edge")
 
 def _parse_claim(text: str) -> Claim:
     """`--claim rtp=0.9875`: a figure someone claims, checked like a source's claim."""
+    from harness.profiles import Claim
+
     figure, _, value = text.partition("=")
     try:
         number = float(value)
@@ -754,6 +957,10 @@ def _pct(value: float, key: str) -> str:
 
 def rng_command(args: argparse.Namespace) -> int:
     """Sample the game's shuffle (and raw RNG) and run the battery (exit 0, 1, or 2)."""
+    from harness.adapters import open_adapter
+    from harness.profiles import load_profile
+    from harness.rng import sample_and_test
+
     _check_decks(args.decks, "--decks")
     _check_timeout(args.timeout)
     _check_adapter(args.adapter)
@@ -816,6 +1023,8 @@ def _progress(total: int, quiet: bool) -> Callable[[int], None]:
 
 def vectors_generate(args: argparse.Namespace) -> int:
     """Write the generated corpus, or (--check) compare it with a fresh generation."""
+    from harness.corpus import CorpusError, CorpusMismatch, generate_corpus
+
     started = time.perf_counter()
 
     def progress(line: str) -> None:
@@ -839,6 +1048,12 @@ def vectors_generate(args: argparse.Namespace) -> int:
 
 def vectors_check() -> int:
     """Validate every catalog and vector file; print the counts."""
+    from harness.corpus import CORPUS_DIR
+    from harness.coverage import check_coverage
+    from harness.refusals import load_all_refusals, refusal_files
+    from harness.specs import clause_index, load_catalogs
+    from harness.vectors import load_all_vectors, load_vector_file, vector_files
+
     catalogs = load_catalogs()
     clauses = clause_index(catalogs)
     vectors = load_all_vectors(clauses)
@@ -867,9 +1082,13 @@ def vectors_check() -> int:
 def report(args: argparse.Namespace) -> int:
     """Re-render the PDF of an archived results.json; a missing or invalid file is a usage
     error (one line, exit 4)."""
+    from harness._schema import validator
+    from harness.report import render
+
     results = Path(args.results)
     try:
-        data = json.loads(results.read_text(encoding="utf-8"))
+        raw = results.read_bytes()
+        data = json.loads(raw)
     except OSError as exc:
         raise UsageError(f"report: cannot read {results}: {exc.strerror or exc}") from exc
     except ValueError as exc:
@@ -881,9 +1100,10 @@ def report(args: argparse.Namespace) -> int:
             f"report: {results} is not a results.json of this harness "
             f"(specs/schemas/results.schema.json) at {where}: {problem.message}"
         )
+    signing = _signing(args)
     pdf = Path(args.pdf) if args.pdf else results.with_name("report.pdf")
-    print(render(data, pdf))
-    return 0
+    print(render(data, pdf, raw))
+    return _signed(signing, pdf, 0) if signing is not None else 0
 
 
 if __name__ == "__main__":

@@ -27,17 +27,18 @@ from typing import Any
 import numpy as np
 
 from harness.cards import Card
+from harness.defaults import available_profiles
 from harness.differential.plan import PlannedRound, Stakes, plan_shard
 from harness.differential.strata import SEAT_HAND, evaluate, strata_matrix
 from harness.errors import HarnessError
 from harness.evaluator import Category, strength_of
 from harness.game import Action
 from harness.oracle import Settlement, settle
-from harness.profiles import Profile, available_profiles, load_profile
+from harness.paths import VECTORS_DIR
+from harness.profiles import Profile, load_profile
 from harness.specs import fault_owners, load_catalogs
-from harness.vectors import VECTOR_DIR
 
-CORPUS_DIR = VECTOR_DIR / "generated"
+CORPUS_DIR = VECTORS_DIR / "generated"
 GENERATOR = "chcert-corpus-1"  # bump when the same seed would give other vectors
 SEED = 20261130
 PER_PROFILE = 2_500

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from harness.checks import CHECKS
+from harness.defaults import available_profiles
 from harness.evaluator import Category, strength_of
 from harness.game import Action
-from harness.profiles import AABonusTable, Profile, available_profiles, load_profile
+from harness.profiles import AABonusTable, Profile, load_profile
 from harness.refusals import RefusalVector
 from harness.specs import Catalog
 from harness.vectors import Vector

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-RNG_DECKS = 20_000  # harness.rng.DEFAULT_DECKS, repeated so that this module stays light
-RTP_ROUNDS = 1_000  # harness.checks.DEFAULT_RTP_ROUNDS, likewise
-DIFFERENTIAL = 50_000  # harness.checks.DEFAULT_DIFFERENTIAL (seat-hands), likewise
+from harness.defaults import DEFAULT_DECKS as RNG_DECKS
+from harness.defaults import DEFAULT_DIFFERENTIAL as DIFFERENTIAL
+from harness.defaults import DEFAULT_RTP_ROUNDS as RTP_ROUNDS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,11 +14,9 @@ from typing import Any
 
 from harness._schema import load_yaml, validate
 from harness.cards import Rank
+from harness.defaults import DEFAULT_PROFILE, PROFILE_DIR, available_profiles
 from harness.errors import SpecError
 from harness.evaluator import Category, category_of, minimum_strength, top_rank_of
-
-PROFILE_DIR = Path(__file__).resolve().parent.parent / "specs" / "profiles"
-DEFAULT_PROFILE = "standard"
 
 _PAIR_NAMES = {
     "twos": Rank.TWO,
@@ -124,10 +122,6 @@ class Profile:
             "call_multiple": self.call_multiple,
             "limits": {"ante": list(self.limits.ante), "aa_bonus": list(self.limits.aa_bonus)},
         }
-
-
-def available_profiles() -> list[str]:
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.yaml"))
 
 
 def resolve_profile_path(name_or_path: str) -> Path:

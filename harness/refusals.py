@@ -16,10 +16,11 @@ from typing import Any
 
 from harness._schema import load_yaml, validate
 from harness.errors import SpecError
+from harness.paths import VECTORS_DIR
 from harness.specs import Clause
-from harness.vectors import VECTOR_DIR, clause_for, verify_unique_ids
+from harness.vectors import clause_for, verify_unique_ids
 
-REFUSAL_DIR = VECTOR_DIR / "refusals"
+REFUSAL_DIR = VECTORS_DIR / "refusals"
 
 # The '$' values a test may use; harness/checks/refusals.py fills them in.
 PLACEHOLDERS = frozenset(

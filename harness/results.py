@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,11 +29,11 @@ from typing import Any
 from harness import __version__
 from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
 from harness.outcomes import Status, verdict_of, worse
+from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile
-from harness.specs import Catalog, Clause
+from harness.specs import Catalog, Clause, load_catalogs
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -586,7 +587,12 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
         "implementation": facts.implementation,
         "implementation_stderr": facts.stderr_tail,
         "adapter": facts.adapter,
-        "profile": {"name": profile.name, "title": profile.title, "resolved": profile.raw},
+        "profile": {
+            "name": profile.name,
+            "title": profile.title,
+            "sources": profile_sources(profile),
+            "resolved": profile.raw,
+        },
         "clauses": rows,
         "attestations": _attestation_entries(facts.attestations, rows),
         "vectors": {
@@ -627,8 +633,8 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
         "manifest": {
             "harness_version": __version__,
             "profile_sha256": hashlib.sha256(profile.path.read_bytes()).hexdigest(),
-            "spec_sha256": tree_sha256(ROOT / "specs"),
-            "vectors_sha256": tree_sha256(ROOT / "vectors"),
+            "spec_sha256": tree_sha256(SPECS_DIR),
+            "vectors_sha256": tree_sha256(VECTORS_DIR),
             "started": facts.started,
             "finished": now(),
             "seed": facts.seed,
@@ -657,17 +663,42 @@ def strict_json(value: Any) -> Any:
     return value
 
 
+def profile_sources(profile: Profile) -> list[dict[str, str]]:
+    """The profile's rules sources by title (from the clause catalogs that quote them),
+    so a reader sees which documents were certified against, not opaque file names."""
+    titles = {c.source_file: c.source_title for c in load_catalogs()}
+    sources: list[dict[str, str]] = []
+    for given in profile.raw.get("sources") or []:
+        file = str(given.get("file"))
+        sources.append({"file": file, "title": titles.get(file, ""), "ref": given.get("ref", "")})
+    return sources
+
+
+# A list of numbers as json.dumps(indent=2) writes it, one per line. A newline never
+# occurs inside a JSON string, so the opening "[\n" marks a list, never text.
+_NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_NUMBER_LIST = re.compile(rf"\[\n\s*({_NUMBER}(?:,\n\s*{_NUMBER})*)\n\s*\]")
+
+
+def json_bytes(data: Any) -> bytes:
+    """results.json exactly as written: the bytes whose SHA-256 the report prints.
+    Indented for people, but a list of numbers (the RNG's 52 x 52 table) on one line."""
+    text = json.dumps(strict_json(data), indent=2, default=plain_json, allow_nan=False)
+    text = _NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\n\s*", ", ", m.group(1)) + "]", text)
+    return (text + "\n").encode("utf-8")
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write strict JSON so that a reader never sees half a file, even after a kill: a
     temporary file beside it, renamed into place. Readable as the umask allows, like any
     other output (a temporary file is created private)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(strict_json(data), indent=2, default=plain_json, allow_nan=False)
+    text = json_bytes(data).decode("utf-8")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+            fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

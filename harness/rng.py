@@ -57,7 +57,6 @@ class BadSample(ProtocolViolation):
     """A shuffle or rng reply that does not hold what was asked for: the game's fault."""
 
 
-DEFAULT_DECKS = 20_000
 BATCH = 5_000
 
 Decks = npt.NDArray[np.uint8]
@@ -86,6 +85,10 @@ class Battery:
     tests: list[StatResult] = field(default_factory=list)
     raw_bytes: int = 0
     dieharder: dict[str, Any] = field(default_factory=lambda: {"ran": False})
+    # The card x position table and each position's p-value, recorded so the report can
+    # draw them (docs/results.md `rng`): the tests above reduce them to one number each.
+    position_counts: list[list[int]] = field(default_factory=list)
+    position_p_values: list[float] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -101,6 +104,8 @@ class Battery:
             "passed": self.passed,
             "tests": [t.to_json() for t in self.tests],
             "dieharder": self.dieharder,
+            "position_counts": self.position_counts,
+            "position_p_values": self.position_p_values,
         }
 
 
@@ -230,18 +235,35 @@ def position_uniformity(decks: Decks, alpha: float) -> StatResult:
     )
 
 
+def position_statistics(counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Each position's chi-square over the 52 cards (51 df), from the card x position table.
+
+    Zero decks give zeros (no evidence either way) rather than a division by zero."""
+    n = int(counts[:, 0].sum()) if counts.size else 0
+    if n == 0:
+        return np.zeros(DECK)
+    expected = n / DECK
+    return np.asarray((((counts - expected) ** 2) / expected).sum(axis=0), dtype=np.float64)
+
+
+def position_p_values(counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Each position's chi-square p-value (51 df): 52 values a fair shuffle spreads
+    uniformly over [0, 1], which the report's p-value histogram shows."""
+    return np.asarray(scipy_stats().chi2.sf(position_statistics(counts), DECK - 1), np.float64)
+
+
 def worst_position(decks: Decks, alpha: float) -> StatResult:
     """The least uniform single position (52 chi-squares, Bonferroni within)."""
     n = len(decks)
-    counts = position_counts(decks)
-    statistics = [_chi2(counts[:, pos], n / DECK) for pos in range(DECK)]
+    statistics = position_statistics(position_counts(decks))
     worst = int(np.argmax(statistics))
     p = min(1.0, DECK * float(scipy_stats().chi2.sf(statistics[worst], DECK - 1)))
     return StatResult(
         "worst position",
-        statistics[worst],
+        float(statistics[worst]),
         p,
-        f"per-position chi-square (51 df); the least uniform is position {worst}",
+        f"per-position chi-square (51 df); the least uniform is position {worst + 1} "
+        "(1 = first card dealt)",
         f"one card {100 * _cell_bias(DECK - 1, alpha / DECK, n / DECK):.1f}% off at one position",
         DECK - 1,
     )
@@ -608,6 +630,9 @@ def run_deck_battery(
     per_test_alpha = alpha / tests_count
     battery = Battery(decks=len(decks), alpha=alpha, correction="Holm")
     battery.tests = [test(decks, per_test_alpha) for test in DECK_TESTS]
+    counts = position_counts(decks)
+    battery.position_counts = counts.tolist()  # plain ints: compact JSON (about 15 KB)
+    battery.position_p_values = [float(p) for p in position_p_values(counts)]
     if raw is not None:
         battery.raw_bytes = int(raw.size)
         battery.tests += [test(raw, per_test_alpha) for test in RAW_TESTS]

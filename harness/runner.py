@@ -28,7 +28,6 @@ from harness.adapters import Adapter, open_adapter
 from harness.attestations import load_attestations
 from harness.checks import (
     CHECKS,
-    DEFAULT_DIFFERENTIAL,
     REGISTRY,
     CheckFailure,
     Context,
@@ -38,6 +37,7 @@ from harness.checks import (
     replay_vector,
 )
 from harness.corpus import CORPUS_DIR
+from harness.defaults import DEFAULT_DIFFERENTIAL
 from harness.errors import ErrorReply, HarnessError, ProtocolViolation, SpecError
 from harness.gamemath import census_progress, main_game, profile_math
 from harness.outcomes import Status

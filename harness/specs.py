@@ -13,8 +13,9 @@ from pathlib import Path
 
 from harness._schema import load_yaml, validate
 from harness.errors import SpecError
+from harness.paths import SPECS_DIR
 
-CLAUSE_DIR = Path(__file__).resolve().parent.parent / "specs" / "clauses"
+CLAUSE_DIR = SPECS_DIR / "clauses"
 
 
 @dataclass(frozen=True)

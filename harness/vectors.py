@@ -30,9 +30,10 @@ from harness._schema import (
 from harness.cards import Card, parse_cards
 from harness.errors import InvalidCards, SpecError
 from harness.game import Action, Deal, Wager
+from harness.paths import VECTORS_DIR
 from harness.specs import Clause
 
-VECTOR_DIR = Path(__file__).resolve().parent.parent / "vectors"
+VECTOR_DIR = VECTORS_DIR
 
 
 @dataclass(frozen=True)

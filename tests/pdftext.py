@@ -1,24 +1,17 @@
-"""Just enough PDF reading for tests: the text drawn on the pages of a reportlab PDF."""
+"""The text of a PDF's pages as pypdf extracts it: what a reader's copy and paste gets."""
 
 from __future__ import annotations
 
-import base64
-import re
-import zlib
 from pathlib import Path
 
-_STREAM = re.compile(
-    rb"/Filter \[ /ASCII85Decode /FlateDecode \][^>]*>>\s*stream\r?\n(.*?)endstream", re.S
-)
-_SHOW = re.compile(rb"\((.*?)(?<!\\)\)\s*Tj")
+from pypdf import PdfReader
+
+
+def pdf_pages(path: Path) -> list[str]:
+    """Each page's text, in page order."""
+    return [page.extract_text() or "" for page in PdfReader(path).pages]
 
 
 def pdf_text(path: Path) -> str:
-    """Concatenated strings of every `(...) Tj` in the (ASCII85 + Flate) content streams."""
-    chunks: list[str] = []
-    for raw in _STREAM.findall(path.read_bytes()):
-        body = raw.strip()
-        body = body[:-2] if body.endswith(b"~>") else body
-        data = zlib.decompress(base64.a85decode(body))
-        chunks += [m.decode("latin-1") for m in _SHOW.findall(data)]
-    return "\n".join(chunks)
+    """Every page's text, one after the other."""
+    return "\n".join(pdf_pages(path))

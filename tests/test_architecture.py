@@ -73,7 +73,17 @@ def test_the_plugin_costs_other_test_suites_nothing() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_plugin_default_deck_count_matches_the_battery() -> None:
-    from harness import plugin, rng
-
-    assert plugin.RNG_DECKS == rng.DEFAULT_DECKS
+def test_help_needs_no_heavy_import() -> None:
+    """`chcert --help` answers at once: the numerical stack, the schemas and the report are
+    imported by the commands that need them (harness/defaults.py)."""
+    heavy = "{'numba', 'numpy', 'scipy', 'reportlab', 'pypdf', 'pyhanko', 'jsonschema'}"
+    code = (
+        "import contextlib, io, sys\n"
+        "from harness.cli import main\n"
+        "for argv in (['--help'], ['certify', '--help'], ['diff', '--help']):\n"
+        "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "        main(argv)\n"
+        f"print(sorted({heavy} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -206,9 +206,3 @@ def test_help_shows_the_distribution_and_differential_options(
     text = " ".join(capsys.readouterr().out.split())
     assert "--tx SPEC" in text and "socket=HOST:PORT" in text and "--dist MODE" in text
     assert "--differential N" in text and "(default 50,000; 0: not tested)" in text
-
-
-def test_plugin_default_differential_matches_the_check() -> None:
-    from harness import checks, plugin
-
-    assert plugin.DIFFERENTIAL == checks.DEFAULT_DIFFERENTIAL

@@ -10,6 +10,7 @@ fails a test at alpha 0.01 one time in a hundred by design.
 from __future__ import annotations
 
 import base64
+import json
 import shutil
 from typing import Any
 
@@ -17,11 +18,12 @@ import numpy as np
 import pytest
 
 from harness import rng as battery_module
+from harness._schema import compiled_def
+from harness.defaults import DEFAULT_DECKS
 from harness.reference import ReferenceGame, engine
 from harness.reference.shufflers import FLAWED, pcg64_shuffle
 from harness.rng import (
     ALPHA,
-    DEFAULT_DECKS,
     DIEHARDER_BYTES,
     RAW_BYTES,
     BadSample,
@@ -30,6 +32,8 @@ from harness.rng import (
     holm,
     noncentrality_for_power,
     parse_dieharder,
+    position_counts,
+    position_p_values,
     run_deck_battery,
     run_dieharder,
     sample_decks,
@@ -112,6 +116,34 @@ def test_every_test_states_what_it_detects() -> None:
     for t in battery.tests:
         assert t.detects and 0 <= t.p_value <= 1 and 0 <= t.p_adjusted <= 1
     assert battery.to_json()["correction"] == "Holm"
+
+
+def test_the_battery_records_the_card_by_position_table_and_its_p_values() -> None:
+    """results.json `rng` carries what the report draws (docs/results.md): the 52x52 table
+    as plain ints, rows = cards, columns = positions, and each position's p-value."""
+    decks = pcg64_shuffle(2_000, seed=9)
+    recorded = json.loads(json.dumps(run_deck_battery(decks).to_json()))
+    counts = recorded["position_counts"]
+    assert np.array_equal(np.array(counts), position_counts(decks))
+    assert all(type(c) is int for row in counts for c in row)
+    assert [sum(row) for row in counts] == [2_000] * 52  # every card once per deck
+    assert [sum(col) for col in zip(*counts, strict=True)] == [2_000] * 52
+    assert len(json.dumps(counts)) < 20_000  # results.json stays small
+    p_values = recorded["position_p_values"]
+    assert len(p_values) == 52 and all(0 <= p <= 1 for p in p_values)
+    worst = next(t for t in recorded["tests"] if t["name"] == "worst position")
+    assert min(1.0, 52 * min(p_values)) == pytest.approx(worst["p_value"])
+    assert f"position {int(np.argmin(p_values)) + 1} " in worst["description"]
+    check = compiled_def("results.schema.json", "rng")
+    assert check({"status": "pass", **recorded}) is None
+    assert check({"status": "pass", **recorded, "position_counts": counts[:51]}) is not None
+
+
+def test_position_counts_rows_are_cards_and_columns_positions() -> None:
+    rotated = np.tile(np.roll(np.arange(52, dtype=np.uint8), 1), (3, 1))  # As dealt first
+    counts = position_counts(rotated)
+    assert counts[51, 0] == 3 and counts[0, 1] == 3 and counts[0, 0] == 0
+    assert position_p_values(np.zeros((52, 52), np.int64)).tolist() == [1.0] * 52
 
 
 def test_raw_output_tests_flag_a_biased_source() -> None:

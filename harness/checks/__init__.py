@@ -49,8 +49,6 @@ from harness.checks.corpus import replay_corpus
 from harness.checks.refusals import replay_refusal
 from harness.checks.registry import (
     CHECKS,
-    DEFAULT_DIFFERENTIAL,
-    DEFAULT_RTP_ROUNDS,
     REGISTRY,
     Check,
     CheckFailure,
@@ -67,8 +65,6 @@ from harness.checks.simulation import RTP_CONFIDENCE, seeded_deals
 
 __all__ = [
     "CHECKS",
-    "DEFAULT_DIFFERENTIAL",
-    "DEFAULT_RTP_ROUNDS",
     "REGISTRY",
     "RTP_CONFIDENCE",
     "Check",

@@ -17,14 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.adapters import Adapter
+from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.errors import ProtocolViolation
 from harness.profiles import Profile
 from harness.protocol import seats_capability
-from harness.rng import DEFAULT_DECKS
-
-# Here rather than in the concern modules because Context defaults to them.
-DEFAULT_RTP_ROUNDS = 1_000
-DEFAULT_DIFFERENTIAL = 50_000
 
 
 @dataclass

@@ -44,8 +44,9 @@ def replay_vector(ctx: Context, vector: Vector) -> None:
             raise
         result = request_ok(ctx, "result", round=round_id)
     problems, expected, actual = compare_settlement(vector, result)
-    if problems:
-        raise CheckFailure("; ".join(problems), expected=expected, actual=actual)
+    if problems:  # the stacked cards beside the money: the report draws the round
+        evidence = {"cards": vector.stacked_cards(), "wagers": wagers}
+        raise CheckFailure("; ".join(problems), expected=expected, actual=actual, evidence=evidence)
 
 
 def verify_askable(ctx: Context, vector: Vector) -> None:

@@ -153,20 +153,19 @@ def _simulated_round(
     dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
     if len(board) != 5 or tuple(board[:3]) != flop:
         raise CheckFailure(f"round {number}: board {result.get('board')} does not extend the flop")
-    if cards is not None:
-        dealt = {
-            "seats": {str(s): format_cards(holes[s]) for s in seats},
-            "dealer": format_cards(dealer),
-            "flop": format_cards(flop),
-            "turn": str(board[3]),
-            "river": str(board[4]),
-        }
-        if dealt != cards:
-            raise CheckFailure(
-                f"round {number}: the game did not deal the stacked cards",
-                expected=cards,
-                actual=dealt,
-            )
+    dealt = {  # as a stacked round's `cards`: what the report draws a failing round from
+        "seats": {str(s): format_cards(holes[s]) for s in seats},
+        "dealer": format_cards(dealer),
+        "flop": format_cards(flop),
+        "turn": str(board[3]),
+        "river": str(board[4]),
+    }
+    if cards is not None and dealt != cards:
+        raise CheckFailure(
+            f"round {number}: the game did not deal the stacked cards",
+            expected=cards,
+            actual=dealt,
+        )
     try:
         deal = Deal(holes, dealer, flop, board[3], board[4])
         plays = {s: SeatPlay(s, ante, 0, actions[s]) for s in seats}
@@ -191,7 +190,7 @@ def _simulated_round(
                 f"settled {actual}, the rules give {expected}",
                 expected=expected,
                 actual=actual,
-                evidence={"round": reply, "result": result},
+                evidence={"seat": settled.seat, "cards": dealt, "round": reply, "result": result},
                 repro=repro_vector(ctx, f"rtp-simulation-round{number}", deal, plays, want),
             )
         won += ante_.returned + call_.returned - ante_.stake - call_.stake

@@ -21,7 +21,8 @@ import contextlib
 import importlib
 import sys
 
-from harness.profiles import DEFAULT_PROFILE, load_profile
+from harness.defaults import DEFAULT_PROFILE
+from harness.profiles import load_profile
 from harness.protocol import serve_http, serve_json_lines
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS

@@ -28,10 +28,11 @@ import numpy.typing as npt
 
 from harness import __version__
 from harness.cards import DECK_SIZE, Card, format_cards, parse_card
+from harness.defaults import DEFAULT_PROFILE
 from harness.errors import ErrorReply, InvalidCards
 from harness.evaluator import Category, category_of, strength_of
 from harness.game import MAX_SEATS, Action
-from harness.profiles import DEFAULT_PROFILE, NonQualifyingAnte, Profile, load_profile
+from harness.profiles import NonQualifyingAnte, Profile, load_profile
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
 
 MAX_SHUFFLE_DECKS = 100_000

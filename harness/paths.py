@@ -1,0 +1,46 @@
+"""Where chcert's data lives: the one place that decides (docs/install.md).
+
+chcert reads its clause catalogs, profiles and JSON schemas (`specs/`) and its vectors
+(`vectors/`) as files, and must read the same files however it was installed:
+
+- from a source tree (a checkout, `pip install -e .`): the checkout's `specs/` and
+  `vectors/`, beside `harness/`, so that an edited clause or vector takes effect at once;
+- from a wheel (built directly or through the sdist, as `pip install git+URL` does): the
+  copies that the build put inside the package, `harness/_data/specs` and
+  `harness/_data/vectors` (setup.py copies them; the package has no other way to reach
+  a repository it was built from).
+
+Every module that reads data takes its folder from here, never from its own `__file__`.
+The folders are resolved (no symlinks): the plugin gives them to pytest as the paths to
+collect (harness/plugin.py) and the runner recognises collected files by them
+(harness/runner.py), so both must spell a folder alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+"""The installed `harness` package itself (its sources key the census cache)."""
+
+BUNDLED_DIR = PACKAGE_DIR / "_data"
+"""Where a wheel carries the data; a source tree never has it (builds write to build/)."""
+
+
+def _data_root() -> Path:
+    """The folder holding `specs/` and `vectors/`: the wheel's copy when there is one,
+    else the source tree the package sits in."""
+    if (BUNDLED_DIR / "specs").is_dir():
+        return BUNDLED_DIR
+    return PACKAGE_DIR.parent
+
+
+DATA_ROOT = _data_root()
+"""The folder holding `specs/` and `vectors/`; also pytest's rootdir in a certification
+run, so that item node ids read `specs/clauses/...` and `vectors/...` either way."""
+
+SPECS_DIR = DATA_ROOT / "specs"
+"""Clause catalogs (clauses/), profiles (profiles/), JSON schemas (schemas/)."""
+
+VECTORS_DIR = DATA_ROOT / "vectors"
+"""Settlement vectors, refusals/ and the generated corpus (generated/)."""

@@ -1,0 +1,55 @@
+"""The build hook that puts chcert's data into its wheel (docs/install.md).
+
+The repository keeps its data beside the code, `specs/` and `vectors/` at the root, and
+a source tree (a checkout, `pip install -e .`) reads it there (harness/paths.py). A wheel
+holds only the package, so building one copies both folders into the built package as
+`harness/_data/specs` and `harness/_data/vectors`, where harness/paths.py looks first.
+A wheel built from the sdist (what `pip install git+URL` does) gets them the same way:
+MANIFEST.in puts both folders in the sdist. An editable install copies nothing: it reads
+the checkout's own files, so that an edited clause or vector takes effect at once.
+
+Everything else about the package is declared in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+SOURCE = Path(__file__).resolve().parent
+DATA = ("specs", "vectors")  # folders at the root, copied whole: every file is data
+BUNDLED = ("harness", "_data")  # where they go in the package: harness/paths.py BUNDLED_DIR
+
+
+class BuildPyWithData(build_py):
+    """build_py, then the data folders into the built package (never when editable)."""
+
+    def _data_targets(self) -> list[tuple[Path, Path]]:
+        if self.editable_mode:
+            return []
+        return [(SOURCE / name, Path(self.build_lib, *BUNDLED, name)) for name in DATA]
+
+    def run(self) -> None:
+        super().run()
+        for source, target in self._data_targets():
+            if not source.is_dir():
+                raise FileNotFoundError(f"{source}: the package's data is missing from the tree")
+            # Whole folders, replaced: a file deleted from the tree must not linger in build/.
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        """Every file the command builds, data included (`install --record` lists them)."""
+        data = [
+            str(target / path.relative_to(source))
+            for source, target in self._data_targets()
+            for path in sorted(source.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+        ]
+        return [*super().get_outputs(include_bytecode), *data]
+
+
+setup(cmdclass={"build_py": BuildPyWithData})

@@ -1,0 +1,161 @@
+"""The report as an auditor reads it: its pages' text (pypdf), its pages drawn (pdftoppm),
+the run plan and the build submitted on the certificate page, and a signed report that
+`chcert verify` accepts and a tampered one it refuses (docs/report.md, docs/signing.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from harness.cli import main
+from harness.report import render
+from harness.report.seal import embedded_results
+from tests.certs import PASSPHRASE, make_lab
+from tests.pdftext import pdf_pages
+
+MUTANT = "python:harness.reference.mutants:FlushPaysEvenMoney"
+FAILING = ["--item", "s000-antewin/q-flush", "--item", "s000-antewin/nq-flush"]
+HOSTILE = "<b>Lab</b> &amp; \x1b[31m\u202eevil\u2067 \u05e9\u05dc\u05d5\u05dd"
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mutant paying a flush at even money, on two flush vectors, with a run plan giving
+    the laboratory (hostile text in its name) and a build file."""
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "game-1.2.3.tgz").write_bytes(b"the vendor's build" * 1000)
+    (folder / "chcert.toml").write_text(
+        "artifacts = ['game-1.2.3.tgz']\n"
+        f"[laboratory]\nname = {json.dumps(HOSTILE)}\nreport_number = 'EX-0042'\n"
+        "jurisdiction = 'Examplia'\nsignatory = 'Dr. A. Tester'\n",
+        encoding="utf-8",
+    )
+    out = folder / "out"
+    args = ["certify", "--plan", str(folder / "chcert.toml"), "--adapter", MUTANT]
+    assert main([*args, "--out", str(out), "--seed", "3", *FAILING]) == 1
+    return out
+
+
+def _results(out: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_certificate_page_says_what_was_certified(failing_run: Path) -> None:
+    results = _results(failing_run)
+    manifest = results["manifest"]
+    page = " ".join(pdf_pages(failing_run / "report.pdf")[0].split())
+    assert "NOT CERTIFIED" in page and "VERDICT: FAIL" in page
+    assert "FlushPaysEvenMoney" in page and "chcert-reference" in page
+    digest = hashlib.sha256((failing_run / "results.json").read_bytes()).hexdigest()
+    assert f"results.json SHA-256: {digest}" in page
+    (artifact,) = manifest["artifacts"]
+    assert artifact["sha256"] == hashlib.sha256(b"the vendor's build" * 1000).hexdigest()
+    assert artifact["sha256"] in page and "game-1.2.3.tgz" in page
+    assert manifest["report_id"] in page and "EX-0042" in page and "Dr. A. Tester" in page
+    assert "Encyclopedia article" in page  # the profile's rules sources by title
+    # Hostile text from the plan is drawn as characters: markup inert, controls shown.
+    assert "<b>Lab</b> &amp;" in page and "\\x1b[31m\\x202eevil\\x2067" in page
+    assert manifest["plan"]["sha256"] and manifest["laboratory"]["report_number"] == "EX-0042"
+
+
+def test_every_page_names_the_report_its_verdict_and_its_number(failing_run: Path) -> None:
+    report_id = _results(failing_run)["manifest"]["report_id"]
+    pages = pdf_pages(failing_run / "report.pdf")
+    for number, text in enumerate(pages, start=1):
+        assert report_id in text and "NOT CERTIFIED (FAIL)" in text
+        assert f"Page {number} of {len(pages)}" in text
+    assert "Contents" in pages[1] and "Failures" in pages[1] and "Clause traceability" in pages[1]
+
+
+def test_bookmarks_lead_to_each_section(failing_run: Path) -> None:
+    outline = PdfReader(failing_run / "report.pdf").outline
+    titles = [entry.title for entry in outline if not isinstance(entry, list)]
+    for section in ("Summary", "Clause traceability", "RNG and deck distribution", "Manifest"):
+        assert section in titles
+    assert any(title.startswith("Failures (2, 1 causes)") for title in titles)
+
+
+def test_a_failing_round_reads_as_cards_and_money(failing_run: Path) -> None:
+    text = "\n".join(pdf_pages(failing_run / "report.pdf"))
+    assert "s000-antewin: flush: ante settled otherwise than the rules (2 failures" in text
+    (example, *_) = _results(failing_run)["failures"]
+    cards = example["evidence"]["cards"]
+    assert f"Board {' '.join([*cards['flop'], cards['turn'], cards['river']])}" in text
+    assert f"dealer {' '.join(cards['dealer'])}" in text
+    assert " ".join(cards["seats"]["1"]) in text
+    assert "stake 100, returned 300" in text and "stake 100, returned 200" in text
+    assert "Reproduce: chcert certify" in text and "The 1 others:" in text
+
+
+def test_results_json_travels_inside_the_pdf(failing_run: Path) -> None:
+    attached = embedded_results(failing_run / "report.pdf")
+    assert attached == (failing_run / "results.json").read_bytes()
+
+
+def test_every_page_renders_to_a_picture(failing_run: Path, tmp_path: Path) -> None:
+    if shutil.which("pdftoppm") is None:  # .ci/run installs it and asks for this test
+        if os.environ.get("CHCERT_REQUIRE_PDFTOPPM"):
+            pytest.fail("pdftoppm (Debian poppler-utils) is required here")
+        pytest.skip("pdftoppm (Debian poppler-utils) is not installed")
+    pages = len(PdfReader(failing_run / "report.pdf").pages)
+    subprocess.run(
+        ["pdftoppm", "-r", "30", "-gray", str(failing_run / "report.pdf"), str(tmp_path / "p")],
+        check=True,
+        capture_output=True,
+    )
+    pictures = sorted(tmp_path.glob("p-*.pgm"))
+    assert len(pictures) == pages
+    for picture in pictures:  # binary PGM: a header, then one byte a pixel
+        pixels = picture.read_bytes().split(b"\n", 3)[3]
+        assert min(pixels) < 128 < max(pixels), f"{picture.name} is blank"
+
+
+def test_a_signed_report_verifies_and_a_tampered_one_does_not(
+    failing_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    lab = make_lab(tmp_path / "lab", "Test Laboratory signer")
+    monkeypatch.setenv("LAB_PASSPHRASE", PASSPHRASE.decode())
+    pdf = tmp_path / "signed.pdf"
+    sign = ["--sign-key", str(lab.key), "--sign-cert", str(lab.cert)]
+    sign += ["--sign-passphrase-env", "LAB_PASSPHRASE"]
+    assert main(["report", str(failing_run / "results.json"), "--pdf", str(pdf), *sign]) == 0
+    assert main(["verify", str(pdf), "--trust", str(lab.cert)]) == 0
+    assert "VERIFIED" in capsys.readouterr().out
+    # The attached results.json changed in place: its bytes no longer what was signed.
+    tampered = tmp_path / "tampered.pdf"
+    data = pdf.read_bytes()
+    at = data.index(b"/Subtype /application#2Fjson")
+    tampered.write_bytes(data[:at] + data[at:].replace(b"stream\n", b"stream\n ", 1))
+    assert main(["verify", str(tampered)]) == 1
+    assert "NOT VERIFIED" in capsys.readouterr().out
+
+
+def test_a_wrong_passphrase_stops_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    lab = make_lab(tmp_path / "lab", "Test Laboratory signer")
+    monkeypatch.setenv("LAB_PASSPHRASE", "wrong")
+    args = ["certify", "--out", str(tmp_path / "out"), "--sign-key", str(lab.key)]
+    args += ["--sign-cert", str(lab.cert), "--sign-passphrase-env", "LAB_PASSPHRASE"]
+    assert main(args) == 4
+    assert "lab.key" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_re_rendering_an_archive_prints_the_hash_of_its_bytes(
+    failing_run: Path, tmp_path: Path
+) -> None:
+    """An archived results.json, whatever its spacing, is hashed as it is on disk."""
+    archive = tmp_path / "results.json"
+    archive.write_text(json.dumps(_results(failing_run)), encoding="utf-8")  # one line
+    render(_results(failing_run), tmp_path / "report.pdf", archive.read_bytes())
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert digest in " ".join(pdf_pages(tmp_path / "report.pdf")[0].split())
