@@ -182,14 +182,17 @@ def _simulated_round(
         ante_, call_ = settled.ante, settled.call
         expected = [[ante_.stake, ante_.returned], [call_.stake, call_.returned]]
         actual = [wager_pair(wagers_.get("ante")), wager_pair(wagers_.get("call"))]
-        if actual != expected:
+        if actual != expected:  # recorded by wager, with the hand, as a vector's seat is
+            rules = {"hand": settled.hand.wire, "ante": expected[0], "call": expected[1]}
+            hand = obj(got.get(settled.seat)).get("hand")
+            game = {"hand": hand, "ante": actual[0], "call": actual[1]}
             shown = f"hole {format_cards(holes[settled.seat])}, dealer {format_cards(dealer)}, "
             shown += f"board {format_cards(board)}"
             raise CheckFailure(
                 f"round {number} (the game's round {round_id}) seat {settled.seat}, {shown}: "
                 f"settled {actual}, the rules give {expected}",
-                expected=expected,
-                actual=actual,
+                expected=rules,
+                actual=game,
                 evidence={"seat": settled.seat, "cards": dealt, "round": reply, "result": result},
                 repro=repro_vector(ctx, f"rtp-simulation-round{number}", deal, plays, want),
             )

@@ -551,13 +551,13 @@ def _out_of_scope(out: list[dict[str, Any]]) -> list[Flowable]:
             [[para("Source"), para("Text"), para("Why out of scope")]]
             + [
                 [
-                    para(o.get("source", ""), SMALL),
+                    para(_source_tag(f"{o.get('source', '')}: ").strip(), SMALL),
                     para(o.get("ref", ""), SMALL),
                     para(o.get("reason", ""), SMALL),
                 ]
                 for o in out
             ],
-            [30 * mm, 80 * mm, 60 * mm],
+            [16 * mm, 94 * mm, 60 * mm],
         ),
     ]
 
@@ -701,7 +701,7 @@ def _failures(failures: list[Any]) -> list[Flowable]:
         kind, clause, what = cause.key
         count = f"{len(cause.members)} failures" if len(cause.members) > 1 else "1 failure"
         title = f"{clause}: {text_shown(what, 120)} ({count}, {kind})"
-        flow += [heading(title, 1), *cause_block(cause)]
+        flow += cause_block(cause, heading(title, 1))
     if len(causes) > MAX_CAUSES_SHOWN:
         flow.append(para(f"... and {len(causes) - MAX_CAUSES_SHOWN} more causes in results.json"))
     return flow

@@ -119,8 +119,8 @@ def _dealt(evidence: dict[str, Any]) -> dict[str, Any] | None:
 
 def _seat_money(value: Any) -> dict[str, dict[str, Any]]:
     """Per seat, its settlement fields, from the shapes failures record: a vector's
-    {"seats": {"1": {...}}}, one seat's {"ante": ..., "call": ...}, or the RTP
-    simulation's [[ante stake, returned], [call stake, returned]]."""
+    {"seats": {"1": {...}}}, one seat's {"ante": ..., "call": ...} (the differential, the
+    RTP simulation), or an archive's RTP simulation [[ante stake, returned], [call ...]]."""
     if isinstance(value, dict) and isinstance(value.get("seats"), dict):
         return {str(k): v for k, v in value["seats"].items() if isinstance(v, dict)}
     if isinstance(value, dict) and any(w in value for w in WAGERS):
@@ -228,7 +228,9 @@ def worked_example(f: dict[str, Any]) -> list[Flowable]:
     else:
         block += [_dump("expected:", f.get("expected")), _dump("actual:", f.get("actual"))]
     rest = {
-        k: v for k, v in evidence.items() if k not in ("stderr_tail", "cards", "round", "result")
+        k: v
+        for k, v in evidence.items()
+        if k not in ("stderr_tail", "cards", "round", "result", "seat")
     }
     block += [_dump(f"{key}:", value) for key, value in rest.items()]
     block += stderr_block(evidence.get("stderr_tail"), "The game's stderr (last lines):")
@@ -238,10 +240,11 @@ def worked_example(f: dict[str, Any]) -> list[Flowable]:
     return block
 
 
-def cause_block(cause: Cause) -> list[Flowable]:
-    """A group: the worked example, then the other members named."""
+def cause_block(cause: Cause, title: Flowable) -> list[Flowable]:
+    """A group under its title: the worked example, then the other members named. The
+    title, the example's first line and its round stay on one page."""
     example = worked_example(cause.members[0])
-    flow: list[Flowable] = [KeepTogether(example[:3]), *example[3:]]
+    flow: list[Flowable] = [KeepTogether([title, *example[:3]]), *example[3:]]
     others = cause.members[1:]
     if others:
         named = [
