@@ -361,7 +361,7 @@ class _Signing:
 
     key: Path
     cert: Path
-    passphrase: bytes | None
+    passphrase: bytes | None = dataclasses.field(repr=False)
 
     def sign(self, pdf: Path) -> None:
         from harness.report.seal import sign_pdf
@@ -370,7 +370,7 @@ class _Signing:
 
 
 def _signing(args: argparse.Namespace) -> _Signing | None:
-    from harness.report.seal import SealError, load_certificates, load_private_key
+    from harness.report.seal import SealError, check_signer
 
     if not args.sign_key and not args.sign_cert:
         return None
@@ -383,8 +383,7 @@ def _signing(args: argparse.Namespace) -> _Signing | None:
             raise UsageError(f"--sign-passphrase-env: {args.sign_passphrase_env} is not set")
         passphrase = value.encode("utf-8")
     try:
-        load_private_key(Path(args.sign_key), passphrase)
-        load_certificates(Path(args.sign_cert), passphrase)
+        check_signer(Path(args.sign_key), Path(args.sign_cert), passphrase)
     except SealError as exc:
         raise UsageError(str(exc)) from exc
     return _Signing(Path(args.sign_key), Path(args.sign_cert), passphrase)
@@ -396,7 +395,8 @@ def _annotated(
     """results.json's manifest with what the command line knows and the runner does not:
     the report id, the build submitted, the laboratory and the run plan (docs/results.md)."""
     manifest = results.setdefault("manifest", {})
-    stamp = time.strftime("%Y%m%d", time.gmtime())
+    started = str(manifest.get("started") or "")  # the run's day (a stub has no manifest)
+    stamp = started[:10].replace("-", "") or time.strftime("%Y%m%d", time.gmtime())
     manifest["report_id"] = f"CHC-{stamp}-{secrets.token_hex(4).upper()}"
     manifest["artifacts"] = artifacts
     plan = getattr(args, "applied_plan", None)
@@ -1084,6 +1084,7 @@ def report(args: argparse.Namespace) -> int:
     error (one line, exit 4)."""
     from harness._schema import validator
     from harness.report import render
+    from harness.report.seal import is_signed
 
     results = Path(args.results)
     try:
@@ -1102,6 +1103,8 @@ def report(args: argparse.Namespace) -> int:
         )
     signing = _signing(args)
     pdf = Path(args.pdf) if args.pdf else results.with_name("report.pdf")
+    if pdf.exists() and is_signed(pdf):  # a laboratory's signed original is never replaced
+        raise UsageError(f"report: {pdf} is a signed report: give another --pdf PATH")
     print(render(data, pdf, raw))
     return _signed(signing, pdf, 0) if signing is not None else 0
 

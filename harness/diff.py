@@ -23,13 +23,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.outcomes import EXIT_USAGE, Status, Verdict
+from harness.outcomes import EXIT_USAGE, RANK, Status, Verdict
 
 Direction = Literal["regression", "improvement", "other"]
 
 # The three verdicts of docs/results.md; a higher rank is worse (docs/verdict.md).
-VERDICTS = ("verdict", "implementation_verdict", "publication_verdict")
-VERDICT_RANK = {Verdict.PASS.value: 0, Verdict.INCOMPLETE.value: 1, Verdict.FAIL.value: 2}
+VERDICT_KEYS = ("verdict", "implementation_verdict", "publication_verdict")
 # Statuses that count as verified: a clause closed by an attestation is, for a gate, as
 # good as a passed one, and losing either is a regression (docs/ci.md).
 GOOD = frozenset({Status.PASS.value, Status.ATTESTED.value})
@@ -186,7 +185,7 @@ def load_results_file(path: str | Path) -> dict[str, Any]:
 def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
     """Compare two results (parsed results.json): what changed, and whether it regressed."""
     old_run, new_run = _run(old), _run(new)
-    verdicts = tuple(_verdict_change(name, old.get(name), new.get(name)) for name in VERDICTS)
+    verdicts = tuple(_verdict_change(name, old.get(name), new.get(name)) for name in VERDICT_KEYS)
     old_clauses, new_clauses = _clause_rows(old), _clause_rows(new)
     old_items, new_items = _item_rows(old), _item_rows(new)
     counts = Counter(clause for clause, _ in {*old_items, *new_items})
@@ -262,8 +261,9 @@ def _verdict_change(name: str, old: Any, new: Any) -> VerdictChange:
     before, after = _str_or_none(old), _str_or_none(new)
     if before == after:
         return VerdictChange(name, before, after, "unchanged")
-    if before in VERDICT_RANK and after in VERDICT_RANK:
-        worse = VERDICT_RANK[after] > VERDICT_RANK[before]
+    ranked = {v.value for v in Verdict}
+    if before in ranked and after in ranked:
+        worse = RANK[Verdict(after)] > RANK[Verdict(before)]
         return VerdictChange(name, before, after, "regression" if worse else "improvement")
     return VerdictChange(name, before, after, "other")
 

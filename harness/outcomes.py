@@ -33,12 +33,12 @@ class Verdict(StrEnum):
 EXIT_CODES = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 EXIT_USAGE = 4
 
-_RANK = {Verdict.PASS: 0, Verdict.INCOMPLETE: 1, Verdict.FAIL: 2}
+RANK = {Verdict.PASS: 0, Verdict.INCOMPLETE: 1, Verdict.FAIL: 2}  # worse is higher
 
 
 def worse(*verdicts: Verdict) -> Verdict:
     """The worst of some verdicts: FAIL over INCOMPLETE over PASS."""
-    return max(verdicts, key=_RANK.__getitem__, default=Verdict.PASS)
+    return max(verdicts, key=RANK.__getitem__, default=Verdict.PASS)
 
 
 def verdict_of(failed: bool, gaps: bool) -> Verdict:

@@ -497,6 +497,8 @@ class CertificationRun:
                 actual=finding["actual"],
                 evidence={
                     **finding["evidence"],
+                    "kind": finding.get("kind", ""),  # the fault's kind and detail, as the
+                    "detail": finding.get("detail", ""),  # results' causes table shows them
                     "count": finding["count"],
                     "found_by": record.item,
                 },

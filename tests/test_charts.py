@@ -124,6 +124,25 @@ def paths(drawing: Drawing) -> list[PathShape]:
     return [n for n in nodes(drawing) if isinstance(n, PathShape)]
 
 
+def _section(data: Any, key: str) -> dict[str, Any]:
+    found = data.get(key) if isinstance(data, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def drawings_from_results(results: Any) -> dict[str, Drawing | None]:
+    """Every chart, each from its part of a whole results.json, as the report draws them."""
+    rng = _section(results, "rng")
+    maths = _section(results, "math")
+    return {
+        "position_heatmap": charts.position_heatmap(rng.get("position_counts"), rng.get("decks")),
+        "p_value_histogram": charts.p_value_histogram(rng.get("position_p_values")),
+        "rtp_interval": charts.rtp_interval(maths.get("simulation")),
+        "ante_return_distribution": charts.ante_return_distribution(
+            _section(maths, "optimal").get("rows")
+        ),
+    }
+
+
 def text_of(drawing: Drawing | None) -> str:
     assert drawing is not None
     return "\n".join(strings(drawing))
@@ -133,7 +152,7 @@ def text_of(drawing: Drawing | None) -> str:
 
 
 def test_every_chart_draws_from_a_pass_runs_values(results: dict[str, Any]) -> None:
-    drawn = charts.drawings_from_results(results)
+    drawn = drawings_from_results(results)
     assert set(drawn) == {
         "position_heatmap",
         "p_value_histogram",
@@ -222,16 +241,7 @@ def test_the_ante_rows_show_names_odds_and_figures() -> None:
 def test_a_stub_or_older_results_file_draws_nothing_and_does_not_raise() -> None:
     stub: list[Any] = [{}, {"rng": {"status": "not_tested", "decks": 0, "tests": []}}, None, []]
     for document in stub:
-        assert set(charts.drawings_from_results(document).values()) == {None}
-
-
-def test_fit_width_scales_a_chart_into_a_narrower_frame(results: dict[str, Any]) -> None:
-    drawing = charts.ante_return_distribution(ROWS)
-    assert drawing is not None
-    assert charts.fit_width(drawing, 600) is drawing
-    narrow = charts.fit_width(drawing, 400)
-    assert narrow.width == 400
-    assert narrow.height == pytest.approx(drawing.height * 400 / drawing.width)
+        assert set(drawings_from_results(document).values()) == {None}
 
 
 # ------------------------------------------------------------------ malformed input
@@ -344,7 +354,7 @@ def test_no_json_value_makes_a_chart_raise(first: Any, second: Any) -> None:
         charts.p_value_histogram(first, second),
         charts.rtp_interval(first, second),
         charts.ante_return_distribution(first),
-        *charts.drawings_from_results(first).values(),
+        *drawings_from_results(first).values(),
     ]
     assert all(d is None or isinstance(d, Drawing) for d in drawn)
 
@@ -371,7 +381,7 @@ def test_the_heatmap_adds_little_to_the_pdf(tmp_path: Path, rng_section: dict[st
 def test_a_pdf_of_the_four_charts_renders_and_rasterizes(
     tmp_path: Path, results: dict[str, Any]
 ) -> None:
-    drawn = charts.drawings_from_results(results)
+    drawn = drawings_from_results(results)
     story: list[Any] = []
     for drawing in drawn.values():
         story += [drawing, PageBreak()]

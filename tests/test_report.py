@@ -104,7 +104,7 @@ def test_any_results_file_gives_a_pdf_or_a_one_line_error(
     assert render(doc, pdf) == pdf and _is_pdf(pdf)
     if validator("results.schema.json").is_valid(doc):
         # a file of the schema gets the full report
-        _build(doc, tmp_path / "full.pdf", json.dumps(doc, default=str).encode())
+        _build(doc, tmp_path / "full.pdf", json.dumps(doc, default=str).encode(), True)
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc))
     capsys.readouterr()

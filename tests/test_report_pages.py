@@ -130,6 +130,10 @@ def test_a_signed_report_verifies_and_a_tampered_one_does_not(
     assert main(["report", str(failing_run / "results.json"), "--pdf", str(pdf), *sign]) == 0
     assert main(["verify", str(pdf), "--trust", str(lab.cert)]) == 0
     assert "VERIFIED" in capsys.readouterr().out
+    assert main(["verify", str(pdf)]) == 2  # intact, but who signed was not checked
+    again = ["report", str(failing_run / "results.json"), "--pdf", str(pdf)]
+    assert main(again) == 4  # a signed original is never replaced
+    assert "is a signed report" in capsys.readouterr().err
     # The attached results.json changed in place: its bytes no longer what was signed.
     tampered = tmp_path / "tampered.pdf"
     data = pdf.read_bytes()
@@ -137,6 +141,17 @@ def test_a_signed_report_verifies_and_a_tampered_one_does_not(
     tampered.write_bytes(data[:at] + data[at:].replace(b"stream\n", b"stream\n ", 1))
     assert main(["verify", str(tampered)]) == 1
     assert "NOT VERIFIED" in capsys.readouterr().out
+
+
+def test_a_key_of_another_certificate_stops_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    lab, other = make_lab(tmp_path / "lab", "Lab"), make_lab(tmp_path / "other", "Other")
+    monkeypatch.setenv("LAB_PASSPHRASE", PASSPHRASE.decode())
+    args = ["certify", "--out", str(tmp_path / "out"), "--sign-key", str(lab.key)]
+    args += ["--sign-cert", str(other.cert), "--sign-passphrase-env", "LAB_PASSPHRASE"]
+    assert main(args) == 4
+    assert "does not belong" in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_a_wrong_passphrase_stops_before_the_run(
@@ -159,3 +174,34 @@ def test_re_rendering_an_archive_prints_the_hash_of_its_bytes(
     render(_results(failing_run), tmp_path / "report.pdf", archive.read_bytes())
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     assert digest in " ".join(pdf_pages(tmp_path / "report.pdf")[0].split())
+
+
+def test_a_report_that_could_not_carry_results_json_does_not_claim_it(
+    failing_run: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    import harness.report
+
+    def refuse(pdf: Path, data: bytes) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(harness.report, "attach_results", refuse)
+    render(_results(failing_run), tmp_path / "report.pdf")
+    page = " ".join(pdf_pages(tmp_path / "report.pdf")[0].split())
+    assert "could not be attached" in page and "is attached to this PDF" not in page
+    assert embedded_results(tmp_path / "report.pdf") is None
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "reports" / "samples"
+
+
+@pytest.mark.parametrize("sample", ["reference", "mutant"])
+def test_the_committed_samples_are_what_the_report_draws_today(sample: str, tmp_path: Path) -> None:
+    """A sample drawn by older code misleads whoever reads it: regenerate it with
+    reports/samples/regenerate.sh (docs/report.md) when the report changes."""
+    archive = SAMPLES / sample / "results.json"
+    render(json.loads(archive.read_bytes()), tmp_path / "report.pdf", archive.read_bytes())
+    assert pdf_pages(tmp_path / "report.pdf") == pdf_pages(SAMPLES / sample / "report.pdf"), (
+        "stale sample: run reports/samples/regenerate.sh"
+    )
+    signed = embedded_results(SAMPLES / sample / "report.pdf")
+    assert signed == archive.read_bytes()

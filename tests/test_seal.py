@@ -21,8 +21,10 @@ from reportlab.pdfgen import canvas
 
 from harness.report.seal import (
     EXIT_NOT_VERIFIED,
+    EXIT_SIGNER_UNCHECKED,
     EXIT_VERIFIED,
     NO_ANCHOR,
+    SIGNER_UNCHECKED,
     UNSIGNED_MATCH,
     SealError,
     attach_results,
@@ -164,10 +166,10 @@ def test_a_sealed_report_verifies(sealed: Report, capsys: pytest.CaptureFixture[
     assert sig.field_name == "chcert" and sig.intact and sig.valid
     assert sig.coverage == "ENTIRE_FILE" and sig.trusted is None
     assert "Lab A" in sig.signer and sig.signing_time
-    code, out = _verify(sealed.pdf, capsys)
-    assert code == EXIT_VERIFIED
+    code, out = _verify(sealed.pdf, capsys)  # intact, but anyone can sign with a key
+    assert code == EXIT_SIGNER_UNCHECKED
     assert NO_ANCHOR in out and "Lab A" in out
-    assert out.splitlines()[-1] == "VERIFIED"
+    assert out.splitlines()[-1] == SIGNER_UNCHECKED
 
 
 def test_its_own_certificate_as_anchor_makes_it_trusted(
@@ -262,6 +264,17 @@ def _replace_attachment(pdf: Path, data: bytes, reprint: bool) -> None:
         stream.set_data(text)
         page[NameObject("/Contents")] = writer._add_object(stream)
     writer.write(pdf)
+
+
+def test_a_title_changed_after_signing_is_caught(
+    sealed: Report, lab: Lab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pyHanko may call such an update harmless; a report is sealed once, so it is not."""
+    writer = PdfWriter(sealed.pdf, incremental=True)
+    writer.add_metadata({"/Title": "CERTIFIED by someone else"})
+    writer.write(sealed.pdf)
+    code, out = _verify(sealed.pdf, capsys, lab.cert)
+    assert code == EXIT_NOT_VERIFIED and "MODIFIED after signing" in out
 
 
 def test_a_replaced_attachment_appended_after_signing_is_caught(

@@ -16,8 +16,6 @@ place, and failing that a page with the verdict and the error.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import re
 import traceback
@@ -40,7 +38,14 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import Flowable
 
-from harness.report.certificate import _verdicts, certificate, certificate_word, verdict_banner
+from harness.outcomes import RANK, Verdict
+from harness.report.certificate import (
+    certificate,
+    certificate_word,
+    contradiction,
+    verdict_banner,
+    verdict_lines,
+)
 from harness.report.charts import (
     ante_return_distribution,
     p_value_histogram,
@@ -49,7 +54,7 @@ from harness.report.charts import (
 )
 from harness.report.failures import cause_block, group_failures, stderr_block
 from harness.report.layout import ReportDocument, build, contents, heading
-from harness.report.seal import attach_results
+from harness.report.seal import attach_results, results_digest
 from harness.report.style import (
     H1,
     H2,
@@ -229,7 +234,7 @@ def _headline(results: dict[str, Any]) -> list[Flowable]:
     """What an auditor reads first, under the banner: the two verdicts, the selection, why
     the run is incomplete, each refuted figure, each clause not tested."""
     return [
-        *_verdicts(results),
+        *verdict_lines(results),
         *_selection_line(results.get("selection")),
         *_reasons(results),
         *stderr_block(results.get("implementation_stderr"), "The game's stderr (last lines):"),
@@ -579,7 +584,6 @@ def _manifest(manifest: dict[str, Any]) -> list[Flowable]:
 
 
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE")
-VERDICTS_BY_RANK = ("PASS", "INCOMPLETE", "FAIL")  # the run's verdict is the worse of two
 
 
 def verdict_problem(results: dict[str, Any]) -> str | None:
@@ -595,7 +599,7 @@ def verdict_problem(results: dict[str, Any]) -> str | None:
         if value not in VERDICTS:
             return f"{key} is {text_shown(value, 80)!r}, none of {', '.join(VERDICTS)}"
     parts = [results.get(k) for k in ("implementation_verdict", "publication_verdict")]
-    if all(parts) and verdict != max(parts, key=VERDICTS_BY_RANK.index):
+    if all(parts) and verdict != max(parts, key=lambda v: RANK[Verdict(str(v))]):
         both = " and ".join(map(str, parts))
         return f"the verdict is {verdict}, not the worse of its two parts ({both})"
     clauses = [c for c in results.get("clauses") or [] if isinstance(c, dict)]
@@ -626,15 +630,17 @@ def render(results: dict[str, Any], path: str | Path, results_bytes: bytes | Non
         data = json.dumps(results, default=str).encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _build(results, path, data)
+        _build(results, path, data, attached=True)
+        try:
+            attach_results(path, data)
+        except Exception:  # the page must not say it is attached: drawn again, saying so
+            _build(results, path, data, attached=False)
     except Exception as exc:  # anything the file holds: a plainer PDF, saying why
         failure = f"{type(exc).__name__}: {text_shown(exc, 500)}"
         try:
             _build_plain(results, path, failure)
         except Exception:
             _build_minimal(results, path, failure, traceback.format_exc(limit=3))
-    with contextlib.suppress(Exception):  # a PDF without its attachment still reports
-        attach_results(path, data)
     return path
 
 
@@ -655,7 +661,7 @@ def _build_plain(results: Any, path: Path, failure: str) -> None:
             f"The full report could not be laid out ({failure}); this plainer one shows the "
             "verdicts and the summary. results.json holds everything."
         ),
-        *_verdicts(results),
+        *verdict_lines(results),
         *_summary(results),
     ]
     doc.build(story)
@@ -681,10 +687,7 @@ def _banner(results: dict[str, Any]) -> list[Flowable]:
     problem = verdict_problem(results)
     if problem is None:
         return [verdict_banner(str(results["verdict"]))]
-    return [
-        verdict_banner(NOT_VALID),
-        para(f"This results file contradicts itself and certifies nothing: {problem}.", LEAD),
-    ]
+    return [verdict_banner(NOT_VALID), contradiction(problem)]
 
 
 def _failures(failures: list[Any]) -> list[Flowable]:
@@ -707,8 +710,8 @@ def _failures(failures: list[Any]) -> list[Flowable]:
     return flow
 
 
-def _build(results: dict[str, Any], path: Path, data: bytes) -> None:
-    digest = hashlib.sha256(data).hexdigest()
+def _build(results: dict[str, Any], path: Path, data: bytes, attached: bool) -> None:
+    digest = results_digest(data)
     problem = verdict_problem(results)
     verdict = str(results.get("verdict")) if problem is None else NOT_VALID
     ident = report_id(results, digest)
@@ -725,7 +728,7 @@ def _build(results: dict[str, Any], path: Path, data: bytes) -> None:
     )
     failures = results.get("failures") or []
     story: list[Flowable] = [
-        *certificate(results, problem, ident, digest),
+        *certificate(results, problem, ident, data, attached),
         PageBreak(),
         Paragraph("Contents", H1),
         contents(),

@@ -21,7 +21,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 from reportlab.platypus.flowables import Flowable
 
-from harness.report.seal import HASH_LABEL
+from harness.report.seal import hash_line
 from harness.report.style import (
     BODY,
     H1,
@@ -38,6 +38,15 @@ from harness.report.style import (
 
 # The certificate's word for each verdict (docs/verdict.md).
 CERTIFICATE_WORDS = {"PASS": "CERTIFIED", "FAIL": "NOT CERTIFIED", "INCOMPLETE": "INCOMPLETE"}
+ATTACHED = (
+    "results.json is attached to this PDF. chcert verify checks that it matches the hash "
+    "above and, where the PDF is signed, that nothing changed since the signature "
+    "(docs/signing.md)."
+)
+NOT_ATTACHED = (
+    "results.json could not be attached to this PDF: compare the hash above with the "
+    "results.json archived beside it (sha256sum results.json)."
+)
 NOT_STATED = "not stated (give it in the run plan's [laboratory] table, docs/run-plan.md)"
 _TITLE = ParagraphStyle("title", parent=H1, fontSize=17, leading=21, spaceAfter=2)
 _SUBTITLE = ParagraphStyle("subtitle", parent=BODY, fontSize=10, leading=13, spaceAfter=6)
@@ -103,7 +112,7 @@ def _publication_comment(implementation: str | None, publication: str) -> str:
     return "the game's documentation is at fault; its play was not fully tested"
 
 
-def _verdicts(results: dict[str, Any]) -> list[Flowable]:
+def verdict_lines(results: dict[str, Any]) -> list[Flowable]:
     """The two verdicts the run's verdict is the worse of (absent in older results.json)."""
     implementation = results.get("implementation_verdict")
     publication = results.get("publication_verdict")
@@ -177,7 +186,13 @@ def _artifacts(manifest: dict[str, Any]) -> list[Flowable]:
                 SMALL,
             )
         ]
-    out: list[Flowable] = []
+    out: list[Flowable] = [
+        para(
+            "as declared by the submitter: chcert hashes these files; it cannot see that "
+            "the game it played was built from them",
+            SMALL,
+        )
+    ]
     for a in artifacts:
         out.append(para(f"{a.get('name', '?')} ({_money(a.get('bytes', '?'))} bytes)", SMALL))
         out.append(para(f"SHA-256 {a.get('sha256', '?')}", MONO))
@@ -217,8 +232,13 @@ def _jurisdiction(lab: dict[str, Any]) -> str | None:
     return "; ".join(shown) or None
 
 
+def contradiction(problem: str) -> Paragraph:
+    """Why a results file's verdict cannot stand, where its verdict would be."""
+    return para(f"This results file contradicts itself and certifies nothing: {problem}.", LEAD)
+
+
 def certificate(
-    results: dict[str, Any], problem: str | None, report_id: str, results_sha256: str
+    results: dict[str, Any], problem: str | None, report_id: str, data: bytes, attached: bool
 ) -> list[Flowable]:
     """The first page: the verdict, the game, the build, the profile, who certified it."""
     verdict = str(results.get("verdict")) if problem is None else NOT_VALID
@@ -228,14 +248,12 @@ def certificate(
     assert isinstance(impl, dict) and isinstance(profile, dict) and isinstance(manifest, dict)
     flow: list[Flowable] = [
         Paragraph("Casino Hold'em certification report", _TITLE),
-        para("Certificate of conformance to the rules profile named below", _SUBTITLE),
+        para("A game's conformance to the rules profile named below, as tested", _SUBTITLE),
         verdict_banner(verdict),
     ]
     if problem is not None:
-        flow.append(
-            para(f"This results file contradicts itself and certifies nothing: {problem}.", LEAD)
-        )
-    flow += [Spacer(1, 2 * mm), *_verdicts(results), Spacer(1, 2 * mm)]
+        flow.append(contradiction(problem))
+    flow += [Spacer(1, 2 * mm), *verdict_lines(results), Spacer(1, 2 * mm)]
     game = f"{impl.get('name', '?')} {impl.get('version', '')}".strip()
     finished = str(manifest.get("finished") or "not recorded")
     rows: list[list[Any]] = [
@@ -247,20 +265,13 @@ def certificate(
             para("Profile", SMALL),
             para(f"{profile.get('name', '?')}: {profile.get('title', '')}", SMALL),
         ],
-        [para("Rules sources", SMALL), _sources(profile)],
+        [para("Profile's rules sources", SMALL), _sources(profile)],
         *_laboratory(manifest),
         [para("Date of issue", SMALL), para(finished[:10], SMALL)],
         [para("Harness", SMALL), para(f"chcert {manifest.get('harness_version', '?')}", SMALL)],
         [para("Report id", SMALL), para(report_id, SMALL)],
-        [para("Results", SMALL), para(f"{HASH_LABEL} {results_sha256}", MONO)],  # verify reads it
+        [para("Results", SMALL), para(hash_line(data), MONO)],  # chcert verify reads it
     ]
     flow.append(grid(rows, [38 * mm, 132 * mm], header=False))
-    flow.append(
-        para(
-            "results.json is attached to this PDF. chcert verify checks that it matches "
-            "the hash above and, where the PDF is signed, that nothing changed since the "
-            "signature (docs/signing.md).",
-            SMALL,
-        )
-    )
+    flow.append(para(ATTACHED if attached else NOT_ATTACHED, SMALL))
     return flow

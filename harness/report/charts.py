@@ -725,45 +725,9 @@ def ante_return_distribution(
     return drawing
 
 
-def fit_width(drawing: Drawing, width: float) -> Drawing:
-    """The drawing scaled down, whole, to `width` points when it is wider (a frame narrower
-    than 170 mm, e.g. A4 with reportlab's default one-inch margins); else unchanged."""
-    if drawing.width <= width:
-        return drawing
-    scale = width / drawing.width
-    fitted = Drawing(width, drawing.height * scale)
-    fitted.add(Group(*drawing.contents, transform=(scale, 0, 0, scale, 0, 0)))
-    return fitted
-
-
-def _section(data: Any, key: str) -> dict[str, Any]:
-    """data[key] when both are JSON objects, else an empty one."""
-    found = data.get(key) if isinstance(data, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
-def drawings_from_results(results: Any) -> dict[str, Drawing | None]:
-    """Every chart this module draws, from a whole results.json (None where not recorded).
-
-    A convenience for the report and the tests; each chart still takes only its own
-    part of the file.
-    """
-    rng = _section(results, "rng")
-    maths = _section(results, "math")
-    optimal = _section(maths, "optimal")
-    return {
-        "position_heatmap": position_heatmap(rng.get("position_counts"), rng.get("decks")),
-        "p_value_histogram": p_value_histogram(rng.get("position_p_values")),
-        "rtp_interval": rtp_interval(maths.get("simulation")),
-        "ante_return_distribution": ante_return_distribution(optimal.get("rows")),
-    }
-
-
 __all__: Sequence[str] = (
     "WIDTH",
     "ante_return_distribution",
-    "drawings_from_results",
-    "fit_width",
     "p_value_histogram",
     "position_heatmap",
     "rtp_interval",

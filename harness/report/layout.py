@@ -18,18 +18,14 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+from reportlab.platypus import BaseDocTemplate, CondPageBreak, Frame, PageTemplate, Paragraph
 from reportlab.platypus.flowables import Flowable
 from reportlab.platypus.tableofcontents import TableOfContents
 
 from harness.report.style import BODY, H2, H3, esc, text_shown
 
 MARGIN = 20 * mm
-# A heading never ends a page alone: it stays with what follows it.
-_KEEP_WITH_NEXT = [
-    ParagraphStyle("section", parent=H2, keepWithNext=1),
-    ParagraphStyle("subsection", parent=H3, keepWithNext=1),
-]
+ROOM_UNDER_A_HEADING = 35 * mm  # less than this left on a page: the heading starts the next
 HEADER_GAP = 10 * mm  # between the running header and the text
 
 
@@ -37,7 +33,7 @@ class Heading(Paragraph):  # type: ignore[misc]
     """A section title that is also a contents entry and a PDF bookmark."""
 
     def __init__(self, text: str, level: int, key: str) -> None:
-        super().__init__(esc(text, 200), _KEEP_WITH_NEXT[level])
+        super().__init__(esc(text, 200), H2 if level == 0 else H3)
         self.plain = text_shown(text, 200)
         self.level = min(max(level, 0), 1)
         self.key = key
@@ -126,5 +122,12 @@ class ReportDocument(BaseDocTemplate):  # type: ignore[misc]
 
 
 def build(doc: ReportDocument, story: list[Flowable]) -> None:
-    """Lay the story out until the contents page's page numbers settle."""
-    doc.multiBuild(story, canvasmaker=_NumberedCanvas, maxPasses=4)
+    """Lay the story out until the contents page's page numbers settle. A heading never
+    ends a page alone: too near the foot, it starts the next page (a long table under it
+    still begins on the heading's page, rather than leaving a page half empty)."""
+    spaced: list[Flowable] = []
+    for flowable in story:
+        if isinstance(flowable, Heading):
+            spaced.append(CondPageBreak(ROOM_UNDER_A_HEADING))
+        spaced.append(flowable)
+    doc.multiBuild(spaced, canvasmaker=_NumberedCanvas, maxPasses=4)

@@ -56,12 +56,12 @@ UNSIGNED_MATCH = (
 )
 EXIT_VERIFIED = 0
 EXIT_NOT_VERIFIED = 1
+EXIT_SIGNER_UNCHECKED = 2  # intact and matching, but who signed was not checked (no --trust)
+SIGNER_UNCHECKED = (
+    "INTACT, SIGNER NOT CHECKED: anyone can sign with a key of their own; "
+    "give the laboratory's certificate with --trust CERT"
+)
 PDF_HEADER_WINDOW = 1024  # ISO 32000: readers look for %PDF- within the first 1024 bytes
-# pyHanko's ModificationLevel names that leave a signed revision's content as signed:
-# nothing at all, or validation data (DSS, document timestamps) that MDPPerm.NO_CHANGES
-# itself permits. Anything more (a form filled, an annotation, an object replaced) is a
-# change after signing: the report is sealed once (docs/signing.md).
-HARMLESS_UPDATES = frozenset({"NONE", "LTA_UPDATES"})
 # pyHanko checks the signer certificate's key usage; accept either usage a laboratory's
 # document-signing certificate may carry (pyHanko's default demands non_repudiation).
 KEY_USAGES = frozenset({"digital_signature", "non_repudiation"})
@@ -174,6 +174,17 @@ def _is_signed(reader: Any) -> bool:
     """Whether any signature field of the PDF holds a signature."""
     fields = reader.get_fields() or {}
     return any(f.get("/FT") == "/Sig" and f.get("/V") is not None for f in fields.values())
+
+
+def is_signed(pdf: Path) -> bool:
+    """Whether the file at `pdf` is a PDF holding a signature (False for anything else)."""
+    from pypdf import PdfReader
+
+    try:
+        with _quiet():
+            return _is_signed(PdfReader(pdf))
+    except Exception:  # not a PDF, unreadable: nothing signed to lose
+        return False
 
 
 # ---------------------------------------------------------------------------
@@ -378,6 +389,28 @@ def _require_attachment(pdf: Path, original: bytes) -> None:
         raise SealError(pdf, f"attach exactly one {RESULTS_NAME} before signing")
 
 
+def check_signer(
+    key: Path, cert: Path, passphrase: bytes | None = None
+) -> tuple[PrivateKeyTypes, list[x509.Certificate]]:
+    """The key and its certificates, once it is known they can sign now: the key loads
+    (with its passphrase), belongs to the first certificate, which is valid today.
+    Called before a run as well, so that a certification never ends unsigned for a
+    mistake that could be seen at its start."""
+    key_obj = load_private_key(key, passphrase)
+    certs = load_certificates(cert, passphrase)
+    signer_cert = certs[0]
+    if _public_der(key_obj.public_key()) != _public_der(signer_cert.public_key()):
+        raise SealError(key, f"this private key does not belong to the certificate {cert}")
+    now = datetime.now(UTC)
+    if not signer_cert.not_valid_before_utc <= now <= signer_cert.not_valid_after_utc:
+        raise SealError(
+            cert,
+            f"the certificate is valid from {signer_cert.not_valid_before_utc:%Y-%m-%d} "
+            f"to {signer_cert.not_valid_after_utc:%Y-%m-%d}, not now",
+        )
+    return key_obj, certs
+
+
 def sign_pdf(
     pdf: Path,
     key: Path,
@@ -395,18 +428,8 @@ def sign_pdf(
     `verify_report` calls one a modification after signing. Signs after attaching:
     attach_results refuses a signed PDF.
     """
-    key_obj = load_private_key(key, passphrase)
-    certs = load_certificates(cert, passphrase)
+    key_obj, certs = check_signer(key, cert, passphrase)
     signer_cert = certs[0]
-    if _public_der(key_obj.public_key()) != _public_der(signer_cert.public_key()):
-        raise SealError(key, f"this private key does not belong to the certificate {cert}")
-    now = datetime.now(UTC)
-    if not signer_cert.not_valid_before_utc <= now <= signer_cert.not_valid_after_utc:
-        raise SealError(
-            cert,
-            f"the certificate is valid from {signer_cert.not_valid_before_utc:%Y-%m-%d} "
-            f"to {signer_cert.not_valid_after_utc:%Y-%m-%d}, not now",
-        )
     extra = list(certs[1:])
     for path in chain:
         extra += load_certificates(path, passphrase)
@@ -489,16 +512,12 @@ class Verification:
     problems: list[str]
 
 
-def _harmless_updates(check: SignatureCheck) -> bool:
-    """Whether what follows the signed revision is only validation data DocMDP allows."""
-    return check.modification_level in HARMLESS_UPDATES and check.docmdp_ok is True
-
-
 def signature_problems(check: SignatureCheck, trust_checked: bool) -> list[str]:
     """What is wrong with one signature: its digest, its coverage, and (with anchors) trust.
 
-    Coverage: the whole file, or the signed revision followed only by HARMLESS_UPDATES
-    that pyHanko's difference analysis found DocMDP allows.
+    Coverage: the whole file, nothing appended. chcert appends nothing after signing
+    (no validation data either), so any later revision, whatever pyHanko's difference
+    analysis calls it, is a change after signing: the report is sealed once.
     """
     name = f"signature {check.field_name!r}"
     problems: list[str] = []
@@ -507,12 +526,10 @@ def signature_problems(check: SignatureCheck, trust_checked: bool) -> list[str]:
     elif not check.valid:
         problems.append(f"{name}: the signature value does not verify with the signer's key")
     if check.coverage == "ENTIRE_REVISION":
-        if not _harmless_updates(check):
-            level = (check.modification_level or "unknown").lower().replace("_", " ")
-            problems.append(
-                f"{name}: the file was modified after signing "
-                f"(changes of kind {level!r} were appended)"
-            )
+        level = (check.modification_level or "unknown").lower().replace("_", " ")
+        problems.append(
+            f"{name}: the file was modified after signing (changes of kind {level!r} were appended)"
+        )
     elif check.coverage != "ENTIRE_FILE":
         problems.append(f"{name}: the signature does not cover the whole file")
     if trust_checked and not check.trusted:
@@ -716,12 +733,10 @@ def describe(result: Verification) -> list[str]:
         state = "intact" if check.intact and check.valid else "BROKEN"
         if check.coverage == "ENTIRE_FILE":
             cover = "covers the whole file"
-        elif check.coverage != "ENTIRE_REVISION":
-            cover = "does NOT cover the whole file"
-        elif _harmless_updates(check):
-            cover = "covers the whole file but validation data appended since"
-        else:
+        elif check.coverage == "ENTIRE_REVISION":
             cover = "the file was MODIFIED after signing"
+        else:
+            cover = "does NOT cover the whole file"
         lines.append(f"signature {check.field_name!r}: {state}; {cover}")
         lines.append(f"  signed by: {check.signer}")
         lines.append(f"  signing time (the signer's clock): {check.signing_time or 'not stated'}")
@@ -732,16 +747,17 @@ def describe(result: Verification) -> list[str]:
         else:
             lines.append(f"  trust: NOT trusted: {check.trust_problem}")
     if result.ok:
-        lines.append("VERIFIED")
+        lines.append("VERIFIED" if result.trust_checked else SIGNER_UNCHECKED)
     else:
         lines.append("NOT VERIFIED: " + "; ".join(result.problems))
     return lines
 
 
 def verify_command(pdf: str, trust: Sequence[str]) -> int:
-    """`chcert verify REPORT_PDF [--trust CERT ...]`: 0 verified, 1 not verified,
-    4 a usage error (no such file, not a PDF, a --trust file that is no certificate)
-    with one line on stderr, as every chcert command (docs/command-line.md)."""
+    """`chcert verify REPORT_PDF [--trust CERT ...]`: 0 verified, 1 not verified, 2 intact
+    and matching but the signer not checked (no --trust: anyone may sign with a key of
+    their own), 4 a usage error (no such file, not a PDF, a --trust file that is no
+    certificate) with one line on stderr, as every chcert command (docs/command-line.md)."""
     try:
         result = verify_report(Path(pdf), [Path(t) for t in trust])
     except SealError as exc:
@@ -749,4 +765,6 @@ def verify_command(pdf: str, trust: Sequence[str]) -> int:
         return EXIT_USAGE
     for line in describe(result):
         print(line)
-    return EXIT_VERIFIED if result.ok else EXIT_NOT_VERIFIED
+    if not result.ok:
+        return EXIT_NOT_VERIFIED
+    return EXIT_VERIFIED if result.trust_checked else EXIT_SIGNER_UNCHECKED

@@ -30,6 +30,11 @@ certify() {  # certify NAME EXPECTED_EXIT [OPTIONS...]
     exit 1
   fi
 }
-certify reference 0
-certify mutant 1 --adapter python:harness.reference.mutants:FlushPaysEvenMoney
+# The games run over JSON Lines, as a vendor's would; the mutant's build is the reference
+# engine and the mutants module (a command-line --artifact replaces the plan's list).
+python="$(dirname "$(command -v chcert)")/python"
+engine=../../harness/reference
+certify reference 0 --adapter "subprocess:$python -m harness.reference"
+certify mutant 1 --adapter "subprocess:$python -m harness.reference --mutant flush-pays-even-money" \
+  --artifact "$engine/engine.py" --artifact "$engine/mutants.py"
 chcert verify reference/report.pdf --trust signer.pem
