@@ -101,6 +101,7 @@ class Profile:
     call_multiple: int
     fold_forfeits_aa_bonus: bool
     hole_cards_face_up: bool
+    interrupted_rounds: tuple[str, ...]  # "resume", "void": what the rules allow a game
     nonqualifying_ante: NonQualifyingAnte
     limits: Limits
     claims: tuple[Claim, ...]
@@ -166,6 +167,7 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> Profile:
         call_multiple=data["call_multiple"],
         fold_forfeits_aa_bonus=data["rules"]["fold_forfeits_aa_bonus"],
         hole_cards_face_up=data["rules"].get("hole_cards_face_up", False),
+        interrupted_rounds=tuple(data["rules"].get("interrupted_rounds", ("resume", "void"))),
         nonqualifying_ante=NonQualifyingAnte(data["rules"]["ante_when_dealer_does_not_qualify"]),
         limits=Limits((lo, hi), (aa_lo, aa_hi)),
         claims=tuple(

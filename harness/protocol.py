@@ -44,6 +44,7 @@ class Capability(StrEnum):
     RNG = "rng"
     HISTORY = "history"
     PIPELINE = "pipeline"  # several rounds open at once, kept apart by round id
+    RECOVERY = "recovery"  # rounds survive a kill: resumed or voided (docs/adapter-protocol.md)
 
 
 def seats_capability(capabilities: list[str]) -> int:

@@ -16,7 +16,7 @@ import pytest
 
 from harness.cli import main
 from harness.profiles import available_profiles
-from harness.reference.mutants import MUTANTS
+from harness.reference.mutants import MUTANTS, RECOVERY_MUTANTS
 from tests.games import served
 from tests.pdftext import pdf_text
 from tests.results import load_results
@@ -94,6 +94,10 @@ EXPECTED = {
     "aa-pair-of-aces-needs-a-hole-ace": ("standard", "s000-sidebet"),
     "aa-lost-on-a-push": ("standard", "s000-sidebet"),
     "aa-straight-row-missing": ("standard", "s000-sidebet"),
+    "redeals-an-interrupted-round": ("source-002", "s002-malfunction"),
+    "loses-a-pending-aa-bonus-on-restart": ("source-002", "s002-malfunction"),
+    "settles-an-interrupted-round-twice": ("source-002", "s002-malfunction"),
+    "voids-but-keeps-the-ante": ("source-002", "s002-malfunction"),
 }
 
 
@@ -113,7 +117,9 @@ def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str,
     return code, load_results(tmp_path)
 
 
-@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+# The recovery mutants differ only across a restart of a game with a store (--db), which
+# a python: game has not: tests/test_recovery_checks.py certifies them.
+@pytest.mark.parametrize("mutant", sorted(set(MUTANTS) - RECOVERY_MUTANTS))
 def test_mutant_fails_certification_naming_its_clause(tmp_path: Path, mutant: str) -> None:
     profile, clause = EXPECTED[mutant]
     cls = MUTANTS[mutant]
@@ -200,8 +206,10 @@ REFUTED_CLAIMS = {
     "source-002": {"s002-rtp"},
     "source-003": {"s003-raise-85"},
 }
-# 002's malfunction clause has no protocol v1 op: only a laboratory's review closes it.
-MANUAL = {"source-002": {"s002-malfunction"}}
+# 002's unfinished-rounds and malfunction clauses need capability recovery, which the
+# reference declares only when it keeps its rounds in a database (--db): without it,
+# only a laboratory's review closes them (tests/test_recovery.py certifies it with one).
+MANUAL = {"source-002": {"s002-unfinished", "s002-malfunction"}}
 
 
 def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> None:
@@ -213,6 +221,11 @@ def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> N
         "    evidence: Operator's malfunction procedure OPS-7 reviewed; void and refund shown.\n"
         "    by: A. Auditor, Example Test Lab\n"
         "    date: 2026-11-30\n"
+        "  - clause: s002-unfinished\n"
+        "    result: pass\n"
+        "    evidence: Operator's terms, section 9, state that unfinished rounds are voided.\n"
+        "    by: A. Auditor, Example Test Lab\n"
+        "    date: 2026-11-30\n"
     )
     adapter = served("Seeded", "source-002")
     args = ["--adapter", adapter, "--profile", "source-002", "--attest", str(attest)]
@@ -222,8 +235,8 @@ def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> N
     assert rows["s002-malfunction"] == "attested" and rows["s002-rtp"] == "fail"
     assert results["implementation_verdict"] == "PASS"
     assert results["publication_verdict"] == "FAIL" and code == 1
-    (entry,) = results["attestations"]
-    assert entry["applied"] and entry["date"] == "2026-11-30"
+    assert rows["s002-unfinished"] == "attested"
+    assert all(a["applied"] and a["date"] == "2026-11-30" for a in results["attestations"])
     assert "Attestations" in pdf_text(tmp_path / "out" / "report.pdf")
 
 

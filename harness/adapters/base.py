@@ -10,7 +10,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness._schema import compiled_def
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
@@ -46,6 +46,15 @@ class Adapter(Protocol):
     def close(self) -> None:
         """Say `bye` where the transport needs it and release the implementation."""
         ...
+
+
+@runtime_checkable
+class Crashable(Protocol):
+    """An adapter that can kill the game it started and start it again (subprocess:):
+    what the recovery checks need (harness/checks/recovery.py)."""
+
+    def crash(self, op: str | None = None, after: float = 0.0, **params: Any) -> None:
+        """Kill the game (after writing `op`, `after` seconds on) and start it again."""
 
 
 def exchange_sequentially(

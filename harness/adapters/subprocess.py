@@ -370,6 +370,22 @@ class SubprocessAdapter:
         evidence = {"request": request, "stderr_tail": self.stderr_tail(), **extra}
         return ProtocolViolation(message, evidence)
 
+    def crash(self, op: str | None = None, after: float = 0.0, **params: Any) -> None:
+        """Kill the game as a crash would, then start it again with the same command: with
+        `op`, that request is written first and the kill comes `after` seconds later, its
+        reply unread (a crash in the middle of a request). Capability recovery says the
+        game survives this (docs/adapter-protocol.md, Interrupted rounds)."""
+        if op is not None:
+            proc = self._running(op)
+            assert proc.stdin is not None
+            line = _encode({"id": next(self._ids), "op": op, **params}) + "\n"
+            outgoing = _Outgoing(line.encode())
+            deadline = time.monotonic() + self.timeout
+            while outgoing.pending and time.monotonic() < deadline:
+                outgoing.write_some(proc.stdin.fileno())
+            time.sleep(after)
+        self.restart()
+
     def restart(self) -> None:
         """Start a fresh child after the old one hung, died or spoke garbage."""
         self._kill()

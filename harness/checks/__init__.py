@@ -27,6 +27,7 @@ registry <- replies <- the concern modules <- this one:
     corpus        replay_corpus: the generated vectors, pipelined
     refusals      replay_refusal: bad requests refused, no money moved, game still usable
     randomness    rng-battery
+    recovery      recovery-declared, recovery-kills: a round survives its game's crash
     simulation    rtp-simulation, seeded_deals
     differential  differential: stacked seat-hands against the oracle, shrunk and
                   attributed (harness/differential/ plans the rounds)
@@ -42,6 +43,7 @@ from harness.checks import (  # noqa: F401
     differential,
     hiding,
     randomness,
+    recovery,
     settlement,
     simulation,
 )

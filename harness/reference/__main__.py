@@ -1,7 +1,7 @@
 """Run the reference game: `python -m harness.reference`.
 
     python -m harness.reference [--profile NAME|PATH] [--mutant NAME | --game MODULE:CLASS]
-                                [--http PORT [--host H]]
+                                [--db FILE [--recovery resume|void]] [--http PORT [--host H]]
 
 By default it speaks JSON Lines: requests read from stdin, replies written to
 stdout, one JSON object a line. With `--http PORT` it serves HTTP instead
@@ -12,6 +12,19 @@ printing its URL on stdout once it listens; port 0 takes any free port.
 with no arguments, as the python: adapter does, or with the profile `--profile`
 names). Certified so, it meets the requests a python: adapter cannot send, lines
 that are not JSON, which this module's server answers (docs/refusals.md).
+
+`--db FILE` keeps the rounds in an SQLite file (created when missing; write-ahead
+log, one transaction per change of state, harness/reference/store.py) instead
+of in memory only, and declares capability `recovery`: kill the process at any
+moment and start it again with the same command, and every answer it gave and
+every decision it acknowledged still holds. A round interrupted while it awaited
+decisions is resumed on its original cards (`--recovery resume`) or voided with
+every stake returned (`--recovery void`); without `--recovery`, the first the
+profile allows (void for source-002, resume otherwise). See
+docs/adapter-protocol.md, "Interrupted rounds". A file that is not such a store,
+was written by a newer version, by another game or under another profile, or is
+held by another running game is refused: one line on stderr, exit status 1.
+With `--mutant` the mutant keeps its rounds there; a `--game` class cannot.
 """
 
 from __future__ import annotations
@@ -20,12 +33,14 @@ import argparse
 import contextlib
 import importlib
 import sys
+from typing import Any
 
 from harness.defaults import DEFAULT_PROFILE
 from harness.profiles import load_profile
 from harness.protocol import serve_http, serve_json_lines
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
+from harness.reference.store import RoundStore, StoreError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,19 +57,41 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--game", metavar="MODULE:CLASS", help="serve this Python game class")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (--http)")
+    parser.add_argument(
+        "--db", metavar="FILE", help="keep the rounds in this SQLite file (capability recovery)"
+    )
+    parser.add_argument(
+        "--recovery",
+        choices=("resume", "void"),
+        help="an interrupted round is resumed or voided (with --db; default: the profile's)",
+    )
     args = parser.parse_args(argv)
+    if args.recovery and not args.db:
+        parser.error("--recovery needs --db: without it no round survives the process")
+    if args.db and args.game:
+        parser.error("--db keeps the reference game's rounds (or a mutant's), not a --game's")
     profile = load_profile(args.profile or DEFAULT_PROFILE)
-    if args.game:
-        module, _, name = args.game.partition(":")
-        cls = getattr(importlib.import_module(module), name)
-        game = cls(profile) if args.profile else cls()
-    else:
-        game = MUTANTS[args.mutant](profile) if args.mutant else ReferenceGame(profile)
-    if args.http is None:
-        serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
-        return 0
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
-        serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))
+    with contextlib.ExitStack() as cleanup:
+        game: Any
+        if args.game:
+            module, _, name = args.game.partition(":")
+            cls = getattr(importlib.import_module(module), name)
+            game = cls(profile) if args.profile else cls()
+        else:
+            factory = MUTANTS[args.mutant] if args.mutant else ReferenceGame
+            store = None
+            try:
+                if args.db:
+                    store = cleanup.enter_context(RoundStore(args.db))
+                game = factory(profile, store=store, recovery=args.recovery)
+            except StoreError as exc:
+                print(f"python -m harness.reference: {exc}", file=sys.stderr)
+                return 1
+        if args.http is None:
+            serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
+            return 0
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
+            serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))
     return 0
 
 

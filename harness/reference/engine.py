@@ -12,16 +12,24 @@ Phases of a round (001 rules 2-15, 004 Article 3):
 
 Mutants (harness/reference/mutants.py) override the small rule hooks
 (`dealer_qualifies`, `ante_odds`, ...) to prove that certification catches faults.
+
+By default the rounds live in memory only. Given a RoundStore (`--db FILE`,
+harness/reference/store.py) the game mirrors every change of state in it before
+answering, rebuilds its state from it at start-up and declares capability
+`recovery`: the rounds a kill interrupted are resumed on their original cards
+or voided (docs/adapter-protocol.md, "Interrupted rounds").
 """
 
 from __future__ import annotations
 
 import base64
-import itertools
+import hashlib
+import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +42,9 @@ from harness.evaluator import Category, category_of, strength_of
 from harness.game import MAX_SEATS, Action
 from harness.profiles import NonQualifyingAnte, Profile, load_profile
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
+
+if TYPE_CHECKING:
+    from harness.reference.store import RoundStore
 
 MAX_SHUFFLE_DECKS = 100_000
 MAX_RNG_BYTES = 1 << 22
@@ -91,6 +102,7 @@ def _uniform_below(bound: int, count: int) -> npt.NDArray[np.int64]:
 class Phase(Enum):
     DECISIONS = "decisions"
     DONE = "done"
+    VOID = "void"  # interrupted by a failure and voided, every stake returned
 
 
 @dataclass
@@ -130,16 +142,37 @@ class ReferenceGame:
     declares capability `pipeline`: up to MAX_OPEN_ROUNDS rounds may be open at
     once, each act and result naming its own; one more `round` is refused with
     `round_in_progress` until a round finishes (docs/adapter-protocol.md).
+
+    With a `store` the rounds survive the process: each change is committed to
+    the store before the reply that reveals it, and the state is rebuilt from
+    the store at construction. The rounds that were awaiting decisions then are
+    *interrupted*; `recovery` says what becomes of them: "resume" (they take
+    their remaining decisions and settle on their original cards) or "void"
+    (voided at once, every stake returned). Without it, the first the profile's
+    rules allow (`rules.interrupted_rounds`: 002 voids, the others allow both).
+    Without a store nothing is written and nothing changes.
     """
 
     name = "chcert-reference"
 
-    def __init__(self, profile: Profile | str = DEFAULT_PROFILE) -> None:
+    def __init__(
+        self,
+        profile: Profile | str = DEFAULT_PROFILE,
+        store: RoundStore | None = None,
+        recovery: str | None = None,
+    ) -> None:
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        if recovery not in (None, "resume", "void"):
+            raise ValueError(f"recovery is 'resume' or 'void', not {recovery!r}")
+        self.recovery = recovery or self.profile.interrupted_rounds[0]
         self._rounds: dict[str, Round] = {}
         self._open_rounds: set[str] = set()  # idents of the rounds still taking decisions
         self._history: list[str] = []
-        self._counter = itertools.count(1)
+        self._next_round = 1  # the number in the next round's id
+        self._interrupted: set[str] = set()  # open rounds a restart interrupted ("resume")
+        self._store = store
+        if store is not None:
+            self._recover(store)
 
     # ------------------------------------------------------------- rule hooks
 
@@ -205,12 +238,17 @@ class ReferenceGame:
     # ------------------------------------------------------------------ ops
 
     def hello(self) -> dict[str, Any]:
+        durable = self._store is not None  # capability recovery: only when a kill loses nothing
+        capabilities = [c.value for c in Capability if durable or c is not Capability.RECOVERY]
+        config = self.profile.declared_config()
+        if durable:
+            config["recovery"] = self.recovery
         return {
             "protocol": PROTOCOL_VERSION,
             "name": self.name,
             "version": __version__,
-            "capabilities": [c.value for c in Capability] + [f"seats:{MAX_SEATS}"],
-            "config": self.profile.declared_config(),
+            "capabilities": [*capabilities, f"seats:{MAX_SEATS}"],
+            "config": config,
         }
 
     def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
@@ -224,7 +262,8 @@ class ReferenceGame:
         order = sorted(bets)
         deal = self._stacked_deal(cards, order) if cards is not None else self._dealt(order)
         holes, dealer, flop, turn, river = deal
-        ident = f"r{next(self._counter)}"
+        ident = f"r{self._next_round}"
+        self._next_round += 1
         rnd = Round(
             ident=ident,
             seats={n: Seat(n, bets[n][0], bets[n][1], holes[n]) for n in order},
@@ -238,6 +277,8 @@ class ReferenceGame:
         rnd.log("flop_dealt")
         self._rounds[ident] = rnd
         self._open_rounds.add(ident)
+        if self._store is not None:
+            self._durably(self._store.open_round, rnd, self._next_round)
         return {
             "round": ident,
             "seats": [{"seat": n, "hole": format_cards(holes[n])} for n in order],
@@ -249,18 +290,24 @@ class ReferenceGame:
         self.verify_act(rnd, seat, action)
         rnd.seats[seat].action = Action(action)
         rnd.log("action", seat)
+        forgotten = None
         if all(s.action is not None for s in rnd.seats.values()):
             self._finish(rnd)
+            forgotten = self._close(rnd)
+        if self._store is not None:  # the decision and any settlement, in one transaction
+            self._durably(self._store.record_decision, rnd, [forgotten] if forgotten else [])
         return {}
 
     def result(self, round: Any) -> dict[str, Any]:
         rnd = self._round(round)
-        if rnd.phase is not Phase.DONE:
+        if rnd.phase is Phase.DECISIONS:
+            if rnd.ident in self._interrupted:
+                return self._in_progress_of(rnd)
             waiting = [n for n, s in rnd.seats.items() if s.action is None]
             raise ErrorReply(
                 ErrorCode.ROUND_IN_PROGRESS, f"round {rnd.ident} waits for seats {waiting}"
             )
-        return self._result_of(rnd)
+        return self._recorded(rnd)
 
     def shuffle(self, count: Any) -> dict[str, Any]:
         if isinstance(count, bool) or not isinstance(count, int):
@@ -282,7 +329,7 @@ class ReferenceGame:
                 ErrorCode.INVALID_REQUEST, f"last must be a non-negative integer, got {last!r}"
             )
         idents = self._history[-last:] if last else []
-        return {"rounds": [self._result_of(self._rounds[i]) for i in idents]}
+        return {"rounds": [self._recorded(self._rounds[i]) for i in idents]}
 
     def bye(self) -> dict[str, Any]:
         return {}
@@ -292,6 +339,11 @@ class ReferenceGame:
     def verify_act(self, rnd: Round, seat: Any, action: Any) -> None:
         if rnd.phase is Phase.DONE:
             raise ErrorReply(ErrorCode.INVALID_ACTION, f"round {rnd.ident} is finished")
+        if rnd.phase is Phase.VOID:
+            raise ErrorReply(
+                ErrorCode.INVALID_ACTION,
+                f"round {rnd.ident} was interrupted and voided, its stakes returned",
+            )
         if isinstance(seat, bool) or seat not in rnd.seats:
             raise ErrorReply(ErrorCode.INVALID_ACTION, f"seat {seat!r} is not in round {rnd.ident}")
         if rnd.seats[seat].action is not None:
@@ -393,10 +445,18 @@ class ReferenceGame:
                 seat.ante_returned = seat.call_returned = 0
             rnd.log("settled", seat.number)
         rnd.phase = Phase.DONE
+
+    def _close(self, rnd: Round) -> str | None:
+        """A round has ended (settled or voided): it joins the history, which keeps the
+        last HISTORY_KEPT rounds; the id of the round it forgets, if any."""
         self._open_rounds.discard(rnd.ident)
+        self._interrupted.discard(rnd.ident)
         self._history.append(rnd.ident)
-        if len(self._history) > HISTORY_KEPT:
-            del self._rounds[self._history.pop(0)]
+        if len(self._history) <= HISTORY_KEPT:
+            return None
+        forgotten = self._history.pop(0)
+        del self._rounds[forgotten]
+        return forgotten
 
     def _settle_aa_bonus(self, seat: Seat, flop: tuple[Card, Card, Card]) -> None:
         if seat.action is Action.FOLD and not self.aa_bonus_survives_fold():
@@ -404,6 +464,10 @@ class ReferenceGame:
             return
         odds = self.aa_bonus_odds(strength_of((*seat.hole, *flop)))
         seat.aa_returned = 0 if odds is None else seat.aa_bonus * (1 + odds)
+
+    def _recorded(self, rnd: Round) -> dict[str, Any]:
+        """The `result` of a round that has ended, as `result` and `history` give it."""
+        return self._void_result_of(rnd) if rnd.phase is Phase.VOID else self._result_of(rnd)
 
     def _result_of(self, rnd: Round) -> dict[str, Any]:
         assert rnd.dealer_strength is not None
@@ -436,6 +500,108 @@ class ReferenceGame:
             "seats": seats,
             "events": list(rnd.events),
         }
+
+    def _in_progress_of(self, rnd: Round) -> dict[str, Any]:
+        """`result` of an interrupted round still taking decisions ("resume"): the cards
+        and decisions the players have already seen, nothing dealt after them."""
+        return {
+            "round": rnd.ident,
+            "status": "in_progress",
+            "seats": [
+                {
+                    "seat": seat.number,
+                    "hole": format_cards(seat.hole),
+                    "action": seat.action.value if seat.action else None,
+                }
+                for seat in rnd.seats.values()
+            ],
+            "flop": format_cards(rnd.flop),
+        }
+
+    def _void_result_of(self, rnd: Round) -> dict[str, Any]:
+        """`result` of a voided round: each wager returned in full, nothing else paid."""
+        return {
+            "round": rnd.ident,
+            "status": "void",
+            "seats": [
+                {
+                    "seat": seat.number,
+                    "wagers": {
+                        "ante": {"stake": seat.ante, "returned": seat.ante_returned},
+                        "call": {"stake": self.call_stake(seat), "returned": seat.call_returned},
+                        "aa_bonus": {"stake": seat.aa_bonus, "returned": seat.aa_returned}
+                        if seat.aa_bonus
+                        else None,
+                    },
+                }
+                for seat in rnd.seats.values()
+            ],
+        }
+
+    # ------------------------------------------------------------- recovery
+
+    def _recover(self, store: RoundStore) -> None:
+        """Rebuild the state a previous process left in the store (docs/adapter-protocol.md,
+        "Interrupted rounds"). Rounds that awaited decisions were interrupted by its end:
+        resumed as they stand, or voided now, in one transaction."""
+        game = f"{type(self).__module__}:{type(self).__qualname__}"
+        store.bind(game=game, profile=self._rules_id())
+        self._load()
+        interrupted = [r for r in self._rounds.values() if r.phase is Phase.DECISIONS]
+        if self.recovery == "resume":
+            self._interrupted = {r.ident for r in interrupted}
+            return
+        forgotten = []
+        for rnd in interrupted:
+            self._void(rnd)
+            if (ident := self._close(rnd)) is not None:
+                forgotten.append(ident)
+        if interrupted:
+            store.void(interrupted, forgotten)  # a failure here stops the start-up
+
+    def _void(self, rnd: Round) -> None:
+        """Void an interrupted round: every stake goes back, the call if it was made, and
+        nothing else is paid (002 "malfunction", specs/clauses/s002.yaml s002-malfunction:
+        "all affected game bets and payouts are rendered void"). The dealer's cards, the
+        turn and the river are never dealt: they stay unseen, as they were."""
+        for seat in rnd.seats.values():
+            seat.ante_returned = seat.ante
+            seat.call_returned = self.call_stake(seat)
+            seat.aa_returned = seat.aa_bonus
+        rnd.phase = Phase.VOID
+
+    def _load(self) -> None:
+        """Take the state the store holds as this game's own."""
+        assert self._store is not None
+        snapshot = self._store.load()
+        self._rounds = snapshot.rounds
+        self._history = snapshot.history
+        self._next_round = snapshot.next_round
+        self._open_rounds = {i for i, r in self._rounds.items() if r.phase is Phase.DECISIONS}
+        self._interrupted &= self._open_rounds
+
+    def _durably(self, write: Callable[..., None], *args: Any) -> None:
+        """Commit a change to the store before any reply reveals it.
+
+        When the store refuses (a full disk, a failing device), the state in memory is
+        already ahead of it: it is reloaded from the store, so the change never happened
+        for anyone, and the request is answered `internal`.
+        """
+        assert self._store is not None
+        try:
+            write(*args)
+        except self._store.Error as exc:
+            self._load()
+            raise ErrorReply(
+                ErrorCode.INTERNAL, f"the round store refused the change, nothing changed: {exc}"
+            ) from exc
+
+    def _rules_id(self) -> str:
+        """The profile a store's rounds are dealt under: its name and a digest of what
+        decides and renders a settlement (the declared config and the rule flags)."""
+        rules = {"config": self.profile.declared_config(), "rules": self.profile.raw.get("rules")}
+        text = json.dumps(rules, sort_keys=True, default=str)
+        return f"{self.profile.name} (sha256 {hashlib.sha256(text.encode()).hexdigest()[:16]})"
 
     def _round(self, ident: Any) -> Round:
         if not isinstance(ident, str) or ident not in self._rounds:

@@ -23,6 +23,7 @@ from harness.evaluator import Category, category_of, minimum_strength, strength_
 from harness.game import Action
 from harness.protocol import ErrorCode
 from harness.reference.engine import Dealt, Phase, ReferenceGame, Round, Seat
+from harness.reference.store import RoundStore
 
 
 class QualifyPairOfThrees(ReferenceGame):
@@ -953,6 +954,65 @@ class AAStraightRowMissing(ReferenceGame):
         return super().aa_bonus_odds(hole_and_flop)
 
 
+# ----------------------------------------------- interrupted rounds (capability recovery)
+# Faults of a game that keeps its rounds in a store (--db) and voids the rounds a crash
+# interrupts, as 002 demands (s002-malfunction); each shows only across a restart.
+
+
+class RedealsAnInterruptedRound(ReferenceGame):
+    """After a restart, an interrupted round is dealt again and played on, not voided: a
+    crash then lets a player (or the house) escape a bad hand."""
+
+    def _recover(self, store: RoundStore) -> None:
+        declared, self.recovery = self.recovery, "resume"
+        super()._recover(store)  # interrupted rounds kept open...
+        self.recovery = declared  # ...while hello still says void
+        for ident in self._interrupted:
+            rnd = self._rounds[ident]
+            order = sorted(rnd.seats)
+            holes, rnd.dealer, rnd.flop, rnd.turn, rnd.river = self._dealt(order)
+            for n in order:
+                rnd.seats[n].hole = holes[n]
+
+
+class LosesAPendingAABonusOnRestart(ReferenceGame):
+    """The voided round returns the ante and call, but the AA Bonus staked is lost."""
+
+    def _void(self, rnd: Round) -> None:
+        super()._void(rnd)
+        for seat in rnd.seats.values():
+            seat.aa_returned = 0
+
+
+class SettlesAnInterruptedRoundTwice(ReferenceGame):
+    """Every restart settles again the rounds an earlier crash voided: they appear in the
+    history once more each time."""
+
+    def _recover(self, store: RoundStore) -> None:
+        super()._recover(store)
+        earlier = [i for i in self._history if self._rounds[i].phase is Phase.VOID]
+        self._history.extend(earlier)
+
+
+class VoidsButKeepsTheAnte(ReferenceGame):
+    """The voided round returns the call and the AA Bonus, but keeps the ante."""
+
+    def _void(self, rnd: Round) -> None:
+        super()._void(rnd)
+        for seat in rnd.seats.values():
+            seat.ante_returned = 0
+
+
+# Mutants that differ from the reference only across a restart of a game with a store.
+RECOVERY_MUTANTS = frozenset(
+    {
+        "redeals-an-interrupted-round",
+        "loses-a-pending-aa-bonus-on-restart",
+        "settles-an-interrupted-round-twice",
+        "voids-but-keeps-the-ante",
+    }
+)
+
 MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "qualify-pair-of-threes": QualifyPairOfThrees,
     "qualify-pair-of-fives": QualifyPairOfFives,
@@ -1020,4 +1080,8 @@ MUTANTS: dict[str, Callable[..., ReferenceGame]] = {
     "aa-pair-of-aces-needs-a-hole-ace": AAPairOfAcesNeedsAHoleAce,
     "aa-lost-on-a-push": AALostOnAPush,
     "aa-straight-row-missing": AAStraightRowMissing,
+    "redeals-an-interrupted-round": RedealsAnInterruptedRound,
+    "loses-a-pending-aa-bonus-on-restart": LosesAPendingAABonusOnRestart,
+    "settles-an-interrupted-round-twice": SettlesAnInterruptedRoundTwice,
+    "voids-but-keeps-the-ante": VoidsButKeepsTheAnte,
 }

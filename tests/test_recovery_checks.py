@@ -1,0 +1,62 @@
+"""The recovery checks in a certification: the reference keeping its rounds in a
+database passes 002's unfinished-rounds and malfunction clauses, and each recovery
+mutant fails the malfunction clause (harness/checks/recovery.py,
+docs/adapter-protocol.md "Interrupted rounds")."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.reference.mutants import RECOVERY_MUTANTS
+from tests.results import load_results
+
+ITEMS = ["--item", "s002-unfinished/recovery-declared", "--item", "s002-malfunction/recovery-kills"]
+
+
+def _game(db: Path, *extra: str) -> str:
+    argv = [sys.executable, "-m", "harness.reference", "--profile", "source-002"]
+    return "subprocess:" + shlex.join([*argv, "--db", str(db), *extra])
+
+
+def _clauses(tmp_path: Path, adapter: str) -> dict[str, dict[str, str]]:
+    """Each recovery clause's status and its item's message (the run FAILs anyway on
+    002's refuted RTP claim, a publication finding)."""
+    out = tmp_path / "out"
+    main(["certify", "--adapter", adapter, "--profile", "source-002", "--out", str(out), *ITEMS])
+    rows = {c["id"]: c for c in load_results(out)["clauses"]}
+    return {
+        clause: {"status": rows[clause]["status"], "message": rows[clause]["items"][0]["message"]}
+        for clause in ("s002-unfinished", "s002-malfunction")
+    }
+
+
+def test_the_reference_with_a_database_survives_every_kill(tmp_path: Path) -> None:
+    rows = _clauses(tmp_path, _game(tmp_path / "rounds.db"))
+    assert {r["status"] for r in rows.values()} == {"pass"}, rows
+
+
+def test_a_game_that_resumes_where_002_voids_fails_both_clauses(tmp_path: Path) -> None:
+    rows = _clauses(tmp_path, _game(tmp_path / "rounds.db", "--recovery", "resume"))
+    assert rows["s002-unfinished"]["status"] == "fail"
+    assert "config.recovery is 'resume'" in rows["s002-unfinished"]["message"]
+    assert rows["s002-malfunction"]["status"] == "fail"
+    assert "resumes a round a failure interrupts" in rows["s002-malfunction"]["message"]
+
+
+def test_without_a_database_nothing_is_certified_of_a_crash(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "harness.reference", "--profile", "source-002"]
+    rows = _clauses(tmp_path, "subprocess:" + shlex.join(argv))
+    assert {r["status"] for r in rows.values()} == {"not_tested"}
+    assert all("capability recovery" in r["message"] for r in rows.values())
+
+
+@pytest.mark.parametrize("mutant", sorted(RECOVERY_MUTANTS))
+def test_a_recovery_mutant_fails_the_malfunction_clause(tmp_path: Path, mutant: str) -> None:
+    rows = _clauses(tmp_path, _game(tmp_path / "rounds.db", "--mutant", mutant))
+    assert rows["s002-malfunction"]["status"] == "fail", rows
+    assert rows["s002-unfinished"]["status"] == "pass"  # each declares void, as 002 says
