@@ -60,3 +60,42 @@ def test_a_recovery_mutant_fails_the_malfunction_clause(tmp_path: Path, mutant: 
     rows = _clauses(tmp_path, _game(tmp_path / "rounds.db", "--mutant", mutant))
     assert rows["s002-malfunction"]["status"] == "fail", rows
     assert rows["s002-unfinished"]["status"] == "pass"  # each declares void, as 002 says
+
+
+RESUMING = Path(__file__).resolve().parent / "fixtures" / "source-002-resume.yaml"
+
+
+def _resuming(tmp_path: Path, *extra: str) -> dict[str, dict[str, str]]:
+    """The recovery clauses under a variant of 002 whose rules resume interrupted rounds:
+    the resume path of the checks (the same cards, the decisions kept, the settlement)."""
+    argv = [sys.executable, "-m", "harness.reference", "--profile", str(RESUMING)]
+    argv += ["--db", str(tmp_path / "rounds.db"), "--recovery", "resume", *extra]
+    out = tmp_path / "out"
+    args = ["--adapter", "subprocess:" + shlex.join(argv), "--profile", str(RESUMING)]
+    main(["certify", *args, "--out", str(out), *ITEMS])
+    rows = {c["id"]: c for c in load_results(out)["clauses"]}
+    return {
+        clause: {"status": rows[clause]["status"], "message": rows[clause]["items"][0]["message"]}
+        for clause in ("s002-unfinished", "s002-malfunction")
+    }
+
+
+def test_a_resumed_round_keeps_its_cards_and_settles_by_the_rules(tmp_path: Path) -> None:
+    rows = _resuming(tmp_path)
+    assert {r["status"] for r in rows.values()} == {"pass"}, rows
+
+
+@pytest.mark.parametrize(
+    ("mutant", "message"),
+    [
+        ("redeals-an-interrupted-round", "shows other cards than were dealt"),
+        ("loses-a-pending-aa-bonus-on-restart", "settled otherwise than the rules"),
+        ("settles-an-interrupted-round-twice", "settled otherwise than the rules"),
+    ],
+)
+def test_a_resuming_mutant_fails_the_malfunction_clause(
+    tmp_path: Path, mutant: str, message: str
+) -> None:
+    rows = _resuming(tmp_path, "--mutant", mutant)
+    assert rows["s002-malfunction"]["status"] == "fail", rows
+    assert message in rows["s002-malfunction"]["message"]

@@ -955,8 +955,9 @@ class AAStraightRowMissing(ReferenceGame):
 
 
 # ----------------------------------------------- interrupted rounds (capability recovery)
-# Faults of a game that keeps its rounds in a store (--db) and voids the rounds a crash
-# interrupts, as 002 demands (s002-malfunction); each shows only across a restart.
+# Faults of a game that keeps its rounds in a store (--db) and voids (as 002 demands,
+# s002-malfunction) or resumes the rounds a crash interrupts; each shows only across a
+# restart.
 
 
 class RedealsAnInterruptedRound(ReferenceGame):
@@ -976,22 +977,38 @@ class RedealsAnInterruptedRound(ReferenceGame):
 
 
 class LosesAPendingAABonusOnRestart(ReferenceGame):
-    """The voided round returns the ante and call, but the AA Bonus staked is lost."""
+    """The AA Bonus staked in an interrupted round is lost: a voided round returns only
+    the ante and call, a resumed one goes on without it."""
 
     def _void(self, rnd: Round) -> None:
         super()._void(rnd)
         for seat in rnd.seats.values():
             seat.aa_returned = 0
 
+    def _recover(self, store: RoundStore) -> None:
+        super()._recover(store)
+        for ident in self._interrupted:  # resumed rounds (none when voiding)
+            for seat in self._rounds[ident].seats.values():
+                seat.aa_bonus = 0
+
 
 class SettlesAnInterruptedRoundTwice(ReferenceGame):
-    """Every restart settles again the rounds an earlier crash voided: they appear in the
-    history once more each time."""
+    """An interrupted round is settled twice: every restart voids again the rounds an
+    earlier crash voided (each shows in the history once more), and a resumed round is
+    paid twice when it ends."""
 
     def _recover(self, store: RoundStore) -> None:
         super()._recover(store)
         earlier = [i for i in self._history if self._rounds[i].phase is Phase.VOID]
         self._history.extend(earlier)
+
+    def _finish(self, rnd: Round) -> None:
+        super()._finish(rnd)
+        if rnd.ident in self._interrupted:  # settled again on top of the first settlement
+            for seat in rnd.seats.values():
+                seat.ante_returned *= 2
+                seat.call_returned *= 2
+                seat.aa_returned *= 2
 
 
 class VoidsButKeepsTheAnte(ReferenceGame):
