@@ -8,11 +8,18 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from harness.checks import Context, run_check
 from harness.cli import main
+from harness.errors import ErrorReply
+from harness.profiles import load_profile
+from harness.protocol import serve_request
+from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import RECOVERY_MUTANTS
+from harness.reference.store import RoundStore
 from tests.results import load_results
 
 ITEMS = ["--item", "s002-unfinished/recovery-declared", "--item", "s002-malfunction/recovery-kills"]
@@ -99,3 +106,49 @@ def test_a_resuming_mutant_fails_the_malfunction_clause(
     rows = _resuming(tmp_path, "--mutant", mutant)
     assert rows["s002-malfunction"]["status"] == "fail", rows
     assert message in rows["s002-malfunction"]["message"]
+
+
+class _NoHistory(ReferenceGame):
+    """The reference with a store, declaring no `history`."""
+
+    def hello(self) -> dict[str, Any]:
+        reply = super().hello()
+        reply["capabilities"] = [c for c in reply["capabilities"] if c != "history"]
+        return reply
+
+
+class _Crashing:
+    """An in-process game rebuilt from its store at each crash, as a restart would: a
+    request written before the crash takes effect, its reply unread."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self._open()
+
+    def _open(self) -> None:
+        self.store = RoundStore(self.db)
+        self.game = _NoHistory(load_profile("source-002"), store=self.store)
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        reply = serve_request(self.game, {"id": 1, "op": op, **params})
+        if "error" in reply:
+            raise ErrorReply(reply["error"]["code"], reply["error"]["message"])
+        answer: dict[str, Any] = reply["ok"]
+        return answer
+
+    def crash(self, op: str | None = None, after: float = 0.0, **params: Any) -> None:
+        if op is not None:
+            serve_request(self.game, {"id": 1, "op": op, **params})
+        self.store.close()
+        self._open()
+
+
+def test_without_history_the_kills_are_not_a_pass(tmp_path: Path) -> None:
+    """Each round once in history cannot be asked of a game without it: the item is not
+    tested, never passed, though every kill was survived."""
+    adapter = _Crashing(tmp_path / "rounds.db")
+    ctx = Context(adapter, adapter.request("hello"), load_profile("source-002"), seed=3)  # type: ignore[arg-type]
+    findings = run_check("recovery-kills", ctx)
+    assert findings is not None and findings["kills"] == 5
+    assert findings["not_tested"]["needs"] == "capability history"
+    adapter.store.close()

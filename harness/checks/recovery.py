@@ -130,8 +130,17 @@ def recovery_kills(ctx: Context) -> dict[str, Any]:
             adapter.crash()
         final = _judge(ctx, rnd, moment, mode, before, in_flight)
         played.append((rnd, final))
-    if Capability.HISTORY in ctx.capabilities:
-        _judge_history(ctx, played)
+    if Capability.HISTORY not in ctx.capabilities:  # a part that could not run: not passed
+        return {
+            "recovery": mode,
+            "kills": len(MOMENTS),
+            "not_tested": {
+                "reason": "each round once in history, with its final state: not asked, "
+                "the game lacks capability history",
+                "needs": "capability history",
+            },
+        }
+    _judge_history(ctx, played)
     return {"recovery": mode, "kills": len(MOMENTS)}
 
 

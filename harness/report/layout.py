@@ -35,7 +35,7 @@ class Heading(Paragraph):  # type: ignore[misc]
     def __init__(self, text: str, level: int, key: str) -> None:
         super().__init__(esc(text, 200), H2 if level == 0 else H3)
         self.plain = text_shown(text, 200)
-        self.level = min(max(level, 0), 1)
+        self.level = level
         self.key = key
 
 

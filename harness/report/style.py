@@ -36,7 +36,6 @@ STATUS_COLOURS = {
     "error": colors.HexColor("#fbe3c2"),
 }
 SELECTION_COLOUR = colors.HexColor("#fff1d6")
-MAX_FAILURES_SHOWN = 50
 MAX_LEFT_OUT_SHOWN = 8  # a selection's left-out items named on the first page; all in the JSON
 STDERR_LINES = 10
 WIDTH = 170 * mm  # A4 less the margins
