@@ -103,10 +103,14 @@ class CertificationRun:
             r for r in load_all_refusals(index) if self.profile.name in r.profiles
         ]
         verify_unique_ids([*vectors, *self.refusals])
+        # The generator writes one corpus file a profile, named after it (docs/corpus.md),
+        # and `chcert vectors generate --check` keeps it so: the others are not read.
+        self.corpus_file = CORPUS_DIR / f"{self.profile.name}.json"
         self.corpus: list[Vector] = [
             v
-            for path in sorted(CORPUS_DIR.glob("*.json"))
-            for v in load_vector_file(path, index)
+            for v in (
+                load_vector_file(self.corpus_file, index) if self.corpus_file.exists() else []
+            )
             if self.profile.name in v.profiles
         ]
         if not self.clauses:
@@ -517,6 +521,8 @@ class CertificationRun:
         if file_path in self.extra_vector_files:
             return VectorFile.from_parent(parent, path=file_path)
         if file_path.suffix == ".json" and file_path.parent == CORPUS_DIR:
+            if file_path != self.corpus_file.resolve():
+                return None
             return CorpusFile.from_parent(parent, path=file_path)
         if file_path.suffix != ".yaml":
             return None
@@ -734,9 +740,9 @@ class CorpusFile(pytest.File):
         run = current_run(self.config)
         wanted = {c.id for c in run.clauses}
         by_clause: dict[str, list[Vector]] = {}
-        for vector in run.corpus:
+        for vector in run.corpus:  # all of the profile's own file (CertificationRun)
             clause = vector.clause_for[run.profile.name]
-            if vector.path.resolve() == self.path and clause in wanted:
+            if clause in wanted:
                 by_clause.setdefault(clause, []).append(vector)
         for clause in sorted(by_clause):
             item = CorpusItem.from_parent(self, name=f"{clause}/corpus")

@@ -10,8 +10,13 @@ from harness._schema import validator
 
 
 def load_results(folder: Path) -> dict[str, Any]:
-    """results.json of a run's output folder, validated by specs/schemas/results.schema.json."""
-    data: dict[str, Any] = json.loads((folder / "results.json").read_text())
+    """results.json of a run's output folder: strict JSON (no NaN or Infinity), validated by
+    specs/schemas/results.schema.json."""
+    data: dict[str, Any] = json.loads((folder / "results.json").read_text(), parse_constant=_refuse)
     errors = sorted(validator("results.schema.json").iter_errors(data), key=str)
     assert not errors, f"results.json breaks its schema: {errors[0].message} at {errors[0].path}"
     return data
+
+
+def _refuse(name: str) -> None:
+    raise AssertionError(f"{name} in results.json: not JSON")

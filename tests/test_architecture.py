@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
 
 # module prefix -> harness modules it must never import
 FORBIDDEN = {
@@ -87,3 +91,27 @@ def test_help_needs_no_heavy_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# Imported by harness, yet not a dependency of the installed tool: the corpus generator's
+# cross-check (`chcert vectors generate`), which says so when it is missing.
+TEST_ONLY = {"eval7"}
+
+
+def test_every_package_harness_imports_is_a_declared_dependency() -> None:
+    """The wheel's installs take what pyproject.toml declares; a package harness imports
+    that only arrives as another's dependency may not arrive at all (tests/test_wheel.py
+    installs the wheel offline beside this environment's packages, so it cannot tell)."""
+    names = {i.split(".")[0] for path in MODULES for i in _imports(path)}
+    third_party = names - set(sys.stdlib_module_names) - {"harness", "_pytest"} - TEST_ONLY
+    by_module = importlib.metadata.packages_distributions()
+    declared = {
+        re.split(r"[<>=!~ \[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        for requirement in tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
+    }
+    undeclared = {
+        name: by_module.get(name)
+        for name in third_party
+        if not {d.lower().replace("_", "-") for d in by_module.get(name, [name])} & declared
+    }
+    assert undeclared == {}

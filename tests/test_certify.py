@@ -18,11 +18,14 @@ import pytest
 import yaml
 
 from harness.cli import main
+from harness.profiles import Profile
+from harness.publication import published_figures
 from harness.reference import ReferenceGame
 from harness.reference.shufflers import naive_swap_with_any
 from harness.refusals import load_all_refusals
 from harness.specs import clause_index, load_catalogs
-from tests.games import served
+from tests import runs
+from tests.games import PublishesTrueFigures, served
 from tests.pdftext import pdf_text
 from tests.results import load_results
 from tests.signals import default_signals
@@ -47,11 +50,11 @@ def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
         args = (*args, *NO_BATTERY)
     if "--differential" not in args:
         args = (*args, *SMALL_DIFFERENTIAL)
-    args = tuple(a for a in args if a != "--all")
-    code = main(["certify", "--out", str(tmp_path), "--seed", "7", *args])
-    return code, load_results(tmp_path)
+    return runs.certify(tmp_path, *(a for a in args if a != "--all"))
 
 
+@pytest.mark.slow  # the fast tier certifies the reference in-process (tests/test_mutants.py)
+@pytest.mark.timeout(900)
 def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> None:
     """The README's main job, as a user runs it: a real subprocess, two workers, every item.
 
@@ -146,21 +149,6 @@ def test_a_hello_outside_protocol_v1_fails_as_such(tmp_path: Path) -> None:
     assert reproduced == 1
 
 
-@pytest.mark.parametrize("fault", ["hang", "crash", "garbage", "wrong-id", "bad-shape"])
-def test_a_game_fault_fails_its_clause_and_the_run_goes_on(tmp_path: Path, fault: str) -> None:
-    adapter = f"subprocess:{sys.executable} {FAULTY} --fault {fault}"
-    code, results = certify(tmp_path, "--adapter", adapter, "--timeout", "2")
-    assert code == 1 and results["verdict"] == "FAIL"
-    (failure,) = results["failures"]
-    assert failure["item"] == "s000-antewin/nq-four-of-a-kind-std-t1"
-    assert failure["item_kind"] == "vector" and failure["clause"] == "s000-antewin"
-    assert "protocol violation" in failure["message"]
-    assert failure["evidence"]["request"]["op"] == "result"
-    # Every other vector still ran and passed.
-    assert results["vectors"]["passed"] == results["vectors"]["total"] - 1
-    assert results["vectors"]["errors"] == 1
-
-
 def test_usage_errors_exit_4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["certify", "--profile", "nonesuch", "--out", str(tmp_path)]) == 4
     assert "bundled profiles" in capsys.readouterr().err
@@ -215,6 +203,11 @@ def test_vectors_check_reports_counts(capsys: pytest.CaptureFixture[str]) -> Non
     assert "clauses" in capsys.readouterr().out
 
 
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.mark.slow  # a signal run
 def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
     marker = tmp_path / "playing"
     adapter = f"subprocess:{sys.executable} {FAULTY} --fault slow --marker {marker}"
@@ -239,18 +232,18 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
         text=True,
         preexec_fn=default_signals,
     )
-    deadline = time.monotonic() + 120
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)  # a few vectors have run, most have not
-    proc.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 120  # a liveness bound: the run is stuck if it passes
+    while _lines(marker) < 3 and time.monotonic() < deadline:  # 3 results answered
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # each later result takes 0.3 s: most vectors not yet run
     stdout, _ = proc.communicate(timeout=120)
     results = load_results(out)
     assert proc.returncode == 2, stdout
     assert results["verdict"] == "INCOMPLETE"
     reason = "run interrupted (Ctrl-C) before every item had run"
     assert reason in results["incomplete_reasons"], stdout
-    assert 0 < results["vectors"]["passed"] < 55 and results["vectors"]["failed"] == 0
+    vectors = results["vectors"]
+    assert 0 < vectors["passed"] < vectors["total"] and vectors["failed"] == 0
     assert (out / "report.pdf").exists()
 
 
@@ -355,10 +348,13 @@ def test_a_misstated_published_figure_fails_as_a_publication_finding(tmp_path: P
     (case,) = [c for c in junit.iter("testcase") if c.get("name") == "published:rtp"]
     assert case.find("failure") is not None
     assert "published:rtp" in pdf_text(tmp_path / "report.pdf")
-    code, results = certify(tmp_path / "true", "--adapter", served("PublishesTrueFigures"), "--all")
-    assert code == 0 and {f["status"] for f in results["publication"]["published_by_game"]} == {
-        "pass"
-    }
+
+
+def test_figures_the_mathematics_confirms_pass(tmp_path: Path, standard: Profile) -> None:
+    config = PublishesTrueFigures().hello()["config"]
+    findings = published_figures(standard, "standard", config, tmp_path, tmp_path)
+    assert [f["figure"] for f in findings] == sorted(config["published"])
+    assert {f["status"] for f in findings} == {"pass"}
 
 
 def test_a_harness_exception_in_a_check_is_incomplete_never_the_games_fail(

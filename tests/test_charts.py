@@ -10,7 +10,6 @@ copied from a run of `chcert certify --seed 7`.
 from __future__ import annotations
 
 import math
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from reportlab.platypus import PageBreak, SimpleDocTemplate, Spacer
 from harness.report import charts
 from harness.rng import position_counts, position_p_values
 from tests.pdftext import pdf_text
+from tests.tools import need
 
 DECKS = 3_000
 
@@ -377,10 +377,10 @@ def test_the_heatmap_adds_little_to_the_pdf(tmp_path: Path, rng_section: dict[st
     assert added < 100_000, added
 
 
-@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils is not installed")
 def test_a_pdf_of_the_four_charts_renders_and_rasterizes(
     tmp_path: Path, results: dict[str, Any]
 ) -> None:
+    need("pdftoppm", "Debian poppler-utils")
     drawn = drawings_from_results(results)
     story: list[Any] = []
     for drawing in drawn.values():

@@ -161,6 +161,7 @@ def test_the_examples_keep_their_reports_and_cache_whatever_the_verdict() -> Non
     assert artifacts["reports"]["junit"] == "reports/junit.xml"
 
 
+@pytest.mark.slow  # the CI examples
 def test_the_github_actions_example_gates(tmp_path: Path) -> None:
     pipeline = _github()
     work, baseline = _workspace(tmp_path, pipeline)
@@ -189,6 +190,7 @@ def test_the_github_actions_example_gates(tmp_path: Path) -> None:
     assert "REGRESSED" in done.stdout and "clause s000-r1 (" in done.stdout
 
 
+@pytest.mark.slow  # the CI examples
 def test_the_gitlab_example_gates(tmp_path: Path) -> None:
     pipeline = _gitlab()
     work, baseline = _workspace(tmp_path, pipeline)
@@ -208,6 +210,7 @@ def test_the_gitlab_example_gates(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_the_examples_pass_a_correct_game_in_full(tmp_path: Path) -> None:
     """No selection: a correct game is certified (exit 0) by both examples, and the second
     run, the first as its baseline, shows no change. The game deals from a seeded

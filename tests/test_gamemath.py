@@ -36,6 +36,7 @@ from harness.gamemath.strategy import Strategy
 from harness.oracle import settle_ante_and_call
 from harness.profiles import AABonusTable, load_profile
 from harness.reference import ReferenceGame
+from tests.runs import certify
 
 
 def test_aa_rows_agree_with_a_direct_count() -> None:
@@ -185,11 +186,10 @@ def test_strategy_file_round_trips_and_agrees_with_the_census(tmp_path: Path) ->
 
 def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     # The default-profile game has standard's AA table, which the corpus would rightly fail.
-    args = ["certify", "--adapter", "python:harness.reference:ReferenceGame"]
-    args += ["-k", "s001-r12 and not corpus"]
-    args += ["--seed", "7"]  # the simulation's rounds: a fixed seed, a repeatable test
-    assert main([*args, "--profile", "source-001", "--out", str(tmp_path / "a")]) == 2  # -k
-    results = json.loads((tmp_path / "a/results.json").read_text())
+    args = ["--adapter", "python:harness.reference:ReferenceGame"]
+    args += ["-k", "s001-r12 and not corpus"]  # seed 7: the simulation's rounds repeat
+    code, results = certify(tmp_path / "a", *args, "--profile", "source-001")
+    assert code == 2  # -k
     rows = {c["id"]: c for c in results["clauses"]}
     assert rows["s001-aa-edge"]["status"] == "pass"
     assert rows["s001-house-edge"]["status"] == "pass"
@@ -198,8 +198,8 @@ def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     wrong = tmp_path / "wrong.yaml"
     text = (Path(__file__).parent.parent / "specs/profiles/source-001.yaml").read_text()
     wrong.write_text(text.replace("value: 0.0640", "value: 0.0500"))
-    assert main([*args, "--profile", str(wrong), "--out", str(tmp_path / "b")]) == 1
-    results = json.loads((tmp_path / "b/results.json").read_text())
+    code, results = certify(tmp_path / "b", *args, "--profile", str(wrong))
+    assert code == 1
     rows = {c["id"]: c for c in results["clauses"]}
     assert rows["s001-aa-edge"]["status"] == "fail"
     assert results["math"]["claims"][1]["status"] == "fail"
@@ -256,9 +256,7 @@ class PaysFlushesThreeToOne(SeededGame):
 
 def _simulate(tmp_path: Path, game: str) -> tuple[int, dict[str, object]]:
     adapter = f"python:tests.test_gamemath:{game}"
-    args = ["--adapter", adapter, "-k", "rtp-simulation", "--rtp-rounds", "300", "--seed", "7"]
-    code = main(["certify", "--out", str(tmp_path), *args])
-    return code, json.loads((tmp_path / "results.json").read_text())
+    return certify(tmp_path, "--adapter", adapter, "-k", "rtp-simulation", "--rtp-rounds", "300")
 
 
 def test_simulation_passes_a_correct_game(tmp_path: Path) -> None:
@@ -288,8 +286,8 @@ def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(
 
     monkeypatch.setattr("harness.runner.profile_math", broken)
     args = ["--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-r12"]
-    assert main(["certify", "--out", str(tmp_path), *args]) == 2
-    results = json.loads((tmp_path / "results.json").read_text())
+    code, results = certify(tmp_path, *args)
+    assert code == 2
     assert results["verdict"] == "INCOMPLETE" and results["math"]["status"] == "error"
     assert any("game mathematics failed" in r for r in results["incomplete_reasons"])
     rows = {c["id"]: c["status"] for c in results["clauses"]}

@@ -10,7 +10,6 @@ answers hello is unreachable (INCOMPLETE).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -18,16 +17,16 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.adapters.subprocess import STDERR_RING, _StderrRing
 from harness.cli import main
 from harness.processes import descendants, process_table
+from tests import runs
 from tests.pdftext import pdf_text
 from tests.results import load_results
 from tests.signals import default_signals
@@ -36,13 +35,6 @@ FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
 TRIGGER = "s000-antewin/nq-four-of-a-kind-std-t1"  # the round the faults strike
 AFTER = "s000-antewin/nq-straight-flush-std-t1"  # a round after it, which must pass
 ITEMS = ["--item", TRIGGER, "--item", AFTER]
-
-
-def _strict(text: str) -> Any:
-    def refuse(name: str) -> None:
-        raise ValueError(f"{name} in results.json")
-
-    return json.loads(text, parse_constant=refuse)
 
 
 def survivors(token: str) -> list[int]:
@@ -63,61 +55,11 @@ def faulty(tmp_path: Path, fault: str, *, shell: bool = False) -> str:
     return f"subprocess:sh -c '{command}'" if shell else f"subprocess:{command}"
 
 
-MAX_RSS_MB = 1500  # a run's largest process: numba, the census arrays, the strategy
-MAX_GROWTH_MB = 200  # what one run may add to a process that has run one before
-
-
-def _rss_mb() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) // 1024
-    return 0
-
-
-@contextlib.contextmanager
-def rss_growth() -> Iterator[list[int]]:
-    """How far this process's resident memory rose over the block, in MB (sampled every
-    10 ms by a thread; the one number in the list, once the block is over)."""
-    start, peak, done = _rss_mb(), [0], threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.01):
-            peak[0] = max(peak[0], _rss_mb())
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    grown: list[int] = []
-    try:
-        yield grown
-    finally:
-        done.set()
-        sampler.join()
-        grown.append(max(peak[0], _rss_mb()) - start)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """One run first: imports, compiled kernels and the census are loaded once a process,
-    so that what a hostile run adds to memory can then be measured."""
-    out = tmp_path_factory.mktemp("warm")
-    assert main(["certify", "--out", str(out), "--item", TRIGGER, "--rtp-rounds", "0"]) == 2
-
-
-def certify(tmp_path: Path, adapter: str, *args: str) -> tuple[int, dict[str, Any], float]:
-    """A run in this process: exit code, results.json, seconds. Memory is bounded: the run
-    adds at most MAX_GROWTH_MB to this (warm) process."""
-    started = time.monotonic()
-    out = tmp_path / "out"
-    with rss_growth() as grown:
-        code = main(["certify", "--adapter", adapter, "--out", str(out), "--seed", "7", *args])
-    seconds = time.monotonic() - started
-    assert grown[0] < MAX_GROWTH_MB, f"the run took {grown[0]} MB"
-    _strict((out / "results.json").read_text())
-    umask = os.umask(0o022)
-    os.umask(umask)
-    assert (out / "results.json").stat().st_mode & 0o777 == 0o666 & ~umask  # not 0600
-    assert pdf_text(out / "report.pdf").startswith("Casino Hold'em certification report")
-    return code, load_results(out), seconds
+def certify(tmp_path: Path, adapter: str, *args: str) -> tuple[int, dict[str, Any]]:
+    """A run in this process (tests/runs.py) whose report was written, and read."""
+    code, results = runs.certify(tmp_path / "out", "--adapter", adapter, *args)
+    assert pdf_text(tmp_path / "out" / "report.pdf").startswith("Casino Hold'em certification")
+    return code, results
 
 
 def assert_clause_failed(results: dict[str, Any], message: str) -> dict[str, Any]:
@@ -133,6 +75,11 @@ def assert_clause_failed(results: dict[str, Any], message: str) -> dict[str, Any
 @pytest.mark.parametrize(
     ("fault", "message"),
     [
+        ("hang", "protocol violation: no reply within 5 s"),
+        ("crash", "protocol violation: implementation exited (status 3) before replying"),
+        ("garbage", "protocol violation: reply is not JSON"),
+        ("wrong-id", "protocol violation: reply id -1 does not match"),
+        ("bad-shape", "protocol violation: result reply does not conform to protocol v1: board"),
         ("close-stdout", "closed its stdout while still running"),
         ("float-money", "is not of type 'integer'"),
         ("duplicate-key", "key 'returned' appears twice"),
@@ -141,26 +88,27 @@ def assert_clause_failed(results: dict[str, Any], message: str) -> dict[str, Any
     ],
 )
 def test_a_fault_in_a_reply_fails_its_clause(tmp_path: Path, fault: str, message: str) -> None:
-    code, results, seconds = certify(tmp_path, faulty(tmp_path, fault), *ITEMS)
-    assert code == 1 and seconds < 60
-    assert_clause_failed(results, message)
+    """The game's fault on one round fails that round's clause; the run goes on."""
+    timeout = "5" if fault == "hang" else "60"  # only the hang waits for it
+    code, results = certify(tmp_path, faulty(tmp_path, fault), *ITEMS, "--timeout", timeout)
+    assert code == 1
+    failure = assert_clause_failed(results, message)
+    assert failure["item_kind"] == "vector" and failure["clause"] == "s000-antewin"
+    assert failure["evidence"]["request"]["op"] == "result"
     assert not survivors(str(tmp_path / "marker"))
 
 
 def test_hung_replies_get_the_timeout_not_the_start_up_grace(tmp_path: Path) -> None:
     """Every result hangs: each is a fault after --timeout, restarts included (the grace
     is for hello alone)."""
-    items = ["--item", TRIGGER, "--item", AFTER, "--item", "s000-antewin/nq-royal-flush-std"]
-    adapter = faulty(tmp_path, "hang-all")
-    code, results, seconds = certify(tmp_path, adapter, *items, "--timeout", "2")
-    assert code == 1 and len(results["failures"]) == 3
-    assert all("no reply within 2 s" in f["message"] for f in results["failures"])
-    assert seconds < 30  # three timeouts of 2 s, three restarts: not three graces of 60 s
+    code, results = certify(tmp_path, faulty(tmp_path, "hang-all"), *ITEMS, "--timeout", "3")
+    assert code == 1 and len(results["failures"]) == 2
+    assert all("no reply within 3 s" in f["message"] for f in results["failures"])
     assert not survivors(str(tmp_path / "marker"))
 
 
 def test_a_game_closing_stdout_at_hello_is_unreachable_with_a_report(tmp_path: Path) -> None:
-    code, results, _ = certify(tmp_path, faulty(tmp_path, "close-stdout-at-hello"), *ITEMS)
+    code, results = certify(tmp_path, faulty(tmp_path, "close-stdout-at-hello"), *ITEMS)
     assert code == 2 and results["verdict"] == "INCOMPLETE"
     assert "closed its stdout while still running" in results["incomplete_reasons"][0]
     assert not survivors(str(tmp_path / "marker"))
@@ -176,19 +124,19 @@ def test_a_game_forking_a_helper_leaves_no_survivor(
 ) -> None:
     """A helper in the game's group dies with it; one in a session of its own (out of
     reach of the group kill) is found by chcert's subreaper net (harness/processes.py)."""
-    code, results, _ = certify(tmp_path, faulty(tmp_path, fault, shell=shell), *ITEMS)
+    code, results = certify(tmp_path, faulty(tmp_path, fault, shell=shell), *ITEMS)
     assert code == 2 and results["failures"] == [] and results["vectors"]["passed"] == 2
     assert not survivors(str(tmp_path / "marker"))
 
 
 def test_a_malformed_capability_fails_hello(tmp_path: Path) -> None:
-    code, results, _ = certify(tmp_path, faulty(tmp_path, "bad-seats"), *ITEMS)
+    code, results = certify(tmp_path, faulty(tmp_path, "bad-seats"), *ITEMS)
     assert code == 1 and results["failures"][0]["item"] == "hello"
     assert "seats:" in results["failures"][0]["message"]
 
 
 def test_a_5000_character_name_still_gives_a_report(tmp_path: Path) -> None:
-    code, results, _ = certify(tmp_path, faulty(tmp_path, "long-name"), *ITEMS)
+    code, results = certify(tmp_path, faulty(tmp_path, "long-name"), *ITEMS)
     assert code == 2 and results["implementation"]["name"] == "N" * 5000
     text = pdf_text(tmp_path / "out" / "report.pdf")
     assert re.search(r"\[\.\.\. cut: 5,0\d\d\s+characters in all, see results.json\]", text)
@@ -196,14 +144,14 @@ def test_a_5000_character_name_still_gives_a_report(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("game", "message"),
-    [("HangsOnTrigger", "no reply within 2 s"), ("ExitsOnTrigger", "the game raised SystemExit")],
+    [("HangsOnTrigger", "no reply within 5 s"), ("ExitsOnTrigger", "the game raised SystemExit")],
 )
 def test_an_in_process_game_is_timed_out_and_cannot_exit_the_harness(
     tmp_path: Path, game: str, message: str
 ) -> None:
     adapter = f"python:tests.games:{game}"
-    code, results, seconds = certify(tmp_path, adapter, *ITEMS, "--timeout", "2")
-    assert code == 1 and seconds < 60
+    code, results = certify(tmp_path, adapter, *ITEMS, "--timeout", "5")
+    assert code == 1
     assert_clause_failed(results, message)
 
 
@@ -224,58 +172,64 @@ def serve_faulty(fault: str) -> tuple[subprocess.Popen[str], str]:
 @pytest.mark.parametrize(
     ("fault", "message"),
     [
-        ("drip", "no complete reply within 3 s"),
+        ("drip", "no complete reply within 5 s"),
         ("status-500", "HTTP status 500 (not a reply)"),
         ("status-404", "HTTP status 404 (not a reply)"),
         ("redirect", "HTTP status 302 (a redirect, not followed)"),
         ("huge-body", "HTTP body longer than"),
         ("garbage", "HTTP reply is not JSON"),
-        ("hang", "no complete reply within 3 s"),
+        ("hang", "no complete reply within 5 s"),
         ("crash", "HTTP request failed"),
     ],
 )
 def test_http_faults_fail_their_clause(tmp_path: Path, fault: str, message: str) -> None:
     server, url = serve_faulty(fault)
     try:
-        code, results, seconds = certify(tmp_path, url, *ITEMS, "--timeout", "3")
+        code, results = certify(tmp_path, url, *ITEMS, "--timeout", "5")
     finally:
         server.kill()
         server.wait()
-    assert code == 1 and seconds < 60
+    assert code == 1
     failure = assert_clause_failed(results, message)
     assert failure["evidence"]["url"].endswith("/result")
 
 
-def certify_child(*args: str) -> tuple[int, float, int]:
-    """chcert certify in a process of its own: exit code, seconds, and the peak resident
-    memory in MB of the largest process of the run (chcert, a worker or the game)."""
-    wrapper = (
-        "import resource, subprocess, sys, time; t = time.monotonic(); "
-        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
-        "print(code, time.monotonic() - t, "
-        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)"
-    )
-    command = [sys.executable, "-c", wrapper, sys.executable, "-m", "harness.cli", "certify"]
-    proc = subprocess.run([*command, *args], capture_output=True, text=True, timeout=600)
-    code, seconds, megabytes = proc.stdout.split()
-    return int(code), float(seconds), int(megabytes)
+def test_the_stderr_ring_keeps_the_last_64_kb_only() -> None:
+    """What a game writes to stderr is drained as it comes and kept to its last bytes, so a
+    flood costs no memory (benchmarks/bench_hostile.py measures a run's peak)."""
+    read, write = os.pipe()
+    ring = _StderrRing(read)
+    chunk = b"E" * (1 << 20)
+    for _ in range(20):
+        os.write(write, chunk)
+    os.write(write, b"the last words")
+    os.close(write)
+    ring._thread.join(30)
+    assert not ring._thread.is_alive()
+    assert len(ring._buffer) <= 2 * STDERR_RING
+    assert ring.tail(STDERR_RING).endswith("the last words")
+    assert len(ring.tail(10 * STDERR_RING)) == STDERR_RING
+    ring.close()
 
 
-def test_a_game_flooding_stderr_costs_no_memory(tmp_path: Path) -> None:
-    """400 MB on stderr: the harness keeps the last 64 KB of it."""
-    out = tmp_path / "out"
+@pytest.mark.slow  # 400 MB through a pipe; the ring itself is tested above
+def test_a_game_flooding_stderr_still_gives_a_report(tmp_path: Path) -> None:
+    """400 MB on stderr while the game answers: the run ends as if it had written none."""
     adapter = faulty(tmp_path, "stderr-flood")
-    code, seconds, megabytes = certify_child("--adapter", adapter, "--out", str(out), *ITEMS)
-    assert code == 2 and seconds < 120
-    assert megabytes < MAX_RSS_MB
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter, "--out"]
+    proc = subprocess.run([*command, str(out), *ITEMS], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stdout[-2000:]
+    assert load_results(out)["vectors"]["passed"] == 2
     assert not survivors(str(tmp_path / "marker"))
 
 
+@pytest.mark.slow  # a signal run
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
-    """Two workers, each stuck in a hung game: the signal ends it all within seconds."""
+    """Two workers, each stuck in a hung game: the signal ends it all, with a report."""
     out = tmp_path / "out"
     adapter = faulty(tmp_path, "hang-all")
     proc = subprocess.Popen(
@@ -296,9 +250,7 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     started = descendants(proc.pid, process_table(), frozenset())  # workers, games
     assert len(started) >= 4
     proc.send_signal(signum)
-    sent = time.monotonic()
-    stdout, _ = proc.communicate(timeout=120)
-    assert time.monotonic() - sent < 20, stdout
+    stdout, _ = proc.communicate(timeout=120)  # a hang is a failure, not a stalled suite
     alive = [p.pid for p in process_table() if p.pid in started and p.state != "Z"]
     assert not alive, f"still running after chcert ended: {alive}"
     assert proc.returncode == 2, stdout
@@ -310,6 +262,7 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     assert not list(out.glob(".chcert-run-*"))
 
 
+@pytest.mark.slow  # a signal run
 def test_a_signal_during_an_in_process_call_is_no_fault_of_the_game(tmp_path: Path) -> None:
     """SIGTERM while a python: game's call is awaited stops the run: the interruption is
     not recorded as the game raising, and the run does not go on."""
@@ -337,6 +290,7 @@ def test_a_signal_during_an_in_process_call_is_no_fault_of_the_game(tmp_path: Pa
     assert "run interrupted (SIGTERM) before every item had run" in results["incomplete_reasons"]
 
 
+@pytest.mark.slow  # a kill run; the next test kills publishing at every step, in-process
 def test_a_killed_run_leaves_the_previous_outputs_or_none(tmp_path: Path) -> None:
     """SIGKILL at several moments: results.json in --out is always a whole run's, beside
     that run's report, or absent."""
@@ -458,9 +412,7 @@ def test_a_yaml_bomb_profile_is_a_spec_error(
         lines.append(f"{key}: &{key} [{', '.join([f'*{before}'] * 8)}]")
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("\n".join(lines) + "\n")
-    started = time.monotonic()
     assert main(["certify", "--profile", str(bomb), "--out", str(tmp_path / "out")]) == 4
-    assert time.monotonic() - started < 10
     err = capsys.readouterr().err
     assert f"{bomb}:3: YAML aliases" in err and len(err.strip().splitlines()) == 1
 

@@ -8,7 +8,6 @@ card, lint errors naming file and line, and what is not tested and why.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,10 @@ from typing import Any
 import pytest
 
 from harness.checks.hiding import cards_named
-from harness.cli import main
 from harness.errors import SpecError
 from harness.refusals import REFUSAL_DIR, load_all_refusals, load_refusal_file
 from harness.specs import clause_index, load_catalogs
+from tests.runs import certify
 
 
 @pytest.mark.parametrize(
@@ -87,8 +86,7 @@ def test_a_clause_that_does_not_apply_is_refused(tmp_path: Path) -> None:
         load_refusal_file(path, clause_index(load_catalogs()))
 
 
-def _items(out: Path) -> dict[str, dict[str, Any]]:
-    results = json.loads((out / "results.json").read_text())
+def _items(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {i["name"]: i for c in results["clauses"] for i in c["items"]}
 
 
@@ -99,23 +97,22 @@ def test_text_refusals_are_not_tested_in_process_and_pass_over_json_lines(tmp_pa
     """A python: game gets Python objects, never text: those items are not tested,
     with what closes them; the same class served over JSON Lines passes them."""
     selection = ["-k", " or ".join(TEXT_ITEMS)]
-    code = main(["certify", "--adapter", "python:tests.games:Seeded", "--out",
-                 str(tmp_path / "a"), *selection])  # fmt: skip
-    items = _items(tmp_path / "a")
+    code, results = certify(tmp_path / "a", "--adapter", "python:tests.games:Seeded", *selection)
+    items = _items(results)
     assert code == 2
     for name in TEXT_ITEMS:
         item = items[f"s000-r2/{name}"]
         assert item["status"] == "not_tested" and "http://" in item["needs"]
     served = f"subprocess:{sys.executable} -m harness.reference --game tests.games:Seeded"
-    main(["certify", "--adapter", served, "--out", str(tmp_path / "b"), *selection])
-    items = _items(tmp_path / "b")
+    _, results = certify(tmp_path / "b", "--adapter", served, *selection)
+    items = _items(results)
     assert [items[f"s000-r2/{n}"]["status"] for n in TEXT_ITEMS] == ["pass"] * 3
 
 
 def test_one_seat_games_leave_the_two_seat_refusals_not_tested(tmp_path: Path) -> None:
-    code = main(["certify", "--adapter", "python:tests.games:OneSeat", "--out", str(tmp_path),
-                 "-k", "act-twice or seat-beyond-the-table or seats-too-many"])  # fmt: skip
-    items = _items(tmp_path)
+    selection = "act-twice or seat-beyond-the-table or seats-too-many"
+    code, results = certify(tmp_path, "--adapter", "python:tests.games:OneSeat", "-k", selection)
+    items = _items(results)
     assert code == 2
     assert items["s000-r5/act-twice"]["status"] == "not_tested"
     assert items["s000-r5/act-twice"]["needs"] == "capability seats:2"

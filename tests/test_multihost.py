@@ -138,6 +138,8 @@ def _items(results: dict[str, Any]) -> dict[str, str]:
     return {i["name"]: i["status"] for c in results["clauses"] for i in c["items"]}
 
 
+@pytest.mark.slow  # the multi-host run
+@pytest.mark.timeout(900)
 def test_a_run_over_two_socket_hosts_equals_a_local_run(
     tmp_path: Path, hosts: list[SocketServer]
 ) -> None:

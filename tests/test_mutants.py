@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
 from harness.profiles import available_profiles
 from harness.reference.mutants import MUTANTS, RECOVERY_MUTANTS
 from tests.games import served
 from tests.pdftext import pdf_text
-from tests.results import load_results
+from tests.runs import certify
 
 # mutant -> (profile certified, clause that must be named)
 EXPECTED = {
@@ -111,15 +110,32 @@ def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str,
     # and no mutant here breaks the shuffle's statistics (tests/test_rng.py covers those).
     # The RTP simulation is left out for speed; tests/test_gamemath.py shows it kills. So
     # is the differential: test_the_differential_kills below runs it at its default budget.
-    args = ["--adapter", adapter, "--profile", profile, "--out", str(tmp_path)]
     selection = "not rng-battery and not rtp-simulation and not differential"
-    code = main(["certify", *args, "-k", selection])
-    return code, load_results(tmp_path)
+    return certify(tmp_path, "--adapter", adapter, "--profile", profile, "-k", selection)
+
+
+# One mutant of each family runs in the fast tier (a settlement rule, a pay table, the AA
+# Bonus, information hiding, a bad wager, the deck, recall); the slow tier certifies all.
+FAST_MUTANTS = {
+    "tie-loses",
+    "quads-pays-twelve",
+    "aa-pair-of-kings-wins",
+    "leaks-dealer-cards",
+    "accepts-aa-bonus-without-ante",
+    "deals-a-card-twice",
+    "history-forgets",
+}
+
+
+def _tiered(names: set[str], fast: set[str]) -> list[Any]:
+    """`names` sorted as parameters, those not in `fast` marked slow."""
+    assert fast <= names
+    return [n if n in fast else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
 
 
 # The recovery mutants differ only across a restart of a game with a store (--db), which
 # a python: game has not: tests/test_recovery_checks.py certifies them.
-@pytest.mark.parametrize("mutant", sorted(set(MUTANTS) - RECOVERY_MUTANTS))
+@pytest.mark.parametrize("mutant", _tiered(set(MUTANTS) - RECOVERY_MUTANTS, FAST_MUTANTS))
 def test_mutant_fails_certification_naming_its_clause(tmp_path: Path, mutant: str) -> None:
     profile, clause = EXPECTED[mutant]
     cls = MUTANTS[mutant]
@@ -169,8 +185,7 @@ def test_the_differential_kills(tmp_path: Path, mutant: str) -> None:
     seed = 1
     game = f"subprocess:{sys.executable} -m harness.reference --mutant {mutant}"
     args = ["--adapter", game, "--profile", profile, "--seed", str(seed), "-k", "differential"]
-    code = main(["certify", *args, "--out", str(tmp_path)])
-    results = load_results(tmp_path)
+    code, results = certify(tmp_path, *args)
     failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
     assert code == 1 and clause in failed, f"{mutant} survived on {clause}: failed {sorted(failed)}"
     section = results["differential"]
@@ -179,17 +194,17 @@ def test_the_differential_kills(tmp_path: Path, mutant: str) -> None:
     assert causes and all(f["reproduce"] and f["repro"] for f in causes)
 
 
-@pytest.mark.parametrize("profile", available_profiles())
+# The default profile and 002 (a refuted claim, two clauses only a laboratory closes) in the
+# fast tier; every profile in the slow tier.
+@pytest.mark.parametrize("profile", _tiered(set(available_profiles()), {"standard", "source-002"}))
 def test_reference_passes_under_every_profile(tmp_path: Path, profile: str) -> None:
     """A whole run, nothing left out: every clause of the game passes; only figures the
     sources claim wrongly fail, as publication findings, not as the game's. (The
     differential's budget is a fifth of its default, for time; CI certifies the
     reference at the default budget.)"""
     adapter = served("Seeded", profile)
-    args = ["--adapter", adapter, "--profile", profile, "--out", str(tmp_path), "--seed", "7"]
-    args += ["--differential", "10000"]
-    code = main(["certify", *args])
-    results = load_results(tmp_path)
+    args = ["--adapter", adapter, "--profile", profile, "--differential", "10000"]
+    code, results = certify(tmp_path, *args)
     failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
     untested = {c["id"] for c in results["clauses"] if c["status"] == "not_tested"}
     assert failed == REFUTED_CLAIMS.get(profile, set())
@@ -229,8 +244,8 @@ def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> N
     )
     adapter = served("Seeded", "source-002")
     args = ["--adapter", adapter, "--profile", "source-002", "--attest", str(attest)]
-    code = main(["certify", *args, "--out", str(tmp_path / "out"), "--seed", "7"])
-    results = load_results(tmp_path / "out")
+    args += ["--differential", "10000"]
+    code, results = certify(tmp_path / "out", *args)
     rows = {c["id"]: c["status"] for c in results["clauses"]}
     assert rows["s002-malfunction"] == "attested" and rows["s002-rtp"] == "fail"
     assert results["implementation_verdict"] == "PASS"

@@ -13,14 +13,13 @@ from typing import Any
 import pytest
 
 from harness.checks import Context, run_check
-from harness.cli import main
 from harness.errors import ErrorReply
 from harness.profiles import load_profile
 from harness.protocol import serve_request
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import RECOVERY_MUTANTS
 from harness.reference.store import RoundStore
-from tests.results import load_results
+from tests.runs import certify
 
 ITEMS = ["--item", "s002-unfinished/recovery-declared", "--item", "s002-malfunction/recovery-kills"]
 
@@ -33,9 +32,8 @@ def _game(db: Path, *extra: str) -> str:
 def _clauses(tmp_path: Path, adapter: str) -> dict[str, dict[str, str]]:
     """Each recovery clause's status and its item's message (the run FAILs anyway on
     002's refuted RTP claim, a publication finding)."""
-    out = tmp_path / "out"
-    main(["certify", "--adapter", adapter, "--profile", "source-002", "--out", str(out), *ITEMS])
-    rows = {c["id"]: c for c in load_results(out)["clauses"]}
+    _, results = certify(tmp_path / "out", "--adapter", adapter, "--profile", "source-002", *ITEMS)
+    rows = {c["id"]: c for c in results["clauses"]}
     return {
         clause: {"status": rows[clause]["status"], "message": rows[clause]["items"][0]["message"]}
         for clause in ("s002-unfinished", "s002-malfunction")
@@ -62,7 +60,14 @@ def test_without_a_database_nothing_is_certified_of_a_crash(tmp_path: Path) -> N
     assert all("capability recovery" in r["message"] for r in rows.values())
 
 
-@pytest.mark.parametrize("mutant", sorted(RECOVERY_MUTANTS))
+# One recovery mutant of each mode in the fast tier; the slow tier certifies every one.
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        m if m == "redeals-an-interrupted-round" else pytest.param(m, marks=pytest.mark.slow)
+        for m in sorted(RECOVERY_MUTANTS)
+    ],
+)
 def test_a_recovery_mutant_fails_the_malfunction_clause(tmp_path: Path, mutant: str) -> None:
     rows = _clauses(tmp_path, _game(tmp_path / "rounds.db", "--mutant", mutant))
     assert rows["s002-malfunction"]["status"] == "fail", rows
@@ -77,10 +82,9 @@ def _resuming(tmp_path: Path, *extra: str) -> dict[str, dict[str, str]]:
     the resume path of the checks (the same cards, the decisions kept, the settlement)."""
     argv = [sys.executable, "-m", "harness.reference", "--profile", str(RESUMING)]
     argv += ["--db", str(tmp_path / "rounds.db"), "--recovery", "resume", *extra]
-    out = tmp_path / "out"
     args = ["--adapter", "subprocess:" + shlex.join(argv), "--profile", str(RESUMING)]
-    main(["certify", *args, "--out", str(out), *ITEMS])
-    rows = {c["id"]: c for c in load_results(out)["clauses"]}
+    _, results = certify(tmp_path / "out", *args, *ITEMS)
+    rows = {c["id"]: c for c in results["clauses"]}
     return {
         clause: {"status": rows[clause]["status"], "message": rows[clause]["items"][0]["message"]}
         for clause in ("s002-unfinished", "s002-malfunction")
@@ -96,7 +100,11 @@ def test_a_resumed_round_keeps_its_cards_and_settles_by_the_rules(tmp_path: Path
     ("mutant", "message"),
     [
         ("redeals-an-interrupted-round", "shows other cards than were dealt"),
-        ("loses-a-pending-aa-bonus-on-restart", "settled otherwise than the rules"),
+        pytest.param(
+            "loses-a-pending-aa-bonus-on-restart",
+            "settled otherwise than the rules",
+            marks=pytest.mark.slow,
+        ),
         ("settles-an-interrupted-round-twice", "settled otherwise than the rules"),
     ],
 )

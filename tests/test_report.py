@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from harness._schema import validator
 from harness.cli import main
 from harness.report import _build, render, verdict_problem
 from tests.pdftext import pdf_text
+from tests.runs import certify
 
 Path_ = tuple[str | int, ...]
 
@@ -28,8 +28,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     adapter = "python:tests.games:ExitsOnTrigger"
     items = ["--item", "s000-antewin/nq-four-of-a-kind-std-t1"]
     items += ["--item", "s000-antewin/nq-straight-flush-std-t1"]
-    main(["certify", "--adapter", adapter, "--out", str(out), "--seed", "3", *items])
-    data: dict[str, Any] = json.loads((out / "results.json").read_text())
+    _, data = certify(out, "--adapter", adapter, "--seed", "3", *items)
     assert data["verdict"] == "FAIL" and data["failures"]
     return data
 
@@ -139,9 +138,7 @@ def test_hostile_strings_are_inert_and_huge_ones_cut(
     doc["implementation"]["name"] = "<b>bold</b>\x1b[31m\u202eevil"
     doc["failures"][0]["message"] = "M" * 1_000_000
     doc["failures"][0]["evidence"]["stderr_tail"] = ("E" * 70_000 + "\n") * 20
-    started = time.monotonic()
-    render(doc, tmp_path / "report.pdf")
-    assert time.monotonic() - started < 20
+    render(doc, tmp_path / "report.pdf")  # its time: benchmarks/bench_report.py
     assert (tmp_path / "report.pdf").stat().st_size < 1_000_000
     # Text as drawn, spaces aside (extraction joins wrapped lines without one).
     text = "".join(pdf_text(tmp_path / "report.pdf").split())

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from harness.report import render
 from harness.report.seal import embedded_results
 from tests.certs import PASSPHRASE, make_lab
 from tests.pdftext import pdf_pages
+from tests.tools import need
 
 MUTANT = "python:harness.reference.mutants:FlushPaysEvenMoney"
 FAILING = ["--item", "s000-antewin/q-flush", "--item", "s000-antewin/nq-flush"]
@@ -102,10 +101,7 @@ def test_results_json_travels_inside_the_pdf(failing_run: Path) -> None:
 
 
 def test_every_page_renders_to_a_picture(failing_run: Path, tmp_path: Path) -> None:
-    if shutil.which("pdftoppm") is None:  # .ci/run installs it and asks for this test
-        if os.environ.get("CHCERT_REQUIRE_PDFTOPPM"):
-            pytest.fail("pdftoppm (Debian poppler-utils) is required here")
-        pytest.skip("pdftoppm (Debian poppler-utils) is not installed")
+    need("pdftoppm", "Debian poppler-utils")
     pages = len(PdfReader(failing_run / "report.pdf").pages)
     subprocess.run(
         ["pdftoppm", "-r", "30", "-gray", str(failing_run / "report.pdf"), str(tmp_path / "p")],

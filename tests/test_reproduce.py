@@ -14,6 +14,7 @@ from harness.specs import clause_index, load_catalogs
 from harness.vectors import load_vector_file
 from tests.games import Seeded
 from tests.results import load_results
+from tests.runs import certify
 from tests.test_mutants import _bound
 
 # Flushes paid at even money: the simulation meets a called flush within a few hundred rounds.
@@ -21,15 +22,10 @@ MUTANT = _bound(MUTANTS["flush-pays-even-money"], "standard")
 ADAPTER = f"python:tests.test_mutants:{MUTANT}"
 
 
-def _run(out: Path, *args: str) -> tuple[int, dict[str, object]]:
-    code = main(["certify", "--out", str(out), *args])
-    return code, load_results(out)
-
-
 def test_a_fault_found_by_the_simulation_reproduces_with_the_printed_command(
     tmp_path: Path,
 ) -> None:
-    code, results = _run(
+    code, results = certify(
         tmp_path / "run", "--adapter", ADAPTER, "--seed", "3", "-k", "rtp-simulation"
     )
     assert code == 1
@@ -47,7 +43,7 @@ def test_a_fault_found_by_the_simulation_reproduces_with_the_printed_command(
     (again,) = replayed["failures"]  # type: ignore[misc]
     assert again["item"] == f"s000-antewin/{vector.id}" and again["item_kind"] == "vector"
     # The seed alone deals the same rounds: the same failure, word for word.
-    _, second = _run(
+    _, second = certify(
         tmp_path / "again", "--adapter", ADAPTER, "--seed", "3", "-k", "rtp-simulation"
     )
     assert second["failures"][0]["message"] == failure["message"]  # type: ignore[index]
@@ -55,7 +51,7 @@ def test_a_fault_found_by_the_simulation_reproduces_with_the_printed_command(
 
 def test_every_failure_reproduces_with_its_command(tmp_path: Path) -> None:
     adapter = f"python:tests.test_mutants:{_bound(MUTANTS['tie-loses'], 'standard')}"
-    code, results = _run(tmp_path / "run", "--adapter", adapter, "--seed", "5", "-k", "s000-r12")
+    code, results = certify(tmp_path / "run", "--adapter", adapter, "--seed", "5", "-k", "s000-r12")
     assert code == 1
     failures = results["failures"]
     assert failures and all(f["reproduce"] for f in failures)  # type: ignore[union-attr]
@@ -79,7 +75,7 @@ class DealsItselfPaysFlushesEvenMoney(Seeded):
 
 def test_without_inject_the_repro_vector_is_evidence_not_a_replay(tmp_path: Path) -> None:
     adapter = "python:tests.test_reproduce:DealsItselfPaysFlushesEvenMoney"
-    code, results = _run(tmp_path, "--adapter", adapter, "--seed", "3", "-k", "rtp-simulation")
+    code, results = certify(tmp_path, "--adapter", adapter, "--seed", "3", "-k", "rtp-simulation")
     assert code == 1
     (failure,) = results["failures"]  # type: ignore[misc]
     assert (tmp_path / failure["repro"]).exists()  # the round as dealt, kept as evidence

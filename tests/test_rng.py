@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 from typing import Any
 
 import numpy as np
@@ -38,6 +37,7 @@ from harness.rng import (
     run_dieharder,
     sample_decks,
 )
+from tests.tools import need
 
 EXPECTED_TO_FAIL = {
     "naive-swap-with-any": "card x position",
@@ -176,7 +176,7 @@ def test_dieharder_output_is_parsed() -> None:
     assert rows[0]["p_value"] == pytest.approx(0.93061281)
 
 
-@pytest.mark.skipif(shutil.which("dieharder") is None, reason="dieharder is not installed")
 def test_dieharder_runs_when_installed() -> None:
+    need("dieharder", "Debian dieharder")
     result = run_dieharder(np.frombuffer(np.random.default_rng(6).bytes(DIEHARDER_BYTES), np.uint8))
     assert result["ran"] and {t["name"] for t in result["tests"]} >= {"sts_monobit"}

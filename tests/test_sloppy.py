@@ -12,14 +12,11 @@ harness names the faults of foreign code, and only those.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from harness.cli import main
-from tests.results import load_results
+from tests.runs import certify
+from tests.tools import need
 
 GAME = Path(__file__).parent / "fixtures" / "sloppy_game.js"
 
@@ -43,7 +40,6 @@ def _items(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [item for clause in results["clauses"] for item in clause["items"]]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="the sloppy game runs on Node")
 def test_a_sloppy_javascript_game_fails_on_its_faults_only(tmp_path: Path) -> None:
     """FAIL on the wager and decision clauses; settlement passes, nothing is a harness error.
 
@@ -53,9 +49,9 @@ def test_a_sloppy_javascript_game_fails_on_its_faults_only(tmp_path: Path) -> No
     it, so that round spoils few items; any it does spoil says so with the 100.5 in its
     message, after judging its own refusal (docs/refusals.md).
     """
+    need("node", "Node.js")
     args = ["--adapter", f"subprocess:node {GAME}", "--profile", "standard"]
-    code = main(["certify", *args, "--out", str(tmp_path), "-k", SELECTION])
-    results = load_results(tmp_path)
+    code, results = certify(tmp_path, *args, "-k", SELECTION)
     status = {c["id"]: c["status"] for c in results["clauses"]}
     failed = {clause for clause, s in status.items() if s == "fail"}
     items = _items(results)

@@ -2,14 +2,17 @@
 
 Built as `pip install git+URL` builds it: the sdist from the checkout, then the wheel from
 the sdist (`python -m build`), so that both are checked to carry `specs/` and `vectors/`.
-The wheel goes into a brand-new virtual environment outside the checkout, its
-dependencies from the package index (pip's cache makes that quick, and hides nothing: a
-dependency missing from pyproject.toml is missing there too). That environment's chcert,
-run from a folder outside the checkout, then certifies the bundled reference game.
+It builds without isolation, from the setuptools of this environment, so that it needs no
+network. The wheel goes into a brand-new virtual environment outside the checkout, which
+sees this environment's installed packages as its dependencies (offline too: the package
+index is not asked; that pyproject.toml declares every package harness imports is
+tests/test_architecture.py's business). That environment's chcert, run from a folder
+outside the checkout, then certifies the bundled reference game.
 
 The census is read from the cache this test session uses already (tests/conftest.py
 computes it first): its key is a digest of the package's sources, the same bytes in the
 wheel as in the checkout, so the installed chcert finds it (harness/gamemath/census.py).
+It is the slow tier: building and installing take a minute.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import zipfile
 from dataclasses import dataclass
@@ -28,7 +32,7 @@ import pytest
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.results import tree_sha256
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 900  # seconds, for any one command: a hang fails the test, never CI as a whole
@@ -70,7 +74,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     out = tmp_path_factory.mktemp("dist")
     data = _data_files()  # taken first: the checkout may be edited meanwhile
     digests = tree_sha256(SPECS_DIR), tree_sha256(VECTORS_DIR)
-    built = _run([sys.executable, "-m", "build", "--outdir", out, ROOT])
+    built = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT])
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
@@ -85,7 +89,16 @@ def venv(dist: Dist, tmp_path_factory: pytest.TempPathFactory) -> Path:
     made = _run([sys.executable, "-m", "venv", home])
     assert made.returncode == 0, made.stderr
     python = home / "bin" / "python"
-    installed = _run([python, "-m", "pip", "install", "--quiet", dist.wheel], env=_env(home))
+    # This environment's packages, as the new one's dependencies: a path file adds their
+    # folders after its own site-packages, and no .pth file in them runs (the editable
+    # install of the checkout among them), so `harness` is the wheel's.
+    site = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"])
+    ours = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
+    (Path(site.stdout.strip()) / "outer-packages.pth").write_text("\n".join(sorted(ours)) + "\n")
+    offline = ["--no-index", "--no-deps", "--ignore-installed"]
+    installed = _run(
+        [python, "-m", "pip", "install", "--quiet", *offline, dist.wheel], env=_env(home)
+    )
     assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
     return home
 
