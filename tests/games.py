@@ -172,7 +172,7 @@ class _OnTrigger(Seeded):
         if round in self.armed:
             marker = os.environ.get("CHCERT_TEST_MARKER")  # tells a test the moment has come
             if marker:
-                Path(marker).touch()
+                Path(marker).write_text("result\n")
             self.misbehave()
         return super().result(round)
 

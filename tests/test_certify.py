@@ -8,7 +8,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from tests import runs
 from tests.games import PublishesTrueFigures, served
 from tests.pdftext import pdf_text
 from tests.results import load_results
+from tests.runs import wait_for_lines
 from tests.signals import default_signals
 
 FAULTY = Path(__file__).parent / "fixtures" / "faulty_game.py"
@@ -53,7 +53,7 @@ def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
     return runs.certify(tmp_path, *(a for a in args if a != "--all"))
 
 
-@pytest.mark.slow  # the fast tier certifies the reference in-process (tests/test_mutants.py)
+@pytest.mark.slow  # the fast tier certifies the reference with one worker (tests/test_mutants.py)
 @pytest.mark.timeout(900)
 def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> None:
     """The README's main job, as a user runs it: a real subprocess, two workers, every item.
@@ -203,10 +203,6 @@ def test_vectors_check_reports_counts(capsys: pytest.CaptureFixture[str]) -> Non
     assert "clauses" in capsys.readouterr().out
 
 
-def _lines(path: Path) -> int:
-    return len(path.read_text().splitlines()) if path.exists() else 0
-
-
 @pytest.mark.slow  # a signal run
 def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
     marker = tmp_path / "playing"
@@ -232,9 +228,7 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
         text=True,
         preexec_fn=default_signals,
     )
-    deadline = time.monotonic() + 120  # a liveness bound: the run is stuck if it passes
-    while _lines(marker) < 3 and time.monotonic() < deadline:  # 3 results answered
-        time.sleep(0.05)
+    wait_for_lines(marker, 3)  # 3 results asked
     proc.send_signal(signal.SIGINT)  # each later result takes 0.3 s: most vectors not yet run
     stdout, _ = proc.communicate(timeout=120)
     results = load_results(out)

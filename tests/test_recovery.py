@@ -541,6 +541,7 @@ def report(table: Table, game_startups: list[float], elapsed: float) -> None:
 
 
 @pytest.mark.slow  # kill runs; the fast tier kills at each step above
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize(("mode", "kills"), [("resume", 14), ("void", 10)])
 def test_random_kills(tmp_path: Path, games: list[Game], mode: str, kills: int) -> None:
     started = time.monotonic()

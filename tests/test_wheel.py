@@ -1,13 +1,13 @@
 """chcert installs like any tool: its wheel carries the data (docs/install.md).
 
-Built as `pip install git+URL` builds it: the sdist from the checkout, then the wheel from
-the sdist (`python -m build`), so that both are checked to carry `specs/` and `vectors/`.
-It builds without isolation, from the setuptools of this environment, so that it needs no
-network. The wheel goes into a brand-new virtual environment outside the checkout, which
-sees this environment's installed packages as its dependencies (offline too: the package
-index is not asked; that pyproject.toml declares every package harness imports is
-tests/test_architecture.py's business). That environment's chcert, run from a folder
-outside the checkout, then certifies the bundled reference game.
+Built by `python -m build`: the sdist from the checkout, then the wheel from the sdist, so
+that both are checked to carry `specs/` and `vectors/`. It builds without isolation, from
+the setuptools of this environment, so that it needs no network. The wheel goes into a
+brand-new virtual environment outside the checkout, which sees this environment's installed
+packages as its dependencies (offline too: the package index is not asked; that
+pyproject.toml declares every package harness imports is tests/test_architecture.py's
+business). That environment's chcert, run from a folder outside the checkout, then
+certifies the bundled reference game.
 
 The census is read from the cache this test session uses already (tests/conftest.py
 computes it first): its key is a digest of the package's sources, the same bytes in the
