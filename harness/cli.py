@@ -45,6 +45,10 @@ from harness.defaults import (
     DEFAULT_DIFFERENTIAL,
     DEFAULT_PROFILE,
     DEFAULT_RTP_ROUNDS,
+    MAX_DECKS,
+    MAX_TIMEOUT,
+    MAX_WORKERS,
+    RANGES,
     available_profiles,
 )
 from harness.errors import HarnessError, SpecError
@@ -448,8 +452,8 @@ def _tx_problem(spec: str) -> str | None:
     count, star, body = spec.partition("*")
     if not star:
         body = spec
-    elif not count.isdigit() or int(count) < 1:
-        return f"{count!r} before '*' is no count of workers"
+    elif not count.isdigit() or not 1 <= int(count) <= MAX_WORKERS:
+        return f"{count!r} before '*' is no count of workers (1 to {MAX_WORKERS})"
     keys: dict[str, str | None] = {}
     for part in body.split("//"):
         key, eq, value = part.partition("=")
@@ -486,9 +490,19 @@ def _check_adapter(spec: str) -> None:
         raise UsageError(f"--adapter: {exc}") from None
 
 
+def _check_ranges(args: argparse.Namespace) -> None:
+    """Every whole number of the run within its range (harness/defaults.py RANGES)."""
+    for dest, (option, least, most) in RANGES.items():
+        value = getattr(args, dest)
+        if value is not None and not least <= value <= most:
+            raise UsageError(f"{option} {value}: a whole number from {least:,} to {most:,}")
+
+
 def _check_timeout(seconds: float) -> None:
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise UsageError(f"--timeout {seconds}: a number of seconds above 0 (and finite)")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+        raise UsageError(
+            f"--timeout {seconds}: a number of seconds above 0 and at most {MAX_TIMEOUT:,.0f}"
+        )
 
 
 def _check_decks(decks: int, option: str) -> None:
@@ -499,6 +513,8 @@ def _check_decks(decks: int, option: str) -> None:
             f"{option} {decks}: the RNG battery judges samples of at least {MIN_DECKS:,} decks "
             f"(each cell of its chi-square tests expects {MIN_EXPECTED} or more; harness/rng.py)"
         )
+    if decks > MAX_DECKS:
+        raise UsageError(f"{option} {decks}: at most {MAX_DECKS:,} decks")
 
 
 def certify(args: argparse.Namespace) -> int:
@@ -509,10 +525,7 @@ def certify(args: argparse.Namespace) -> int:
     from harness.specs import clause_index, load_catalogs
     from harness.vectors import load_all_vectors
 
-    if args.workers < 0 or args.repeat < 1:
-        raise UsageError("-n must be >= 0 and --repeat >= 1")
-    if args.rtp_rounds < 0 or args.differential < 0:
-        raise UsageError("--rtp-rounds and --differential must be >= 0")
+    _check_ranges(args)
     _check_timeout(args.timeout)
     _check_decks(args.rng_decks, "--rng-decks")
     _check_adapter(args.adapter)

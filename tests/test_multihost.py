@@ -188,7 +188,7 @@ def test_a_run_over_two_socket_hosts_equals_a_local_run(
         (["--tx", "popen", "--dist", "each"], "one outcome per item"),
         (["-n", "2", "--dist", "loadd"], "use one of load, loadscope"),
         (["--dist", "load"], "needs workers"),
-        (["--differential", "-1"], "--differential must be >= 0"),
+        (["--differential", "-1"], "--differential -1: a whole number from 0 to 10,000,000"),
     ],
 )
 def test_bad_distribution_arguments_are_one_line_and_exit_4(

@@ -298,6 +298,24 @@ def test_a_misspelt_key_names_file_key_and_line(tmp_path: Path) -> None:
     assert str(err).startswith(f"{path}:7: ")
 
 
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("seed = -1\n", "seed"),
+        ("seed = 9223372036854775808\n", "seed"),
+        ("rtp_rounds = 5\ntimeout = 1e12\n", "timeout"),
+        ("workers = 1000\n", "workers"),
+        ("differential = 100_000_000\n", "differential"),
+        ("rng_decks = 3_000_000\n", "rng_decks"),
+        ("repeat = 0\n", "repeat"),
+    ],
+)
+def test_a_number_out_of_range_names_file_key_and_line(tmp_path: Path, text: str, key: str) -> None:
+    path = _write(tmp_path, "chcert.toml", text)
+    err = _error(path)
+    assert err.line == text.count("\n") and err.message.startswith(f"{key}: ")
+
+
 def test_a_misspelt_top_level_key_in_pyproject(tmp_path: Path) -> None:
     text = '[project]\nname = "x"\n\n[tool.chcert]\nseed = 1\nrtp_round = 5\n'
     path = _write(tmp_path, "pyproject.toml", text)
@@ -425,12 +443,16 @@ def _record_schema() -> jsonschema.Draft202012Validator:
 
 
 def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> None:
-    from harness import cli, rng
+    from harness import cli, defaults, rng
 
     schema = json.loads((SCHEMA_DIR / "plan.schema.json").read_text())
     props = schema["properties"]
     assert props["dist"]["enum"] == list(cli.DIST_MODES)
     assert props["rng_decks"]["minimum"] == rng.MIN_DECKS
+    assert props["rng_decks"]["maximum"] == defaults.MAX_DECKS
+    assert props["timeout"]["maximum"] == defaults.MAX_TIMEOUT
+    for dest, (_, least, most) in defaults.RANGES.items():
+        assert (props[dest]["minimum"], props[dest]["maximum"]) == (least, most), dest
     assert set(props) == {*DESTS, "laboratory", "signing"}
     assert set(schema["$defs"]["signing"]["properties"]) == set(SIGNING_DESTS)
     record = schema["$defs"]["record"]["properties"]["settings"]["properties"]
