@@ -23,7 +23,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from harness.errors import SpecError
-from harness.paths import SPECS_DIR
+from harness.paths import SPECS_DIR, read_input
 
 SCHEMA_DIR = SPECS_DIR / "schemas"
 
@@ -76,7 +76,7 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
         size = path.stat().st_size
         if size > MAX_SPEC_BYTES:
             raise SpecError(path, None, f"file is {size:,} bytes; at most {MAX_SPEC_BYTES:,}")
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except OSError as exc:
         raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:

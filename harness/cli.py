@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -53,7 +54,7 @@ from harness.defaults import (
 )
 from harness.errors import HarnessError, SpecError
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
-from harness.paths import DATA_ROOT
+from harness.paths import DATA_ROOT, read_input
 from harness.processes import Reaper, nothing_outlives
 
 if TYPE_CHECKING:
@@ -173,6 +174,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cert.add_argument(
         "--junitxml", default=None, help="where to write JUnit XML (default OUT/junit.xml)"
+    )
+    cert.add_argument(
+        "--replace-signed",
+        action="store_true",
+        help="let this run replace a signed report.pdf in OUT (else a usage error)",
     )
     cert.add_argument(
         "--rtp-rounds",
@@ -341,6 +347,8 @@ def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
         path = Path(given)
         try:
             digest, size = hashlib.sha256(), 0
+            if not path.is_file():  # a FIFO or a device would be read for ever
+                raise OSError(0, "not a regular file" if path.exists() else "no such file")
             with path.open("rb") as fh:
                 while chunk := fh.read(1 << 20):
                     digest.update(chunk)
@@ -546,12 +554,76 @@ def certify(args: argparse.Namespace) -> int:
     if args.select is not None:
         _verify_selection(args.select)
     out = _output_folder(Path(args.out))
-    junit = Path(args.junitxml) if args.junitxml else out / "junit.xml"
+    _check_replaceable(out, args.replace_signed)
+    junit = out / "junit.xml"
+    if args.junitxml:
+        junit = _junit_target(Path(args.junitxml), out, _input_files(args))
     with _staged(out) as stage, nothing_outlives() as reaper:
         code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
         return _signed(signing, out / "report.pdf", code)
     return code
+
+
+def _input_files(args: argparse.Namespace) -> list[Path]:
+    """The files a certification reads that a user named: never one of its outputs."""
+    named = [args.attest, args.plan, args.sign_key, args.sign_cert, *args.vectors]
+    named += args.artifact
+    if "/" in args.profile or args.profile.endswith((".yaml", ".yml", ".json")):
+        named.append(args.profile)
+    return [Path(p) for p in named if p]
+
+
+def _junit_target(junit: Path, out: Path, inputs: list[Path]) -> Path:
+    """--junitxml, refused before the run when it would overwrite an input or another
+    output, or could not be written: the run's outputs are never lost for it."""
+    target = junit.resolve()
+    if target in {p.resolve() for p in inputs}:
+        raise UsageError(f"--junitxml {junit}: is a file this run reads")
+    outputs = {(out / name).resolve() for name in OUTPUTS if name != "junit.xml"}
+    if target in outputs or (out / "repro").resolve() in target.parents:
+        raise UsageError(f"--junitxml {junit}: is another of this run's outputs in {out}")
+    if junit.is_dir():
+        raise UsageError(f"--junitxml {junit}: is a folder")
+    if not junit.parent.is_dir():
+        raise UsageError(f"--junitxml {junit}: the folder {junit.parent} does not exist")
+    writable = os.access(junit.parent, os.W_OK | os.X_OK)
+    if not writable or (junit.exists() and not os.access(junit, os.W_OK)):
+        raise UsageError(f"--junitxml {junit}: cannot be written")
+    return junit
+
+
+# What a run writes into repro/ (harness/runner.py, harness/publication.py): only these are
+# ever removed with the earlier run's outputs.
+REPRO_FILES = re.compile(r"repro-[^/]*\.yaml|declared-profile\.yaml")
+
+
+def _check_replaceable(out: Path, replace_signed: bool) -> None:
+    """OUT's earlier outputs are replaced only when chcert wrote them: a repro/ holding
+    anything else (a user's own folder of that name) is a usage error, and so is a signed
+    report.pdf unless --replace-signed says to replace it."""
+    from harness.report.seal import is_signed
+
+    repro = out / "repro"
+    if repro.exists() or repro.is_symlink():
+        strangers = [] if repro.is_dir() and not repro.is_symlink() else [repro]
+        if not strangers:
+            strangers = [
+                p
+                for p in sorted(repro.iterdir())
+                if not (p.is_file() and REPRO_FILES.fullmatch(p.name))
+            ]
+        if strangers:
+            raise UsageError(
+                f"--out {out}: {strangers[0]} was not written by chcert, and a run replaces "
+                "repro/: choose another --out"
+            )
+    pdf = out / "report.pdf"
+    if not replace_signed and pdf.is_file() and is_signed(pdf):
+        raise UsageError(
+            f"--out {out}: report.pdf is a signed report; keep it elsewhere, or give "
+            "--replace-signed"
+        )
 
 
 def _signed(signing: _Signing, pdf: Path, code: int) -> int:
@@ -1101,7 +1173,7 @@ def report(args: argparse.Namespace) -> int:
 
     results = Path(args.results)
     try:
-        raw = results.read_bytes()
+        raw = read_input(results)
         data = json.loads(raw)
     except OSError as exc:
         raise UsageError(f"report: cannot read {results}: {exc.strerror or exc}") from exc
@@ -1116,9 +1188,25 @@ def report(args: argparse.Namespace) -> int:
         )
     signing = _signing(args)
     pdf = Path(args.pdf) if args.pdf else results.with_name("report.pdf")
+    if pdf.resolve() == results.resolve():
+        raise UsageError(f"report: --pdf {pdf} is the results file it reads")
+    if pdf.is_dir() or not pdf.parent.is_dir():
+        where = "is a folder" if pdf.is_dir() else f"the folder {pdf.parent} does not exist"
+        raise UsageError(f"report: --pdf {pdf}: {where}")
     if pdf.exists() and is_signed(pdf):  # a laboratory's signed original is never replaced
         raise UsageError(f"report: {pdf} is a signed report: give another --pdf PATH")
-    print(render(data, pdf, raw))
+    # Drawn beside its place, then renamed into it: an earlier report is replaced whole.
+    fd, drawn = tempfile.mkstemp(dir=pdf.parent, prefix=f".{pdf.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        render(data, Path(drawn), raw)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(drawn, 0o666 & ~umask)  # as any file the user writes, not mkstemp's 0600
+        os.replace(drawn, pdf)
+    finally:
+        Path(drawn).unlink(missing_ok=True)
+    print(pdf)
     return _signed(signing, pdf, 0) if signing is not None else 0
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.outcomes import EXIT_USAGE, RANK, Status, Verdict
+from harness.paths import read_input
 
 Direction = Literal["regression", "improvement", "other"]
 
@@ -161,7 +162,7 @@ def load_results_file(path: str | Path) -> dict[str, Any]:
     """
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_input(file).decode("utf-8")
     except FileNotFoundError:
         raise DiffInputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

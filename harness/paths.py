@@ -18,6 +18,8 @@ collect (harness/plugin.py) and the runner recognises collected files by them
 
 from __future__ import annotations
 
+import errno
+import stat
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -44,3 +46,15 @@ SPECS_DIR = DATA_ROOT / "specs"
 
 VECTORS_DIR = DATA_ROOT / "vectors"
 """Settlement vectors, refusals/ and the generated corpus (generated/)."""
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of a file chcert was given to read, or OSError. Only a regular file is
+    opened: a FIFO would wait for a writer for ever and a device never end, so either is
+    refused (EINVAL) before it is opened, as a folder is (IsADirectoryError)."""
+    mode = path.stat().st_mode  # FileNotFoundError, as ever
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO or a device is never read)")
+    return path.read_bytes()

@@ -30,7 +30,7 @@ from harness._schema import (
 from harness.cards import Card, parse_cards
 from harness.errors import InvalidCards, SpecError
 from harness.game import Action, Deal, Wager
-from harness.paths import VECTORS_DIR
+from harness.paths import VECTORS_DIR, read_input
 from harness.specs import Clause
 
 VECTOR_DIR = VECTORS_DIR
@@ -97,7 +97,7 @@ def _load_corpus(path: Path, stamp: int) -> LoadedYaml:
         size = path.stat().st_size
         if size > MAX_SPEC_BYTES:
             raise SpecError(path, None, f"file is {size:,} bytes; at most {MAX_SPEC_BYTES:,}")
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
         data = json.loads(text)
     except OSError as exc:
         raise SpecError(path, None, f"cannot read file: {exc.strerror}") from exc

@@ -114,7 +114,7 @@ def test_broken_game_fails_with_the_clause_named_in_json_and_pdf(tmp_path: Path)
 def test_unreachable_game_is_incomplete_and_every_output_is_replaced(tmp_path: Path) -> None:
     # Outputs of an earlier run in the folder are never left to be read as this run's.
     (tmp_path / "repro").mkdir()
-    (tmp_path / "repro" / "old.yaml").write_text("stale")
+    (tmp_path / "repro" / "repro-rtp-simulation-round6-seed7.yaml").write_text("stale")
     (tmp_path / "junit.xml").write_text("stale")
     (tmp_path / "strategy.npz").write_text("stale")
     code, results = certify(tmp_path, "--adapter", "subprocess:/no/such/game")

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import HarnessError
 from harness.outcomes import EXIT_USAGE
+from harness.paths import read_input
 
 if TYPE_CHECKING:
     from cryptography import x509
@@ -121,7 +122,7 @@ def printed_digests(text: str) -> list[str]:
 def _read_pdf_bytes(pdf: Path) -> bytes:
     """The file's bytes, or a SealError saying why it is not a PDF one can seal or verify."""
     try:
-        data = pdf.read_bytes()
+        data = read_input(pdf)
     except FileNotFoundError:
         raise SealError(pdf, "no such file") from None
     except IsADirectoryError:
@@ -266,7 +267,7 @@ def embedded_results(pdf: Path) -> bytes | None:
 
 def _read_file(path: Path, what: str) -> bytes:
     try:
-        return path.read_bytes()
+        return read_input(path)
     except FileNotFoundError:
         raise SealError(path, f"no such file (the {what})") from None
     except OSError as exc:
