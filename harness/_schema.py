@@ -34,11 +34,18 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_SPEC_BYTES = 8 << 20  # the largest spec or vector file read: reviewed data is far smaller
 
 
-class _Alias(Exception):
-    """A YAML alias: refused, so that no file expands beyond its own size (a YAML bomb)."""
+class _Refused(Exception):
+    """YAML that a spec may not hold, at a line: an alias (so that no file expands beyond its
+    own size, a YAML bomb), a key given twice or a merge key (which would silently decide
+    between two values), or a date no calendar has."""
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, message: str) -> None:
         self.line = line
+        self.message = message
+
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 @dataclass(frozen=True)
@@ -89,10 +96,8 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
         lines: dict[PathKey, int] = {}
         _record_lines(node, (), lines, set())
         data = loader.construct_document(node)
-    except _Alias as exc:
-        raise SpecError(
-            path, exc.line, "YAML aliases (*name) are not allowed in specs: write the value out"
-        ) from None
+    except _Refused as exc:
+        raise SpecError(path, exc.line, exc.message) from None
     except RecursionError:
         raise SpecError(path, None, "YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
@@ -107,19 +112,37 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
 
 
 def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int], seen: set[int]) -> None:
-    """Note the line of every value; a node met twice is an alias's (_Alias)."""
+    """Note the line of every value, refusing what a spec may not hold (_Refused): a node
+    met twice is an alias's."""
     if id(node) in seen:
-        raise _Alias(lines[key[:-1]] if key[:-1] in lines else node.start_mark.line + 1)
+        line = lines[key[:-1]] if key[:-1] in lines else node.start_mark.line + 1
+        raise _Refused(line, "YAML aliases (*name) are not allowed in specs: write the value out")
     seen.add(id(node))
     lines[key] = node.start_mark.line + 1
+    if isinstance(node, yaml.ScalarNode) and node.tag == _TIMESTAMP:
+        _verify_date(node)
     if isinstance(node, yaml.MappingNode):
+        names: set[str] = set()
         for k, v in node.value:
             name = k.value if isinstance(k, yaml.ScalarNode) else str(k.start_mark)
+            if k.tag == _MERGE:
+                raise _Refused(k.start_mark.line + 1, "YAML merge keys (<<) are not allowed")
+            if name in names:
+                raise _Refused(k.start_mark.line + 1, f"key {name!r} appears twice")
+            names.add(name)
             lines[(*key, name)] = k.start_mark.line + 1
             _record_lines(v, (*key, name), lines, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _record_lines(item, (*key, i), lines, seen)
+
+
+def _verify_date(node: yaml.ScalarNode) -> None:
+    """An unquoted date YAML reads as one must be a real date (2024-02-30 is none)."""
+    try:
+        yaml.SafeLoader("").construct_yaml_timestamp(node)
+    except ValueError as exc:
+        raise _Refused(node.start_mark.line + 1, f"{node.value} is not a date: {exc}") from None
 
 
 @cache

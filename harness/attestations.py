@@ -40,6 +40,21 @@ def load_attestations(path: str | Path, clauses: list[Clause]) -> list[dict[str,
         if clause in seen:
             raise SpecError(path, line, f"clause {clause!r} is attested twice")
         seen.add(clause)
+        _verify_entry(doc.path, doc.line_of(("attestations", i)), entry)
         fields = {k: entry[k] for k in ("clause", "result", "evidence", "by", "date")}
         attestations.append({**fields, "laboratory": doc.data.get("laboratory")})
     return attestations
+
+
+def _verify_entry(path: Path, line: int | None, entry: dict[str, Any]) -> None:
+    """What the schema cannot say: the date is a real day, and not after today (a record
+    of work done); the evidence and the signer are words, not blanks."""
+    try:
+        day = datetime.date.fromisoformat(entry["date"])
+    except ValueError as exc:
+        raise SpecError(path, line, f"date {entry['date']!r} is not a date: {exc}") from None
+    if day > datetime.date.today():
+        raise SpecError(path, line, f"date {entry['date']} is in the future")
+    for field in ("evidence", "by"):
+        if not entry[field].strip():
+            raise SpecError(path, line, f"{field} is blank")

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from harness import __version__
+from harness import __version__, strictjson
 from harness.defaults import (
     DEFAULT_DECKS,
     DEFAULT_DIFFERENTIAL,
@@ -1174,7 +1174,7 @@ def report(args: argparse.Namespace) -> int:
     results = Path(args.results)
     try:
         raw = read_input(results)
-        data = json.loads(raw)
+        data = strictjson.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise UsageError(f"report: cannot read {results}: {exc.strerror or exc}") from exc
     except ValueError as exc:

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from harness import strictjson
 from harness.outcomes import EXIT_USAGE, RANK, Status, Verdict
 from harness.paths import read_input
 
@@ -168,8 +169,8 @@ def load_results_file(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DiffInputError(f"{path}: cannot be read ({exc})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = strictjson.loads(text)
+    except ValueError as exc:  # not JSON, a key twice, NaN, a number too long, too deep
         raise DiffInputError(f"{path}: not JSON ({exc})") from None
     if (
         not isinstance(data, dict)

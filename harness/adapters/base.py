@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import json
 import math
 import os
 import shlex
@@ -12,6 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+from harness import strictjson
 from harness._schema import compiled_def
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
 from harness.protocol import OPS
@@ -70,32 +70,10 @@ def exchange_sequentially(
     return answers
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        keys = [key for key, _ in pairs]
-        twice = next(key for i, key in enumerate(keys) if key in keys[:i])
-        raise ValueError(f"key {twice!r} appears twice in one object")
-    return obj
-
-
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
-
-
-# Strict JSON (RFC 8259): a duplicate key is refused, not resolved as "the last one wins";
-# NaN and Infinity are refused; a number with a fraction or an exponent stays a Decimal,
-# which the protocol schema's "integer" (money, seats, limits) refuses: 200.0 is no amount.
-_STRICT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=Decimal)
-
-
 def decode_reply(raw: bytes | str) -> Any:
     """One reply parsed as strict JSON; ValueError saying what is wrong otherwise."""
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    try:
-        return _STRICT.decode(text)
-    except RecursionError:  # nested deeper than the parser goes: the game's fault too
-        raise ValueError("nested too deeply") from None
+    return strictjson.loads(text, decimals=True)  # a reply nested too deep: the game's fault
 
 
 def _floats(value: Any) -> Any:
