@@ -53,7 +53,7 @@ from harness.defaults import (
     available_profiles,
 )
 from harness.errors import HarnessError, SpecError
-from harness.outcomes import EXIT_CODES, EXIT_USAGE, Status, Verdict
+from harness.outcomes import EXIT_CODES, EXIT_USAGE, SCHEMA_VERSION, Status, Verdict
 from harness.paths import DATA_ROOT, read_input
 from harness.processes import Reaper, nothing_outlives
 
@@ -860,8 +860,6 @@ def _run_certification(
 
 def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
     """results.json when the test runner stopped before the plugin could write it."""
-    from harness.results import SCHEMA_VERSION
-
     reason = f"the test runner stopped before writing results (exit {code}){hint}"
     return {
         "schema_version": SCHEMA_VERSION,

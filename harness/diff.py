@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness import strictjson
-from harness.outcomes import EXIT_USAGE, RANK, Status, Verdict
+from harness.outcomes import EXIT_USAGE, RANK, SCHEMA_VERSION, Status, Verdict
 from harness.paths import read_input
 
 Direction = Literal["regression", "improvement", "other"]
@@ -178,6 +178,17 @@ def load_results_file(path: str | Path) -> dict[str, Any]:
         or not isinstance(data.get("clauses"), list)
     ):
         raise DiffInputError(f"{path}: not a results file (no verdict or clauses)")
+    version = data.get("schema_version")
+    if version is not None and not (isinstance(version, int) and 1 <= version <= SCHEMA_VERSION):
+        raise DiffInputError(
+            f"{path}: schema_version {version!r} is not one this chcert knows "
+            f"(1 to {SCHEMA_VERSION}): compare it with the chcert that wrote it"
+        )
+    for key in VERDICT_KEYS:  # a verdict compared by rank must be one: "pass" is none
+        if key in data and data[key] not in {v.value for v in Verdict}:
+            raise DiffInputError(
+                f"{path}: {key} {data[key]!r} is none of {', '.join(v.value for v in Verdict)}"
+            )
     return data
 
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from enum import StrEnum, unique
 
+# The version of results.json this harness writes (specs/schemas/results.schema.json), in
+# this light module so that `chcert diff` knows it without the run's machinery.
+SCHEMA_VERSION = 3
+
 
 @unique
 class Status(StrEnum):

@@ -28,12 +28,10 @@ from typing import Any
 
 from harness import __version__
 from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
-from harness.outcomes import Status, verdict_of, worse
+from harness.outcomes import SCHEMA_VERSION, Status, verdict_of, worse
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile
 from harness.specs import Catalog, Clause, load_catalogs
-
-SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)

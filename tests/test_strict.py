@@ -118,3 +118,26 @@ def test_results_that_could_be_read_two_ways_are_one_line_errors(
         assert main(argv) == 4, argv
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"verdict": "pass"}, "verdict 'pass' is none of PASS, FAIL, INCOMPLETE"),
+        ({"implementation_verdict": "CERTIFIED"}, "implementation_verdict 'CERTIFIED' is none"),
+        ({"schema_version": 99}, "schema_version 99 is not one this chcert knows (1 to 3)"),
+        ({"schema_version": "3"}, "schema_version '3' is not one this chcert knows"),
+    ],
+)
+def test_diff_refuses_what_it_cannot_rank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, object], words: str
+) -> None:
+    """A verdict outside the three, or a schema from a later chcert, is no baseline to gate
+    on: read as "no change" it would let a regression through."""
+    base = {"schema_version": 3, "verdict": "FAIL", "clauses": []}
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(base))
+    new.write_text(json.dumps({**base, **change}))
+    assert main(["diff", str(old), str(new)]) == 4
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
