@@ -137,10 +137,13 @@ def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int], seen
             _record_lines(item, (*key, i), lines, seen)
 
 
+_DATES = yaml.constructor.SafeConstructor()  # builds a date node alone, as the loader would
+
+
 def _verify_date(node: yaml.ScalarNode) -> None:
     """An unquoted date YAML reads as one must be a real date (2024-02-30 is none)."""
     try:
-        yaml.SafeLoader("").construct_yaml_timestamp(node)
+        _DATES.construct_yaml_timestamp(node)
     except ValueError as exc:
         raise _Refused(node.start_mark.line + 1, f"{node.value} is not a date: {exc}") from None
 

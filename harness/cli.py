@@ -54,7 +54,7 @@ from harness.defaults import (
 )
 from harness.errors import HarnessError, SpecError
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, SCHEMA_VERSION, Status, Verdict
-from harness.paths import DATA_ROOT, read_input
+from harness.paths import DATA_ROOT, read_input, verify_regular
 from harness.processes import Reaper, nothing_outlives
 
 if TYPE_CHECKING:
@@ -347,8 +347,7 @@ def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
         path = Path(given)
         try:
             digest, size = hashlib.sha256(), 0
-            if not path.is_file():  # a FIFO or a device would be read for ever
-                raise OSError(0, "not a regular file" if path.exists() else "no such file")
+            verify_regular(path)  # streamed, not read whole: a build may be large
             with path.open("rb") as fh:
                 while chunk := fh.read(1 << 20):
                     digest.update(chunk)
@@ -557,7 +556,7 @@ def certify(args: argparse.Namespace) -> int:
     _check_replaceable(out, args.replace_signed)
     junit = out / "junit.xml"
     if args.junitxml:
-        junit = _junit_target(Path(args.junitxml), out, _input_files(args))
+        junit = _junit_target(Path(args.junitxml), out, _input_files(args, profile.path))
     with _staged(out) as stage, nothing_outlives() as reaper:
         code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
@@ -565,13 +564,11 @@ def certify(args: argparse.Namespace) -> int:
     return code
 
 
-def _input_files(args: argparse.Namespace) -> list[Path]:
-    """The files a certification reads that a user named: never one of its outputs."""
+def _input_files(args: argparse.Namespace, profile: Path) -> list[Path]:
+    """The files a certification reads that a user named (and its profile's): never one
+    of its outputs."""
     named = [args.attest, args.plan, args.sign_key, args.sign_cert, *args.vectors]
-    named += args.artifact
-    if "/" in args.profile or args.profile.endswith((".yaml", ".yml", ".json")):
-        named.append(args.profile)
-    return [Path(p) for p in named if p]
+    return [profile, *(Path(p) for p in [*named, *args.artifact] if p)]
 
 
 def _junit_target(junit: Path, out: Path, inputs: list[Path]) -> Path:
@@ -605,19 +602,21 @@ def _check_replaceable(out: Path, replace_signed: bool) -> None:
     from harness.report.seal import is_signed
 
     repro = out / "repro"
-    if repro.exists() or repro.is_symlink():
-        strangers = [] if repro.is_dir() and not repro.is_symlink() else [repro]
-        if not strangers:
-            strangers = [
-                p
-                for p in sorted(repro.iterdir())
-                if not (p.is_file() and REPRO_FILES.fullmatch(p.name))
-            ]
-        if strangers:
-            raise UsageError(
-                f"--out {out}: {strangers[0]} was not written by chcert, and a run replaces "
-                "repro/: choose another --out"
-            )
+    if repro.is_symlink() or (repro.exists() and not repro.is_dir()):
+        strangers = [repro]
+    elif repro.is_dir():
+        strangers = [
+            p
+            for p in sorted(repro.iterdir())
+            if not (p.is_file() and REPRO_FILES.fullmatch(p.name))
+        ]
+    else:
+        strangers = []
+    if strangers:
+        raise UsageError(
+            f"--out {out}: {strangers[0]} was not written by chcert, and a run replaces "
+            "repro/: choose another --out"
+        )
     pdf = out / "report.pdf"
     if not replace_signed and pdf.is_file() and is_signed(pdf):
         raise UsageError(
@@ -1193,17 +1192,9 @@ def report(args: argparse.Namespace) -> int:
         raise UsageError(f"report: --pdf {pdf}: {where}")
     if pdf.exists() and is_signed(pdf):  # a laboratory's signed original is never replaced
         raise UsageError(f"report: {pdf} is a signed report: give another --pdf PATH")
-    # Drawn beside its place, then renamed into it: an earlier report is replaced whole.
-    fd, drawn = tempfile.mkstemp(dir=pdf.parent, prefix=f".{pdf.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        render(data, Path(drawn), raw)
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(drawn, 0o666 & ~umask)  # as any file the user writes, not mkstemp's 0600
-        os.replace(drawn, pdf)
-    finally:
-        Path(drawn).unlink(missing_ok=True)
+    # Drawn apart, then put in place whole: an earlier report is replaced, never half.
+    with tempfile.TemporaryDirectory(prefix="chcert-report-") as folder:
+        _copy_atomic(render(data, Path(folder) / pdf.name, raw), pdf)
     print(pdf)
     return _signed(signing, pdf, 0) if signing is not None else 0
 

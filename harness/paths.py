@@ -48,13 +48,18 @@ VECTORS_DIR = DATA_ROOT / "vectors"
 """Settlement vectors, refusals/ and the generated corpus (generated/)."""
 
 
-def read_input(path: Path) -> bytes:
-    """The bytes of a file chcert was given to read, or OSError. Only a regular file is
-    opened: a FIFO would wait for a writer for ever and a device never end, so either is
-    refused (EINVAL) before it is opened, as a folder is (IsADirectoryError)."""
-    mode = path.stat().st_mode  # FileNotFoundError, as ever
+def verify_regular(path: Path) -> None:
+    """OSError unless `path` is a regular file, before anything opens it: a FIFO would wait
+    for a writer for ever and a device never end (EINVAL), and a folder is no file
+    (IsADirectoryError); a missing file is FileNotFoundError, as ever."""
+    mode = path.stat().st_mode
     if stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
     if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "not a regular file (a FIFO or a device is never read)")
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of a file chcert was given to read (verify_regular first), or OSError."""
+    verify_regular(path)
     return path.read_bytes()
