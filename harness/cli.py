@@ -58,6 +58,7 @@ from harness.paths import DATA_ROOT, read_input, verify_regular
 from harness.processes import Reaper, nothing_outlives
 
 if TYPE_CHECKING:
+    from harness.evidence import Minimums
     from harness.profiles import Claim, Profile
     from harness.rng import Battery
     from harness.specs import Catalog
@@ -176,6 +177,12 @@ def _parser() -> argparse.ArgumentParser:
         "--junitxml", default=None, help="where to write JUnit XML (default OUT/junit.xml)"
     )
     cert.add_argument(
+        "--summary-md",
+        default=None,
+        metavar="FILE",
+        help="append a Markdown summary to FILE, e.g. $GITHUB_STEP_SUMMARY (docs/ci.md)",
+    )
+    cert.add_argument(
         "--replace-signed",
         action="store_true",
         help="let this run replace a signed report.pdf in OUT (else a usage error)",
@@ -196,12 +203,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     cert.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each reply")
     cert.add_argument("--repeat", type=int, default=1, help="replay every vector N times (soak)")
-    cert.add_argument(
+    planned = cert.add_mutually_exclusive_group()
+    planned.add_argument(
         "--plan",
         default=None,
         metavar="FILE",
-        help="run plan (default: ./chcert.toml, else [tool.chcert] of ./pyproject.toml); "
+        help="the laboratory's run plan (default: ./chcert.toml, else [tool.chcert] of "
+        "./pyproject.toml, whose laboratory, attestations, signing and minimums are ignored); "
         "options given here override it (docs/run-plan.md)",
+    )
+    planned.add_argument(
+        "--no-plan",
+        action="store_true",
+        help="read no plan from the current folder (docs/run-plan.md)",
+    )
+    cert.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print every setting the run would use and where it came from, check them, "
+        "and certify nothing (exit 2)",
     )
     cert.add_argument(
         "--artifact",
@@ -259,6 +279,12 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", metavar="OLD_JSON", help="the earlier run's results.json")
     diff.add_argument("new", metavar="NEW_JSON", help="the later run's results.json")
     diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    diff.add_argument(
+        "--summary-md",
+        default=None,
+        metavar="FILE",
+        help="also append the comparison as Markdown to FILE (docs/ci.md)",
+    )
 
     ver = sub.add_parser(
         "verify",
@@ -271,6 +297,13 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="CERT",
         help="a trust anchor the signer's certificate must chain to (repeatable)",
+    )
+    ver.add_argument(
+        "--trust-tsa",
+        action="append",
+        default=[],
+        metavar="CERT",
+        help="a timestamp authority trusted to prove when a report was signed (repeatable)",
     )
     return parser
 
@@ -292,6 +325,12 @@ def _signing_options(parser: argparse.ArgumentParser) -> None:
         metavar="VAR",
         help="environment variable holding the key's passphrase (never the passphrase itself)",
     )
+    parser.add_argument(
+        "--timestamp-url",
+        default=None,
+        metavar="URL",
+        help="RFC 3161 timestamp authority that stamps the signature (http:// or https://)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,11 +349,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "diff":
             from harness.diff import diff_command
 
-            return diff_command(args.old, args.new, as_json=args.json)
+            return diff_command(args.old, args.new, as_json=args.json, summary_md=args.summary_md)
         if args.command == "verify":
             from harness.report.seal import verify_command
 
-            return verify_command(args.report_pdf, args.trust)
+            return verify_command(args.report_pdf, args.trust, args.trust_tsa)
         return report(args)
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
@@ -331,12 +370,15 @@ def _planned(
     parser: argparse.ArgumentParser, argv: list[str], args: argparse.Namespace
 ) -> argparse.Namespace:
     """The certify options with the run plan's settings for those not typed."""
-    from harness.plan import apply_plan, explicit_options, find_plan
+    from harness.plan import apply_plan, explicit_options, find_plan, plan_line
 
-    plan = find_plan(args.plan)
+    plan = find_plan(args.plan, search=not args.no_plan)
     if plan is not None:
-        print(f"chcert: run plan {plan.path}")
-    return apply_plan(args, plan, explicit_options(parser, argv))
+        print(f"chcert: {plan_line(plan.to_json())}")
+    typed = explicit_options(parser, argv)
+    applied = apply_plan(args, plan, typed)
+    applied.typed = frozenset(typed)  # for --dry-run: where each setting came from
+    return applied
 
 
 def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
@@ -368,22 +410,27 @@ def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
 @dataclasses.dataclass(frozen=True)
 class _Signing:
     """The laboratory's key and certificate, loaded before the run so that a wrong path
-    or passphrase stops it at once (docs/signing.md)."""
+    or passphrase stops it at once, and the timestamp authority, asked once before the
+    run for the same reason (docs/signing.md)."""
 
     key: Path
     cert: Path
     passphrase: bytes | None = dataclasses.field(repr=False)
+    timestamp_url: str | None = None
 
     def sign(self, pdf: Path) -> None:
         from harness.report.seal import sign_pdf
 
-        sign_pdf(pdf, self.key, self.cert, self.passphrase)
+        sign_pdf(pdf, self.key, self.cert, self.passphrase, timestamp_url=self.timestamp_url)
 
 
 def _signing(args: argparse.Namespace) -> _Signing | None:
-    from harness.report.seal import SealError, check_signer
+    from harness.report.seal import SealError, check_signer, check_timestamp_authority
 
+    timestamp_url = getattr(args, "timestamp_url", None)
     if not args.sign_key and not args.sign_cert:
+        if timestamp_url:
+            raise UsageError("--timestamp-url stamps a signature: give --sign-key and --sign-cert")
         return None
     if not (args.sign_key and args.sign_cert):
         raise UsageError("--sign-key and --sign-cert go together")
@@ -395,9 +442,11 @@ def _signing(args: argparse.Namespace) -> _Signing | None:
         passphrase = value.encode("utf-8")
     try:
         check_signer(Path(args.sign_key), Path(args.sign_cert), passphrase)
+        if timestamp_url:
+            check_timestamp_authority(timestamp_url)
     except SealError as exc:
         raise UsageError(str(exc)) from exc
-    return _Signing(Path(args.sign_key), Path(args.sign_cert), passphrase)
+    return _Signing(Path(args.sign_key), Path(args.sign_cert), passphrase, timestamp_url or None)
 
 
 def _annotated(
@@ -538,6 +587,7 @@ def certify(args: argparse.Namespace) -> int:
     _check_adapter(args.adapter)
     _check_distribution(args)
     profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
+    minimums = _minimums(args, profile)
     catalogs = load_catalogs(profile.catalogs)
     if not any(cat.for_profile(profile.name) for cat in catalogs):
         raise UsageError(
@@ -552,16 +602,74 @@ def certify(args: argparse.Namespace) -> int:
         )
     if args.select is not None:
         _verify_selection(args.select)
+    if args.dry_run:
+        return _dry_run(args, profile, minimums)
     out = _output_folder(Path(args.out))
     _check_replaceable(out, args.replace_signed)
     junit = out / "junit.xml"
     if args.junitxml:
         junit = _junit_target(Path(args.junitxml), out, _input_files(args, profile.path))
+    if args.summary_md is not None:
+        _summary_target(args.summary_md, out, junit, _input_files(args, profile.path))
     with _staged(out) as stage, nothing_outlives() as reaper:
         code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
         return _signed(signing, out / "report.pdf", code)
     return code
+
+
+def _minimums(args: argparse.Namespace, profile: Profile) -> Minimums:
+    """The sample sizes this certificate needs (docs/verdict.md#evidence): a named plan's
+    [minimums], else the profile's, else the defaults; checked before the run."""
+    from harness.evidence import resolve
+
+    plan = getattr(args, "applied_plan", None)
+    stated = dict(plan.minimums) if plan is not None else {}
+    try:
+        return resolve(
+            profile.name,
+            profile.raw.get("evidence_minimums"),
+            stated,
+            f"run plan {plan.path}" if plan is not None else "",
+        )
+    except ValueError as exc:
+        raise UsageError(f"minimum sample sizes: {exc}") from exc
+
+
+# What --dry-run does not show as a setting: the plan's bookkeeping and the command itself.
+NOT_SETTINGS = frozenset({"command", "applied_plan", "typed", "dry_run", "plan", "no_plan"})
+
+
+def _dry_run(args: argparse.Namespace, profile: Profile, minimums: Minimums) -> int:
+    """Every setting the run would use and where it came from; certifies nothing, so it
+    exits 2 (INCOMPLETE): a pipeline given --dry-run by mistake never passes its gate."""
+    plan = getattr(args, "applied_plan", None)
+    typed: frozenset[str] = getattr(args, "typed", frozenset())
+    planned = set(plan.settings) - set(plan.overridden) if plan is not None else set()
+
+    def origin(dest: str) -> str:
+        if dest in typed:
+            return "command line"
+        if dest in planned:
+            return f"run plan {plan.path}" if plan is not None else "run plan"
+        return "default"
+
+    print(f"chcert certify --dry-run: profile {profile.name} ({profile.path})")
+    if plan is None:  # a plan's own line was printed as it was read
+        print("  run plan: none" + (" (--no-plan)" if args.no_plan else ""))
+    for dest, value in sorted(vars(args).items()):
+        if dest in NOT_SETTINGS:
+            continue
+        shown = value
+        if dest == "seed" and value is None:
+            shown = "drawn at random when the run starts"
+        print(f"  {dest} = {shown!r}  ({origin(dest)})")
+    print(
+        f"  minimum samples ({minimums.source}): {minimums.rng_decks:,} decks, "
+        f"{minimums.rtp_rounds:,} RTP rounds, {minimums.differential:,} seat-hands"
+    )
+    print("nothing certified (a dry run): exit 2")
+    return EXIT_CODES[Verdict.INCOMPLETE]
 
 
 def _input_files(args: argparse.Namespace, profile: Path) -> list[Path]:
@@ -588,6 +696,25 @@ def _junit_target(junit: Path, out: Path, inputs: list[Path]) -> Path:
     if not writable or (junit.exists() and not os.access(junit, os.W_OK)):
         raise UsageError(f"--junitxml {junit}: cannot be written")
     return junit
+
+
+def _summary_target(summary: str, out: Path, junit: Path, inputs: list[Path]) -> None:
+    """--summary-md, refused before the run when it names a file the run reads or writes
+    (appended to, it would corrupt it), or could not take the summary (docs/ci.md)."""
+    from harness.report.markdown import target_problem
+
+    if not summary:
+        raise UsageError("--summary-md: names no file (is the variable it was given set?)")
+    path, target = Path(summary), Path(summary).resolve()
+    if target in {p.resolve() for p in inputs}:
+        raise UsageError(f"--summary-md {summary}: is a file this run reads")
+    inside = [(out / "repro").resolve(), *out.resolve().glob(f"{STAGE_PREFIX}*")]
+    outputs = {(out / name).resolve() for name in OUTPUTS} | {junit.resolve()}
+    if target in outputs or any(folder in target.parents for folder in inside):
+        raise UsageError(f"--summary-md {summary}: is another of this run's outputs in {out}")
+    problem = target_problem(path, [])
+    if problem:
+        raise UsageError(f"--summary-md {summary}: {problem}")
 
 
 # What a run writes into repro/ (harness/runner.py, harness/publication.py): only these are
@@ -635,7 +762,8 @@ def _signed(signing: _Signing, pdf: Path, code: int) -> int:
     except SealError as exc:
         print(f"chcert: the report was not signed: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"  signed:  {pdf} (chcert verify {pdf})")
+    stamped = f", timestamped by {signing.timestamp_url}" if signing.timestamp_url else ""
+    print(f"  signed:  {pdf}{stamped} (chcert verify {pdf})")
     return code
 
 
@@ -819,6 +947,10 @@ def _run_certification(
         if args.dist is not None:
             pytest_args.append(f"--dist={args.dist}")
     pytest_args += [f"--chcert-vectors={Path(path).resolve()}" for path in args.vectors]
+    plan = getattr(args, "applied_plan", None)
+    if plan is not None and plan.minimums:  # the laboratory's policy (docs/verdict.md#evidence)
+        stated = {**plan.minimums, "source": f"run plan {plan.path}"}
+        pytest_args.append(f"--chcert-minimums={json.dumps(stated)}")
     if args.attest:
         pytest_args.append(f"--chcert-attest={Path(args.attest).resolve()}")
     if args.select is not None:
@@ -854,6 +986,10 @@ def _run_certification(
         _publish(stage, out, junit)
     seconds = time.monotonic() - started
     _print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
+    if args.summary_md:  # checked before the run (_summary_target)
+        from harness.report.markdown import append_markdown, certify_markdown
+
+        append_markdown(Path(args.summary_md), certify_markdown(results))
     return EXIT_CODES[Verdict(results["verdict"])]
 
 
@@ -900,6 +1036,12 @@ def _print_summary(
         f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors, "
         f"{vectors.get('not_tested', 0)} not tested"
     )
+    print(f"  {_samples_line(results)}")
+    plan = (results.get("manifest") or {}).get("plan")
+    if plan:
+        from harness.plan import plan_line
+
+        print(f"  {plan_line(plan)}")
     if count["fail"]:
         print(f"  failed clauses: {', '.join(count['fail'])}")
     for reason in results.get("incomplete_reasons", []):
@@ -926,6 +1068,19 @@ def _print_summary(
     print(f"  results: {results_path}")
     print(f"  junit:   {junit}")
     print(f"  report:  {pdf}")
+
+
+def _samples_line(results: dict[str, Any]) -> str:
+    """The samples the verdict rests on, and the seed that drew them, on one line."""
+    evidence = results.get("evidence") or {}
+    shown = [
+        f"{s['size']:,}/{s['minimum']:,} {s['name'].replace('_', ' ')}"
+        + ("" if s["judged"] else " (not run)")
+        for s in evidence.get("samples", [])
+    ]
+    source = (evidence.get("minimums") or {}).get("source", "not recorded")
+    seed = (results.get("manifest") or {}).get("seed", "?")
+    return f"samples (run/minimum): {', '.join(shown) or 'none'} (minimums: {source}); seed {seed}"
 
 
 def _stderr_shown(results: dict[str, Any], lines: int = 20) -> list[str]:

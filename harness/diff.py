@@ -110,6 +110,21 @@ class VectorCounts:
 
 
 @dataclass(frozen=True)
+class EvidenceChange:
+    """A measure of evidence whose size differs; less than the baseline is a regression:
+    a gate must see a run that shrank its samples, whatever its verdict."""
+
+    name: str
+    what: str
+    old: int
+    new: int
+
+    @property
+    def direction(self) -> Direction:
+        return "regression" if self.new < self.old else "improvement"
+
+
+@dataclass(frozen=True)
 class Unchanged:
     """How many rows compare equal: the part of the runs the diff does not list."""
 
@@ -134,6 +149,7 @@ class ResultsDiff:
     fixed_failures: tuple[FailureRef, ...]  # gone, and the item now passes
     dropped_failures: tuple[FailureRef, ...]  # gone, but the item did not pass either
     vectors: VectorCounts
+    evidence: tuple[EvidenceChange, ...]
     unchanged: Unchanged
     regressed: bool
 
@@ -149,6 +165,7 @@ class ResultsDiff:
             or self.fixed_failures
             or self.dropped_failures
             or self.vectors.changed
+            or self.evidence
         )
 
 
@@ -216,9 +233,11 @@ def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
     fixed = tuple(f for f in gone if _now_passes(f, new_items, new_figures, passing))
     dropped = tuple(f for f in gone if not _now_passes(f, new_items, new_figures, passing))
 
+    evidence = tuple(_evidence_changes(old, new))
     regressed = (
         any(v.direction == "regression" for v in verdicts)
         or any(c.direction == "regression" for c in (*clauses, *items, *figures))
+        or any(e.direction == "regression" for e in evidence)
         or bool(appeared)
     )
     return ResultsDiff(
@@ -234,6 +253,7 @@ def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
         fixed_failures=fixed,
         dropped_failures=dropped,
         vectors=VectorCounts(_vector_counts(old), _vector_counts(new)),
+        evidence=evidence,
         unchanged=Unchanged(
             clauses=_same(old_clauses, new_clauses),
             items=_same(old_items, new_items),
@@ -430,6 +450,47 @@ def _vector_counts(results: Mapping[str, Any]) -> dict[str, int]:
     return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+# The measures of evidence compared (docs/ci.md): where each is in results.json.
+EVIDENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("rng_decks", "decks sampled by the RNG battery", ("rng", "decks")),
+    ("rtp_rounds", "rounds of the RTP simulation", ("math", "simulation", "rounds")),
+    ("seat_hands", "seat-hands of the differential", ("differential", "seat_hands")),
+    ("strata_met", "strata of the differential met", ("differential", "strata", "met")),
+)
+
+
+def _measures(results: Mapping[str, Any]) -> dict[str, int]:
+    """Each measure of evidence a file records (an older file or a stub may lack some),
+    and the planned items that ran to a verdict (a cause the differential attributes to a
+    clause is listed while it fails, and is no item of its own)."""
+    found: dict[str, int] = {}
+    for name, _, path in EVIDENCE:
+        node: Any = results
+        for key in path:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        if isinstance(node, int) and not isinstance(node, bool):
+            found[name] = node
+    clauses = list(_dicts(results.get("clauses")))
+    if clauses:
+        found["items_run"] = sum(
+            1
+            for c in clauses
+            for item in _dicts(c.get("items"))
+            if item.get("status") in (Status.PASS, Status.FAIL)
+            and item.get("kind") != "differential"
+        )
+    return found
+
+
+def _evidence_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[EvidenceChange]:
+    """Every measure both files record whose size differs."""
+    before, after = _measures(old), _measures(new)
+    whats = {name: what for name, what, _ in EVIDENCE} | {"items_run": "items run to a verdict"}
+    for name, what in whats.items():
+        if name in before and name in after and before[name] != after[name]:
+            yield EvidenceChange(name, what, before[name], after[name])
+
+
 def _same(old: Mapping[Any, _Row], new: Mapping[Any, _Row]) -> int:
     return sum(1 for key, row in old.items() if key in new and new[key].status == row.status)
 
@@ -485,6 +546,9 @@ def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") ->
     groups["other"] += [_failure_line("gone but not passing", f) for f in d.dropped_failures]
     if d.vectors.changed:
         groups["other"].append(_vectors_line(d.vectors))
+    for e in d.evidence:
+        less = "less evidence" if e.direction == "regression" else "more evidence"
+        groups[e.direction].append(f"{less}: {e.what} {e.old:,} -> {e.new:,}")
 
     lines.append("")
     if d.regressed:
@@ -586,11 +650,13 @@ def _cut(text: str) -> str:
 # ---------------------------------------------------------------------------- command
 
 
-def diff_command(old: str, new: str, as_json: bool = False) -> int:
-    """`chcert diff OLD_JSON NEW_JSON [--json]`: 1 when NEW regressed against OLD, else 0;
-    4 with one line on stderr naming the file when either cannot be compared
-    (docs/ci.md, Exit codes)."""
+def diff_command(old: str, new: str, as_json: bool = False, summary_md: str | None = None) -> int:
+    """`chcert diff OLD_JSON NEW_JSON [--json] [--summary-md FILE]`: 1 when NEW regressed
+    against OLD, else 0; 4 with one line on stderr naming the file when either cannot be
+    compared, or when FILE cannot take the Markdown summary (docs/ci.md, Exit codes)."""
     try:
+        if summary_md is not None:
+            _check_summary(summary_md, [Path(old), Path(new)])
         before = load_results_file(old)
         after = load_results_file(new)
     except DiffInputError as exc:
@@ -602,7 +668,25 @@ def diff_command(old: str, new: str, as_json: bool = False) -> int:
         print(json.dumps(payload, indent=2))
     else:
         print(format_diff(d, old, new), end="")
+    if summary_md:
+        from harness.report.markdown import append_markdown, diff_markdown
+
+        append_markdown(Path(summary_md), diff_markdown(d, old, new))
     return EXIT_REGRESSED if d.regressed else EXIT_SAME
+
+
+def _check_summary(summary_md: str, inputs: list[Path]) -> None:
+    """--summary-md, checked before anything is compared: never OLD or NEW (appended to,
+    either would no longer be JSON), never a folder, a missing folder or a file that
+    cannot be written. The Markdown module, and the report package it is in, are
+    imported only when a summary is asked for: a plain diff stays light."""
+    from harness.report.markdown import target_problem
+
+    if not summary_md:
+        raise DiffInputError("--summary-md: names no file (is the variable it was given set?)")
+    problem = target_problem(Path(summary_md), inputs)
+    if problem:
+        raise DiffInputError(f"--summary-md {summary_md}: {problem}")
 
 
 def _dicts(value: Any) -> Iterator[dict[str, Any]]:

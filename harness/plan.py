@@ -6,7 +6,10 @@ Typed on a command line they leave no trace worth reviewing; written in a plan t
 can be read, diffed, committed, and hashed into the report. So:
 
 - where the plan comes from (`find_plan`): `--plan FILE`, else `./chcert.toml`, else
-  `[tool.chcert]` of `./pyproject.toml`, else none;
+  `[tool.chcert]` of `./pyproject.toml`, else none (`--no-plan`: none). A plan found
+  in the current folder may be the vendor's, in the tree under test: it sets the run's
+  options, but never the laboratory, the attestations, the signing or the minimum
+  sample sizes, which only a plan named with `--plan` supplies (`IMPLICIT_IGNORED`);
 - what it may hold (`load_plan`): specs/schemas/plan.schema.json, every table closed,
   so a misspelt key is an error naming the file, the key and its line, never a setting
   silently ignored; and never a passphrase, only the name of a variable holding it;
@@ -66,6 +69,7 @@ SIGNING_DESTS: dict[str, str] = {
     "key": "sign_key",
     "cert": "sign_cert",
     "passphrase_env": "sign_passphrase_env",
+    "timestamp_url": "timestamp_url",  # --timestamp-url: an RFC 3161 authority (docs/signing.md)
 }
 
 # Plan keys whose values are paths, resolved against the plan's folder.
@@ -83,6 +87,10 @@ LINKED: tuple[frozenset[str], ...] = (
     frozenset({"select", "item"}),
     frozenset(SIGNING_DESTS.values()),
 )
+
+# What only the laboratory decides, and so only a plan it names with --plan supplies: a
+# plan found in the folder chcert runs from may be the vendor's own (docs/run-plan.md).
+IMPLICIT_IGNORED = ("laboratory", "attest", "signing", "minimums")
 
 # Keys that would hold a secret; a key naming a variable (`..._env`) holds none.
 _SECRET = re.compile(r"^(?!.*_env$).*(passphrase|password|secret)|^(pass|pin)$", re.IGNORECASE)
@@ -109,7 +117,10 @@ class Plan:
     table: str | None
     settings: Mapping[str, Any]
     laboratory: Mapping[str, str]
+    minimums: Mapping[str, int] = field(default_factory=dict)
     overridden: frozenset[str] = field(default_factory=frozenset)
+    implicit: bool = False  # found in the current folder, not named with --plan
+    ignored: tuple[str, ...] = ()  # the keys an implicit plan held and did not supply
 
     def overridden_by(self, explicit: Iterable[str]) -> frozenset[str]:
         """The dests this plan sets that the command line decides instead (LINKED too)."""
@@ -136,15 +147,44 @@ class Plan:
             },
             "overridden": sorted(self.overridden),
             "laboratory": dict(self.laboratory),
+            "found": "implicit" if self.implicit else "named",
+            "ignored": list(self.ignored),
+            "minimums": dict(self.minimums),
         }
+
+    def as_found(self) -> Plan:
+        """This plan as one found implicitly: what only the laboratory decides is dropped,
+        and the keys it held are kept in `ignored`, to be said."""
+        dropped = {SIGNING_DESTS[k] for k in SIGNING_DESTS} | {DESTS["attest"]}
+        held = [
+            key
+            for key, present in (
+                ("laboratory", bool(self.laboratory)),
+                ("attest", DESTS["attest"] in self.settings),
+                ("signing", any(d in self.settings for d in SIGNING_DESTS.values())),
+                ("minimums", bool(self.minimums)),
+            )
+            if present
+        ]
+        return replace(
+            self,
+            settings={d: v for d, v in self.settings.items() if d not in dropped},
+            laboratory={},
+            minimums={},
+            implicit=True,
+            ignored=tuple(held),
+        )
 
 
 # ---------------------------------------------------------------- where it comes from
 
 
-def find_plan(option: str | Path | None, cwd: Path | None = None) -> Plan | None:
-    """The plan of this run: `--plan FILE` (which must exist), else `chcert.toml` in
-    `cwd`, else `[tool.chcert]` of `cwd`'s pyproject.toml, else None.
+def find_plan(
+    option: str | Path | None, cwd: Path | None = None, search: bool = True
+) -> Plan | None:
+    """The plan of this run: `--plan FILE` (which must exist), else (unless `search` is
+    off: `--no-plan`) `chcert.toml` in `cwd`, else `[tool.chcert]` of `cwd`'s
+    pyproject.toml, else None. A plan found so is `implicit` (Plan.as_found).
 
     A pyproject.toml without the table is no plan; one that is not TOML is an error,
     since it might have held the plan the author meant.
@@ -153,13 +193,14 @@ def find_plan(option: str | Path | None, cwd: Path | None = None) -> Plan | None
     if option is not None:
         given = Path(option)
         return load_plan(given if given.is_absolute() else where / given)
+    if not search:
+        return None
     own = where / PLAN_FILE
     if own.is_file():
-        return load_plan(own)
+        return load_plan(own).as_found()
     pyproject = where / PYPROJECT
-    if pyproject.is_file():
-        return _load(pyproject, required=False)
-    return None
+    found = _load(pyproject, required=False) if pyproject.is_file() else None
+    return found.as_found() if found is not None else None
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -194,6 +235,7 @@ def _load(path: Path, required: bool) -> Plan | None:
         table=".".join(base) or None,
         settings=settings,
         laboratory=dict(data.get("laboratory", {})),
+        minimums=dict(data.get("minimums", {})),
     )
 
 
@@ -537,3 +579,19 @@ def apply_plan(
             setattr(applied, dest, list(value) if isinstance(value, tuple) else value)
     applied.applied_plan = used
     return applied
+
+
+def plan_line(record: Mapping[str, Any]) -> str:
+    """One line on the plan a run used (a manifest's `plan` record), for the summary and
+    the certificate page: where it came from, and what of it was not applied."""
+    where = str(record.get("path", "?"))
+    if record.get("table"):
+        where += f" [{record['table']}]"
+    if record.get("found") != "implicit":
+        return f"run plan {where}"
+    line = f"run plan {where}, found in the folder chcert ran from (not named with --plan)"
+    ignored = [str(k) for k in record.get("ignored") or []]
+    if ignored:
+        listed = ", ".join(ignored[:-1]) + " and " + ignored[-1] if len(ignored) > 1 else ignored[0]
+        line += f": its {listed} ignored (only a plan named with --plan supplies them)"
+    return line

@@ -71,6 +71,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"differential check (default {DIFFERENTIAL:,}; 0: not tested)",
     )
     group.addoption(
+        "--chcert-minimums",
+        default=None,
+        metavar="JSON",
+        help='the laboratory\'s minimum sample sizes, as JSON: {"source": WHO, "rng_decks": N, '
+        '"rtp_rounds": N, "differential": N} (each optional; default: the profile\'s '
+        "evidence_minimums, else the defaults; docs/verdict.md)",
+    )
+    group.addoption(
         "--chcert-vectors",
         action="append",
         default=[],

@@ -26,8 +26,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
+from harness import __version__, evidence
 from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
+from harness.evidence import Minimums
 from harness.outcomes import SCHEMA_VERSION, Status, verdict_of, worse
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile
@@ -243,6 +244,7 @@ class RunFacts:
     run_plan: dict[str, Any] = field(default_factory=dict)
     math_command: str = ""  # the command that reproduces the profile's mathematics
     run_command: str = ""  # the command that runs the whole certification again
+    minimums: Minimums = field(default_factory=Minimums)  # the samples a certificate needs
 
 
 def _item_row(
@@ -252,14 +254,27 @@ def _item_row(
 
 
 def clause_items(
-    clause: Clause, facts: RunFacts, by_name: dict[str, Record]
+    clause: Clause,
+    facts: RunFacts,
+    by_name: dict[str, Record],
+    samples: list[evidence.Sample] | None = None,
 ) -> list[dict[str, Any]]:
     """What verifies a clause under the profile, and whether each ran: vectors and checks
-    (planned before the run), the claimed figure, the laboratory's manual review."""
+    (planned before the run), the claimed figure, the laboratory's manual review. A check
+    that passed on a sample below the certificate's minimum (`samples`) is not tested:
+    its pass proves too little (docs/verdict.md#evidence); a failure stands."""
     items = []
     for planned in (p for p in facts.planned if p.clause == clause.id):
         record = by_name.get(planned.name)
-        if record is not None:
+        short = (
+            evidence.short_sample(record.name, samples or [])
+            if record is not None and record.kind == "check" and record.status is Status.PASS
+            else None
+        )
+        if short is not None:
+            needs = f"{short.option} {short.minimum}"
+            outcome = (Status.NOT_TESTED, short.shortfall() or "", needs)
+        elif record is not None:
             outcome = (record.status, record.message, record.needs)
         elif facts.collected is not None and planned.name not in facts.collected:
             outcome = (Status.NOT_TESTED, "left out by the selection", "a run without a selection")
@@ -495,7 +510,15 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     clauses = [c for cat in facts.catalogs for c in cat.for_profile(profile.name)]
     by_name = {r.item: r for r in facts.records}
     attested = {a["clause"]: a for a in facts.attestations}
-    rows = [clause_row(c, clause_items(c, facts, by_name), attested.get(c.id)) for c in clauses]
+    sections = {
+        "rng": _rng_section(facts.records),
+        "differential": _differential_section(facts),
+        "math": _math_section(facts.math, facts.records),
+    }
+    samples = evidence.samples(sections, facts.minimums)
+    rows = [
+        clause_row(c, clause_items(c, facts, by_name, samples), attested.get(c.id)) for c in clauses
+    ]
     vectors = [p for p in facts.planned if p.kind == "vector"]
     vector_records = [by_name[p.name] for p in vectors if p.name in by_name]
     harness_errors = [r for r in facts.records if r.status is Status.ERROR]
@@ -532,6 +555,15 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
     untested = [r["id"] for r in implementation_rows if r["status"] == Status.NOT_TESTED]
     if untested:
         reasons.append(f"{len(untested)} clauses not tested: {', '.join(untested)}")
+    # An attested clause is closed whatever its checks sampled: only the open ones say why.
+    open_checks = {
+        item["name"].rpartition("/")[2]
+        for r in implementation_rows
+        if r["status"] == Status.NOT_TESTED
+        for item in r["items"]
+        if item["kind"] == "check" and item["status"] == Status.NOT_TESTED
+    }
+    reasons += evidence.shortfalls(samples, open_checks)
     implementation_verdict = verdict_of(
         failed=any(r["status"] == Status.FAIL for r in implementation_rows)
         # Every failing record is in failures[]: none may leave the verdict a PASS,
@@ -620,10 +652,11 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
                 if r.kind == "check"
             ]
         },
-        "rng": _rng_section(facts.records),
+        "rng": sections["rng"],
         "corpus": _corpus_section(facts),
-        "differential": _differential_section(facts),
-        "math": _math_section(facts.math, facts.records),
+        "differential": sections["differential"],
+        "math": sections["math"],
+        "evidence": evidence.section(samples, facts.minimums),
         "out_of_scope": [
             {"catalog": cat.name, "source": cat.source_file, "ref": ref, "reason": reason}
             for cat in facts.catalogs

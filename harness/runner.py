@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import json
 import shlex
 import time
 import traceback
@@ -39,6 +40,8 @@ from harness.checks import (
 from harness.corpus import CORPUS_DIR
 from harness.defaults import DEFAULT_DIFFERENTIAL
 from harness.errors import ErrorReply, HarnessError, ProtocolViolation, SpecError
+from harness.evidence import Minimums
+from harness.evidence import resolve as resolve_minimums
 from harness.gamemath import census_progress, main_game, profile_math
 from harness.outcomes import Status
 from harness.profiles import Profile, load_profile
@@ -128,6 +131,7 @@ class CertificationRun:
                 )
         attest = config.getoption("chcert_attest")
         self.attestations = load_attestations(attest, self.clauses) if attest else []
+        self.minimums = self._minimums(config.getoption("chcert_minimums"))
         self.planned = self._plan()
         self.started = now()
         self.records: list[Record] = []
@@ -324,9 +328,24 @@ class CertificationRun:
                 run_plan=self.run_plan(),
                 run_command=self.command(None),
                 math_command=shlex.join(["chcert", "math", "--profile", self.profile_arg]),
+                minimums=self.minimums,
             )
         )
         write_json_atomic(self.stage / "results.json", results)
+
+    def _minimums(self, given: str | None) -> Minimums:
+        """The sample sizes a certificate needs: the laboratory's (--chcert-minimums, from a
+        named run plan), else the profile's evidence_minimums, else the defaults."""
+        try:
+            stated = json.loads(given) if given else {}
+            if not isinstance(stated, dict):
+                raise ValueError("a JSON object is expected")
+            source = str(stated.pop("source", "--chcert-minimums"))
+            return resolve_minimums(
+                self.profile.name, self.profile.raw.get("evidence_minimums"), stated, source
+            )
+        except ValueError as exc:  # chcert certify checks it before the run
+            raise pytest.UsageError(f"minimum sample sizes: {exc}") from None
 
     def _published(self) -> list[dict[str, Any]]:
         """The figures the game publishes (hello config.published), against the exact

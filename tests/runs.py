@@ -15,6 +15,10 @@ from typing import Any
 from harness.cli import main
 from tests.results import load_results
 
+# A laboratory's policy for the harness's own runs on small samples (docs/verdict.md#evidence):
+# named with --plan, as only a named plan states minimums.
+QUICK_SAMPLES = ("--plan", str(Path(__file__).resolve().parent / "fixtures" / "quick-samples.toml"))
+
 
 def certify(out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """`chcert certify --out OUT ARGS` in this process (seed 7 unless ARGS give one): its

@@ -50,6 +50,8 @@ def certify(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
         args = (*args, *NO_BATTERY)
     if "--differential" not in args:
         args = (*args, *SMALL_DIFFERENTIAL)
+    if "--plan" not in args:
+        args = (*args, *runs.QUICK_SAMPLES)
     return runs.certify(tmp_path, *(a for a in args if a != "--all"))
 
 

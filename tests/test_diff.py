@@ -225,7 +225,9 @@ def test_a_failure_gone_because_its_item_did_not_run_is_not_fixed(
         "s000-r12/tie-flush-board"
     ]
     code, out = _diff(tmp_path, capsys, old, new)
-    assert code == 0  # FAIL -> INCOMPLETE is better by rank; nothing that passed was lost
+    # FAIL -> INCOMPLETE is better by rank, but an item that no longer runs is less
+    # evidence: a failure must not leave the gate by ceasing to run (docs/ci.md)
+    assert code == 1 and "less evidence: items run to a verdict" in out
     assert "Fixed" in out and "verdict FAIL -> INCOMPLETE" in out
     assert "gone but not passing s000-r12/tie-flush-board" in out.split("Other changes")[1]
 

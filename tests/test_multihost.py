@@ -26,6 +26,7 @@ import pytest
 
 from harness.cli import main
 from tests.results import load_results
+from tests.runs import QUICK_SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"Entering Accept loop \('[\d.]+', (\d+)\)")
@@ -40,7 +41,7 @@ GAME = (
     "serve_json_lines(Seeded(), sys.stdin.buffer, sys.stdout.buffer)"
 )
 ADAPTER = "subprocess:" + shlex.join([sys.executable, "-c", GAME, str(ROOT)])
-SMALL = ["--rng-decks", "3000", "--rtp-rounds", "200", "--differential", "2000"]
+SMALL = ["--rng-decks", "3000", "--rtp-rounds", "200", "--differential", "2000", *QUICK_SAMPLES]
 
 
 def _environment() -> dict[str, str]:

@@ -443,7 +443,7 @@ def _record_schema() -> jsonschema.Draft202012Validator:
 
 
 def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> None:
-    from harness import cli, defaults, rng
+    from harness import cli, defaults, evidence, rng
 
     schema = json.loads((SCHEMA_DIR / "plan.schema.json").read_text())
     props = schema["properties"]
@@ -453,7 +453,14 @@ def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> Non
     assert props["timeout"]["maximum"] == defaults.MAX_TIMEOUT
     for dest, (_, least, most) in defaults.RANGES.items():
         assert (props[dest]["minimum"], props[dest]["maximum"]) == (least, most), dest
-    assert set(props) == {*DESTS, "laboratory", "signing"}
+    assert set(props) == {*DESTS, "laboratory", "signing", "minimums"}
+    # The laboratory's minimums hold its checks' own floors (harness/evidence.py)
+    minimums = schema["$defs"]["minimums"]["properties"]
+    assert {k: v["minimum"] for k, v in minimums.items()} == evidence.floors()
+    assert minimums["rng_decks"]["maximum"] == defaults.MAX_DECKS
+    profile = json.loads((SCHEMA_DIR / "profile.schema.json").read_text())
+    stated = profile["properties"]["evidence_minimums"]["properties"]
+    assert {k: v["minimum"] for k, v in stated.items()} == evidence.floors()
     assert set(schema["$defs"]["signing"]["properties"]) == set(SIGNING_DESTS)
     record = schema["$defs"]["record"]["properties"]["settings"]["properties"]
     assert set(record) == {*DESTS.values(), *SIGNING_DESTS.values()}

@@ -3,31 +3,43 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import datetime as dt
 import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
+from cryptography.hazmat.primitives.serialization.pkcs12 import PKCS12PrivateKeyTypes
+from cryptography.x509.oid import ExtendedKeyUsageOID
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DecodedStreamObject, NameObject
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
+from harness import cli
+from harness.report import seal
 from harness.report.seal import (
     EXIT_NOT_VERIFIED,
     EXIT_SIGNER_UNCHECKED,
     EXIT_VERIFIED,
     NO_ANCHOR,
+    NO_TSA_ANCHOR,
     SIGNER_UNCHECKED,
     UNSIGNED_MATCH,
     SealError,
     attach_results,
+    check_signer,
+    check_timestamp_authority,
     embedded_results,
     hash_line,
     printed_digests,
@@ -35,7 +47,19 @@ from harness.report.seal import (
     verify_command,
     verify_report,
 )
-from tests.certs import PASSPHRASE, Lab, issue, make_lab, write_lab
+from tests.certs import (
+    DAY,
+    PASSPHRASE,
+    SIGNING,
+    Authority,
+    Lab,
+    Usage,
+    issue,
+    make_authority,
+    make_lab,
+    write_lab,
+)
+from tests.tsa import closed_url, serve_authority, serve_garbage
 
 RESULTS = {"verdict": "PASS", "clauses": [{"id": "s000-antewin", "status": "pass"}], "n": "é"}
 PAGE_TWO = b"Second page: the clause table"
@@ -89,8 +113,10 @@ def sealed(report: Report, lab: Lab) -> Report:
     return report
 
 
-def _verify(pdf: Path, capsys: pytest.CaptureFixture[str], *trust: Path) -> tuple[int, str]:
-    code = verify_command(str(pdf), [str(t) for t in trust])
+def _verify(
+    pdf: Path, capsys: pytest.CaptureFixture[str], *trust: Path, tsa: tuple[Path, ...] = ()
+) -> tuple[int, str]:
+    code = verify_command(str(pdf), [str(t) for t in trust], [str(t) for t in tsa])
     return code, capsys.readouterr().out
 
 
@@ -386,3 +412,370 @@ def test_unreadable_key_and_certificate_files(report: Report, lab: Lab, tmp_path
     assert caught.value.path == str(report.pdf)
     assert embedded_results(report.pdf) == report.data  # the report is left as it was
     assert not verify_report(report.pdf).signed
+
+
+def test_a_changed_byte_with_a_trusted_anchor_is_called_a_change_not_distrust(
+    sealed: Report, lab: Lab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken signature says nothing of its signer: the one line names the change,
+    and the trust line does not judge the signer at all."""
+    _flip(sealed.pdf, sealed.pdf.read_bytes().index(PAGE_TWO) + 3)
+    code, out = _verify(sealed.pdf, capsys, lab.cert)
+    last = out.splitlines()[-1]
+    assert code == EXIT_NOT_VERIFIED
+    assert last == (
+        "NOT VERIFIED: signature 'chcert': the signed bytes were changed "
+        "(their digest does not match)"
+    )
+    assert "not trusted" not in out.lower()
+    assert "  trust: not judged: the signature is broken" in out
+
+
+# --- when the certificate is judged: now, or at a trusted timestamp's time ------------
+
+
+def _lab_with(
+    folder: Path,
+    key: PKCS12PrivateKeyTypes | None = None,
+    usage: Usage = SIGNING,
+    valid: tuple[dt.datetime, dt.datetime] | None = None,
+) -> Lab:
+    """A self-signed laboratory certificate with the key, usage and validity given."""
+    key = key or ec.generate_private_key(ec.SECP256R1())
+    return write_lab(folder, key, issue("Lab T", key, usage=usage, valid=valid))
+
+
+def _expired_lab(folder: Path) -> Lab:
+    """Valid from 20 days ago until yesterday: expired now, valid ten days ago."""
+    now = dt.datetime.now(dt.UTC)
+    return _lab_with(folder, valid=(now - 20 * DAY, now - DAY))
+
+
+@contextlib.contextmanager
+def _clock_set_back(monkeypatch: pytest.MonkeyPatch, days: int) -> Iterator[dt.datetime]:
+    """The signing machine's clock set back `days`: both chcert's check_signer and
+    pyHanko's signing time read it. A timestamp authority keeps its own clock."""
+    from pyhanko.sign.signers import pdf_signer
+
+    moment = dt.datetime.now(dt.UTC) - days * DAY
+
+    class Past(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> Past:
+            return cls.fromtimestamp(moment.timestamp(), tz)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(seal, "_now", lambda: moment)
+        patch.setattr(pdf_signer, "datetime", Past)
+        yield moment
+
+
+@pytest.fixture(scope="module")
+def authority(tmp_path_factory: pytest.TempPathFactory) -> Authority:
+    return make_authority(tmp_path_factory.mktemp("tsa"), "Test TSA")
+
+
+@pytest.fixture(scope="module")
+def other_authority(tmp_path_factory: pytest.TempPathFactory) -> Authority:
+    return make_authority(tmp_path_factory.mktemp("tsa2"), "Other TSA")
+
+
+@pytest.mark.parametrize("anchored", ["self-signed", "under a root"])
+def test_a_backdated_signature_by_an_expired_certificate_is_not_verified(
+    anchored: str,
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Signed with the clock set back ten days, by a certificate that expired
+    yesterday: with no timestamp, validity is judged now, so it is not verified, even
+    when the certificate is its own trust anchor (which pyHanko does not date)."""
+    now = dt.datetime.now(dt.UTC)
+    key = ec.generate_private_key(ec.SECP256R1())
+    anchor = tmp_path / "anchor.crt"
+    if anchored == "self-signed":
+        lab = _expired_lab(tmp_path / "lab")
+        anchor = lab.cert
+    else:
+        root_key = ec.generate_private_key(ec.SECP256R1())
+        root = issue("Root CA", root_key)
+        anchor.write_bytes(root.public_bytes(serialization.Encoding.PEM))
+        cert = issue("Lab T", key, (root.subject, root_key), valid=(now - 20 * DAY, now - DAY))
+        lab = write_lab(tmp_path / "lab", key, cert)
+    attach_results(report.pdf, report.data)
+    with pytest.raises(SealError, match="not now"):  # the honest clock refuses it
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    with _clock_set_back(monkeypatch, 10):
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    code, out = _verify(report.pdf, capsys, anchor)
+    last = out.splitlines()[-1]
+    assert code == EXIT_NOT_VERIFIED
+    assert last.startswith("NOT VERIFIED: signature 'chcert': the certificate expired on ")
+    assert "before now" in last and "no timestamp" in last
+    assert "  timestamp: none" in out
+
+
+def _timestamped_backdated(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, authority: Authority
+) -> Lab:
+    """A report signed ten days ago, clock and timestamp authority agreeing, by a
+    certificate that expired yesterday: what a genuine old report looks like now."""
+    lab = _expired_lab(tmp_path / "lab")
+    attach_results(report.pdf, report.data)
+    with _clock_set_back(monkeypatch, 10) as then, serve_authority(authority, at=then) as url:
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
+    return lab
+
+
+def test_a_trusted_timestamp_judges_validity_at_its_time(
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    authority: Authority,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lab = _timestamped_backdated(report, tmp_path, monkeypatch, authority)
+    code, out = _verify(report.pdf, capsys, lab.cert, tsa=(authority.root,))
+    assert code == EXIT_VERIFIED, out
+    (stamp_line,) = [line for line in out.splitlines() if line.startswith("  timestamp: ")]
+    assert "by Organization: Test Laboratory, Common Name: Test TSA" in stamp_line
+    assert stamp_line.endswith("authority trusted (chains to a --trust-tsa anchor)")
+    (sig,) = verify_report(report.pdf, [lab.cert], [authority.root]).signatures
+    assert sig.timestamp is not None and sig.timestamp.trusted and sig.judged_by_timestamp
+    stamped = dt.datetime.fromisoformat(sig.timestamp.time)
+    assert abs(stamped - (dt.datetime.now(dt.UTC) - 10 * DAY)) < dt.timedelta(minutes=5)
+    assert "valid at the timestamped time" in out
+
+
+@pytest.mark.parametrize("tsa_anchor", ["none", "another authority", "the signer's own"])
+def test_an_untrusted_timestamp_rescues_nothing(
+    tsa_anchor: str,
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    authority: Authority,
+    other_authority: Authority,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same report, but the verifier does not trust the authority: its time proves
+    nothing, validity is judged now, and the expiry is named. Trusting the signer
+    (--trust) is not trusting a clock: only --trust-tsa vouches for time."""
+    lab = _timestamped_backdated(report, tmp_path, monkeypatch, authority)
+    tsa = {"none": (), "another authority": (other_authority.root,)}.get(tsa_anchor, (lab.cert,))
+    code, out = _verify(report.pdf, capsys, lab.cert, tsa=tsa)
+    last = out.splitlines()[-1]
+    assert code == EXIT_NOT_VERIFIED
+    assert last.startswith("NOT VERIFIED: signature 'chcert': the certificate expired on ")
+    assert "its timestamp is not trusted" in last
+    (stamp_line,) = [line for line in out.splitlines() if line.startswith("  timestamp: ")]
+    assert "Test TSA; authority NOT trusted (" in stamp_line
+    if tsa_anchor == "none":
+        assert NO_TSA_ANCHOR in stamp_line
+
+
+def test_a_current_signature_timestamped_now_verifies(
+    report: Report,
+    lab: Lab,
+    authority: Authority,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The ordinary case: a valid certificate, an honest authority; verify by the
+    command line as a verifier types it."""
+    attach_results(report.pdf, report.data)
+    with serve_authority(authority) as url:
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
+    argv = ["verify", str(report.pdf), "--trust", str(lab.cert), "--trust-tsa", str(authority.root)]
+    assert cli.main(argv) == EXIT_VERIFIED
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "VERIFIED"
+    assert "authority trusted" in out
+    # without --trust-tsa the stamp is reported untrusted, and the still-valid
+    # certificate verifies all the same: judged now
+    code, out = _verify(report.pdf, capsys, lab.cert)
+    assert code == EXIT_VERIFIED and f"authority NOT trusted ({NO_TSA_ANCHOR})" in out
+
+
+@pytest.mark.parametrize("kind", ["unreachable", "garbage", "not a timestamp reply", "ftp"])
+def test_a_timestamp_authority_that_fails_is_one_line_and_leaves_the_report_unsigned(
+    kind: str,
+    report: Report,
+    lab: Lab,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    attach_results(report.pdf, report.data)
+    before = report.pdf.read_bytes()
+    with contextlib.ExitStack() as stack:
+        if kind == "unreachable":
+            url = closed_url()
+        elif kind == "garbage":
+            url = stack.enter_context(serve_garbage())
+        elif kind == "not a timestamp reply":
+            url = stack.enter_context(serve_garbage("text/html", b"<html>proxy</html>"))
+        else:
+            url = "ftp://127.0.0.1/tsa"
+        with pytest.raises(SealError) as caught:  # what chcert's start asks first
+            check_timestamp_authority(url)
+        assert caught.value.path == url and "\n" not in str(caught.value)
+        with pytest.raises(SealError) as caught:
+            sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
+        assert caught.value.path == url and "\n" not in str(caught.value)
+        assert report.pdf.read_bytes() == before
+        monkeypatch.setenv("LAB_PW", PASSPHRASE.decode())
+        args = argparse.Namespace(
+            sign_key=str(lab.key),
+            sign_cert=str(lab.cert),
+            sign_passphrase_env="LAB_PW",
+            timestamp_url=url,
+        )
+        with pytest.raises(cli.UsageError, match="timestamp"):  # exit 4 before a run
+            cli._signing(args)
+        signing = cli._Signing(lab.key, lab.cert, PASSPHRASE, url)
+        assert cli._signed(signing, report.pdf, 0) == 4  # failing only at the end
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("chcert: the report was not signed: ")
+    assert report.pdf.read_bytes() == before and not verify_report(report.pdf).signed
+
+
+def test_signing_options_carry_the_timestamp_url(
+    lab: Lab, authority: Authority, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parser = cli._parser()
+    for command in (["certify"], ["report", "results.json"]):
+        args = parser.parse_args([*command, "--timestamp-url", "http://tsa.lab:318/"])
+        assert args.timestamp_url == "http://tsa.lab:318/"
+    assert parser.parse_args(["verify", "r.pdf", "--trust-tsa", "t.crt"]).trust_tsa == ["t.crt"]
+    monkeypatch.setenv("LAB_PW", PASSPHRASE.decode())
+    with serve_authority(authority) as url:
+        args = argparse.Namespace(
+            sign_key=str(lab.key),
+            sign_cert=str(lab.cert),
+            sign_passphrase_env="LAB_PW",
+            timestamp_url=url,
+        )
+        signing = cli._signing(args)
+        assert signing is not None and signing.timestamp_url == url
+    alone = argparse.Namespace(
+        sign_key=None, sign_cert=None, sign_passphrase_env=None, timestamp_url="http://x/"
+    )
+    with pytest.raises(cli.UsageError, match="--timestamp-url stamps a signature"):
+        cli._signing(alone)
+
+
+# --- what may sign: the same rules when signing and when verifying --------------------
+
+
+_ADOBE = x509.ObjectIdentifier("1.2.840.113583.1.1.5")
+_DOCUMENT_SIGNING = x509.ObjectIdentifier("1.3.6.1.5.5.7.3.36")
+_TLS = (ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH)
+
+REFUSED: dict[str, tuple[Any, Usage, str, str]] = {
+    # name: (key factory, usage, file the message names, what it says)
+    "keyEncipherment only": (
+        None,
+        Usage(key_usage=frozenset({"key_encipherment"})),
+        "cert",
+        r"key usage \(keyEncipherment\) allows neither digitalSignature nor nonRepudiation",
+    ),
+    "no keyUsage extension": (None, Usage(key_usage=None), "cert", "no keyUsage extension"),
+    "TLS-only extended key usage": (
+        None,
+        Usage(extended=_TLS),
+        "cert",
+        r"extended key usage \(serverAuth, clientAuth\) does not include signing documents",
+    ),
+    "RSA-1024": (
+        lambda: rsa.generate_private_key(public_exponent=65537, key_size=1024),
+        Usage(),
+        "key",
+        "RSA key has 1024 bits; at least 2048 are needed",
+    ),
+    "DSA": (lambda: dsa.generate_private_key(2048), Usage(), "key", "its key is DSA"),
+    "P-192": (
+        lambda: ec.generate_private_key(ec.SECP192R1()),
+        Usage(),
+        "key",
+        "EC key is on the curve secp192r1",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_what_signing_refuses_verify_rejects(
+    case: str,
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Refused up front, one line naming the file; and signed with the check bypassed,
+    the report does not verify: signing refuses exactly what verify would reject."""
+    factory, usage, named, says = REFUSED[case]
+    lab = _lab_with(tmp_path / "lab", factory() if factory else None, usage)
+    attach_results(report.pdf, report.data)
+    with pytest.raises(SealError, match=says) as caught:
+        check_signer(lab.key, lab.cert, PASSPHRASE)
+    assert caught.value.path == str(lab.key if named == "key" else lab.cert)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(SealError, match=says):
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    with monkeypatch.context() as patch:
+        patch.setattr(seal, "key_problem", lambda cert: None)
+        patch.setattr(seal, "usage_problem", lambda cert: None)
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    code, out = _verify(report.pdf, capsys, lab.cert)
+    assert code == EXIT_NOT_VERIFIED
+    assert out.splitlines()[-1].startswith(
+        "NOT VERIFIED: signature 'chcert': the signer's certificate cannot sign reports: "
+    )
+    assert _verify(report.pdf, capsys)[0] == EXIT_NOT_VERIFIED  # without --trust as well
+
+
+ACCEPTED: dict[str, tuple[Any, Usage]] = {
+    "nonRepudiation only": (None, Usage(key_usage=frozenset({"content_commitment"}))),
+    "digitalSignature only": (None, Usage(key_usage=frozenset({"digital_signature"}))),
+    "documentSigning and clientAuth": (None, Usage(extended=(_DOCUMENT_SIGNING, _TLS[1]))),
+    "emailProtection": (None, Usage(extended=(ExtendedKeyUsageOID.EMAIL_PROTECTION,))),
+    "Adobe authentic documents": (None, Usage(extended=(_ADOBE,))),
+    "anyExtendedKeyUsage": (None, Usage(extended=(ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE,))),
+    "RSA-2048": (lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048), Usage()),
+    "P-384": (lambda: ec.generate_private_key(ec.SECP384R1()), Usage()),
+    "Ed25519": (ed25519.Ed25519PrivateKey.generate, Usage()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_what_signing_accepts_verifies(
+    case: str, report: Report, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    factory, usage = ACCEPTED[case]
+    lab = _lab_with(tmp_path / "lab", factory() if factory else None, usage)
+    attach_results(report.pdf, report.data)
+    sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    code, out = _verify(report.pdf, capsys, lab.cert)
+    assert code == EXIT_VERIFIED, out
+
+
+def test_a_refused_usage_under_a_root_is_named_not_called_a_missing_path(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyHanko rejects a chained certificate without signing usage as "no path"; the
+    reason given is the usage, as signing gives it."""
+    root_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    root = issue("Root CA", root_key)
+    (tmp_path / "root.crt").write_bytes(root.public_bytes(serialization.Encoding.PEM))
+    usage = Usage(key_usage=frozenset({"key_encipherment"}))
+    lab = write_lab(
+        tmp_path / "lab", key, issue("Lab T", key, (root.subject, root_key), usage=usage)
+    )
+    attach_results(report.pdf, report.data)
+    with monkeypatch.context() as patch:
+        patch.setattr(seal, "usage_problem", lambda cert: None)
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    result = verify_report(report.pdf, [tmp_path / "root.crt"])
+    assert not result.ok
+    assert result.problems == [
+        "signature 'chcert': the signer's certificate cannot sign reports: its key usage "
+        "(keyEncipherment) allows neither digitalSignature nor nonRepudiation"
+    ]

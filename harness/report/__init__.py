@@ -616,6 +616,77 @@ def verdict_problem(results: dict[str, Any]) -> str | None:
             return f"the verdict is PASS, yet {what} passed neither tested nor attested"
         if results.get("incomplete_reasons"):
             return "the verdict is PASS, yet the run records reasons it is incomplete"
+        return _pass_problem(results, clauses)
+    return None
+
+
+# The sections of results.json that a check fills, by the check's name in clause items.
+SECTION_OF_CHECK = {
+    "rng-battery": ("rng",),
+    "differential": ("differential",),
+    "rtp-simulation": ("math", "simulation"),
+    "corpus": ("corpus",),
+}
+
+
+def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str | None:
+    """What in a PASS file's own records says it is no PASS: a selection, an item of a
+    passed clause that did not pass, a section that failed or did not run behind a passed
+    clause, failed vectors, or a sample below its minimum (docs/verdict.md)."""
+    if results.get("selection"):
+        return "the verdict is PASS, yet the run was a selection, which never certifies"
+    passed = [c for c in clauses if c.get("status") == "pass"]
+    checks_behind_a_pass: set[str] = set()
+    for c in passed:
+        for item in c.get("items") or []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("status") != "pass":
+                return (
+                    f"the verdict is PASS, yet {text_shown(item.get('name'), 80)} of passed "
+                    f"clause {text_shown(c.get('id'), 40)} is {text_shown(item.get('status'), 20)}"
+                )
+            target = str(item.get("name", "")).rpartition("/")[2]
+            checks_behind_a_pass.add(re.sub(r"-\d+$", "", target))  # a differential shard
+    vectors = results.get("vectors") if isinstance(results.get("vectors"), dict) else {}
+    bad = {k: (vectors or {}).get(k) for k in ("failed", "errors")}
+    if any(isinstance(n, int) and n > 0 for n in bad.values()):
+        return f"the verdict is PASS, yet {bad['failed']} vectors failed, {bad['errors']} erred"
+    for check, path in SECTION_OF_CHECK.items():
+        section: Any = results
+        for key in path:
+            section = section.get(key) if isinstance(section, dict) else None
+        if not isinstance(section, dict):
+            continue
+        status = section.get("status")
+        if status == "fail" or section.get("passed") is False:
+            return f"the verdict is PASS, yet its {'.'.join(path)} section failed"
+        if check in checks_behind_a_pass and status != "pass":
+            return (
+                f"the verdict is PASS, yet its {'.'.join(path)} section is "
+                f"{text_shown(status, 20)} behind a passed clause"
+            )
+    return _evidence_problem(results, checks_behind_a_pass)
+
+
+def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
+    """A PASS of schema 4 or later rests on samples at their minimums (docs/verdict.md)."""
+    from harness.evidence import CHECK_OF, Minimums, samples
+
+    version = results.get("schema_version")
+    section = results.get("evidence")
+    if not isinstance(section, dict):
+        if isinstance(version, int) and version >= 4:
+            return "the verdict is PASS, yet the file records no evidence section"
+        return None
+    try:
+        minimums = Minimums.from_json(section.get("minimums") or {})
+        found = samples(results, minimums)
+    except (TypeError, ValueError):
+        return "the verdict is PASS, yet its evidence section cannot be read"
+    for sample in found:
+        if not sample.met and CHECK_OF[sample.name] in checks:
+            return f"the verdict is PASS, yet {sample.shortfall()}"
     return None
 
 

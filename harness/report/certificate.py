@@ -227,6 +227,33 @@ def _laboratory(manifest: dict[str, Any]) -> list[list[Any]]:
     return [[para(label, SMALL), para(value or NOT_STATED, SMALL)] for label, value in rows]
 
 
+def _evidence(section: Any) -> list[Flowable]:
+    """The samples the verdict rests on, each against its minimum (docs/verdict.md#evidence)."""
+    if not isinstance(section, dict):
+        return [para("not recorded (a results file from before minimum samples)", SMALL)]
+    lines = []
+    for s in section.get("samples") or []:
+        if not isinstance(s, dict):
+            continue
+        size = f"{_money(s.get('size'))} {s.get('what', '?')}"
+        if not s.get("judged"):
+            lines.append(f"{size}: the check did not run")
+        else:
+            mark = "" if s.get("met") else " - BELOW THE MINIMUM"
+            lines.append(f"{size} (minimum {_money(s.get('minimum'))}){mark}")
+    minimums = section.get("minimums") if isinstance(section.get("minimums"), dict) else {}
+    lines.append(f"minimums from {(minimums or {}).get('source', 'not recorded')}")
+    return [para(line, SMALL) for line in lines]
+
+
+def _plan(record: Any) -> str:
+    if not isinstance(record, dict):
+        return "none"
+    from harness.plan import plan_line
+
+    return plan_line(record)
+
+
 def _jurisdiction(lab: dict[str, Any]) -> str | None:
     shown = [str(lab[k]) for k in ("jurisdiction", "standard") if lab.get(k)]
     return "; ".join(shown) or None
@@ -267,6 +294,9 @@ def certificate(
         ],
         [para("Profile's rules sources", SMALL), _sources(profile)],
         *_laboratory(manifest),
+        [para("Evidence", SMALL), _evidence(results.get("evidence"))],
+        [para("Seed", SMALL), para(str(manifest.get("seed", "not recorded")), SMALL)],
+        [para("Run plan", SMALL), para(_plan(manifest.get("plan")), SMALL)],
         [para("Date of issue", SMALL), para(finished[:10], SMALL)],
         [para("Harness", SMALL), para(f"chcert {manifest.get('harness_version', '?')}", SMALL)],
         [para("Report id", SMALL), para(report_id, SMALL)],

@@ -4,11 +4,13 @@ The certificate page prints `results.json SHA-256: <hex>`. That line alone prove
 nothing: whoever edits results.json can edit the PDF too. So the exact bytes of
 results.json travel inside the PDF as an attached file (`attach_results`), and the
 laboratory's key signs the whole file afterwards (`sign_pdf`), as a certification
-signature that permits no later change. `verify_report` then checks three things
-and nothing else: the attachment hashes to what page 1 prints, the signature's
-digest holds, and the signature covers the whole file; with trust anchors given,
-also that the signer chains to one of them. It does not re-judge the verdict:
-the verdict is results.json's, and results.json is what the hash pins.
+signature that permits no later change, optionally stamped by an RFC 3161 timestamp
+authority. `verify_report` then checks: the attachment hashes to what page 1 prints,
+the signature's digest holds, the signature covers the whole file, and the signer's
+certificate is one `sign_pdf` would accept, valid now or at the time an authority the
+verifier trusts stamped (never at the signer's own clock); with trust anchors given,
+also that the signer chains to one of them. It does not re-judge the verdict: the
+verdict is results.json's, and results.json is what the hash pins.
 
 pypdf (~70 ms) and pyHanko (~300 ms) are imported inside the functions that use
 them: the CLI imports `harness.report`, and `chcert --help` stays fast.
@@ -65,7 +67,31 @@ SIGNER_UNCHECKED = (
 PDF_HEADER_WINDOW = 1024  # ISO 32000: readers look for %PDF- within the first 1024 bytes
 # pyHanko checks the signer certificate's key usage; accept either usage a laboratory's
 # document-signing certificate may carry (pyHanko's default demands non_repudiation).
+# `usage_problem` applies the same rule itself, for sign and verify alike: pyHanko skips
+# it when the signer's certificate is itself the trust anchor.
 KEY_USAGES = frozenset({"digital_signature", "non_repudiation"})
+# The keys a report may be signed with, and verified: pyHanko's verifier refuses RSA
+# below 2048 bits (and DSA below 3192); chcert refuses DSA altogether, and elliptic
+# curves other than these (ETSI TS 119 312's list, which Acrobat verifies too).
+MIN_RSA_BITS = 2048
+EC_CURVES = frozenset(
+    {"secp256r1", "secp384r1", "secp521r1", "brainpoolP256r1", "brainpoolP384r1", "brainpoolP512r1"}
+)
+# Extended key usages that say the key is for something else than documents. A
+# certificate whose extendedKeyUsage names only these cannot sign a report (RFC 5280
+# 4.2.1.12: the extension restricts, whether critical or not); any other purpose
+# (documentSigning, emailProtection, Adobe's authentic documents, anyExtendedKeyUsage,
+# one unknown to chcert) leaves it free to.
+NOT_FOR_DOCUMENTS = {
+    "1.3.6.1.5.5.7.3.1": "serverAuth",
+    "1.3.6.1.5.5.7.3.2": "clientAuth",
+    "1.3.6.1.5.5.7.3.3": "codeSigning",
+    "1.3.6.1.5.5.7.3.8": "timeStamping",
+    "1.3.6.1.5.5.7.3.9": "OCSPSigning",
+}
+TIME_STAMPING = "1.3.6.1.5.5.7.3.8"  # the one purpose of an RFC 3161 authority's certificate
+TIMESTAMP_TIMEOUT = 10.0  # seconds to wait for the timestamp authority's answer
+NO_TSA_ANCHOR = "no --trust-tsa anchor was given"
 _QUIET_LOGGERS = ("pyhanko", "pyhanko_certvalidator", "pypdf")
 
 
@@ -390,19 +416,114 @@ def _require_attachment(pdf: Path, original: bytes) -> None:
         raise SealError(pdf, f"attach exactly one {RESULTS_NAME} before signing")
 
 
+def _now() -> datetime:
+    """The present moment, the one clock both signing and verifying judge validity by."""
+    return datetime.now(UTC)
+
+
+_KEY_USAGE_NAMES = (  # cryptography's attribute, RFC 5280's name
+    ("digital_signature", "digitalSignature"),
+    ("content_commitment", "nonRepudiation"),
+    ("key_encipherment", "keyEncipherment"),
+    ("data_encipherment", "dataEncipherment"),
+    ("key_agreement", "keyAgreement"),
+    ("key_cert_sign", "keyCertSign"),
+    ("crl_sign", "cRLSign"),
+)
+
+
+def key_problem(cert: x509.Certificate) -> str | None:
+    """Why the certificate's key is one no report may be signed with, or None.
+
+    The same rule refuses the key when signing and the signature when verifying, so a
+    laboratory never signs a report that can never verify: pyHanko's verifier refuses
+    RSA below 2048 bits, chcert also DSA and curves outside EC_CURVES."""
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
+
+    key = cert.public_key()
+    if isinstance(key, rsa.RSAPublicKey):
+        if key.key_size < MIN_RSA_BITS:
+            return f"its RSA key has {key.key_size} bits; at least {MIN_RSA_BITS} are needed"
+        return None
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        if key.curve.name not in EC_CURVES:
+            allowed = ", ".join(sorted(EC_CURVES))
+            return f"its EC key is on the curve {key.curve.name}; allowed: {allowed}"
+        return None
+    if isinstance(key, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
+        return None
+    kind = "DSA" if isinstance(key, dsa.DSAPublicKey) else type(key).__name__
+    return (
+        f"its key is {kind}; reports are signed with RSA (2048 bits or more), ECDSA or EdDSA keys"
+    )
+
+
+def usage_problem(cert: x509.Certificate) -> str | None:
+    """Why the certificate's stated usage forbids signing a report, or None.
+
+    keyUsage must be present and allow digitalSignature or nonRepudiation: pyHanko's
+    verifier, given KEY_USAGES, refuses a certificate without the extension, and chcert
+    agrees rather than sign what would not verify. An extendedKeyUsage, when present,
+    must name some purpose beyond NOT_FOR_DOCUMENTS (a TLS-only certificate signs no
+    report)."""
+    from cryptography import x509 as x509_
+
+    try:
+        usage = cert.extensions.get_extension_for_class(x509_.KeyUsage).value
+    except x509_.ExtensionNotFound:
+        return "it has no keyUsage extension; it must allow digitalSignature or nonRepudiation"
+    if not (usage.digital_signature or usage.content_commitment):
+        stated = [name for attr, name in _KEY_USAGE_NAMES if getattr(usage, attr)]
+        return (
+            f"its key usage ({', '.join(stated) or 'none'}) allows neither "
+            "digitalSignature nor nonRepudiation"
+        )
+    try:
+        purposes = cert.extensions.get_extension_for_class(x509_.ExtendedKeyUsage).value
+    except x509_.ExtensionNotFound:
+        return None
+    dotted = [oid.dotted_string for oid in purposes]
+    if dotted and all(d in NOT_FOR_DOCUMENTS for d in dotted):
+        names = ", ".join(NOT_FOR_DOCUMENTS[d] for d in dotted)
+        return f"its extended key usage ({names}) does not include signing documents"
+    return None
+
+
+def _utc(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
+def validity_problem(cert: x509.Certificate, moment: datetime, basis: str) -> str | None:
+    """Why the certificate was not valid at `moment` (`basis` says which moment that is:
+    now, or a trusted timestamp's time), or None."""
+    start, end = cert.not_valid_before_utc, cert.not_valid_after_utc
+    if moment > end:
+        return f"the certificate expired on {_utc(end)}, before {basis}"
+    if moment < start:
+        return f"the certificate is valid only from {_utc(start)}, after {basis}"
+    return None
+
+
 def check_signer(
     key: Path, cert: Path, passphrase: bytes | None = None
 ) -> tuple[PrivateKeyTypes, list[x509.Certificate]]:
     """The key and its certificates, once it is known they can sign now: the key loads
-    (with its passphrase), belongs to the first certificate, which is valid today.
-    Called before a run as well, so that a certification never ends unsigned for a
-    mistake that could be seen at its start."""
+    (with its passphrase), belongs to the first certificate, which is valid today, has
+    a key `verify_report` accepts (`key_problem`) and a usage that allows signing
+    (`usage_problem`). Called before a run as well, so that a certification never ends
+    unsigned, or signed so that it can never verify, for a mistake visible at its start."""
     key_obj = load_private_key(key, passphrase)
     certs = load_certificates(cert, passphrase)
     signer_cert = certs[0]
     if _public_der(key_obj.public_key()) != _public_der(signer_cert.public_key()):
         raise SealError(key, f"this private key does not belong to the certificate {cert}")
-    now = datetime.now(UTC)
+    weak = key_problem(signer_cert)
+    if weak is not None:
+        raise SealError(key, f"cannot sign reports: {weak}")
+    usage = usage_problem(signer_cert)
+    if usage is not None:
+        raise SealError(cert, f"the certificate cannot sign reports: {usage}")
+    now = _now()
     if not signer_cert.not_valid_before_utc <= now <= signer_cert.not_valid_after_utc:
         raise SealError(
             cert,
@@ -412,12 +533,98 @@ def check_signer(
     return key_obj, certs
 
 
+# ---------------------------------------------------------------------------
+# Timestamps (RFC 3161)
+
+
+def _check_url(url: str) -> None:
+    if not re.match(r"^https?://[^\s/]+", url):
+        raise SealError(url, "not a timestamp authority's http:// or https:// URL")
+
+
+def _authority_failure(exc: BaseException) -> str:
+    """A timestamp authority's failure in a few words: pyHanko wraps the network's
+    error, whose own message says more."""
+    from pyhanko.sign.timestamps import TimestampRequestError
+
+    cause = exc.__cause__ or exc
+    text = " ".join((str(getattr(cause, "message", "")) or str(cause)).split())
+    text = text or type(cause).__name__
+    if isinstance(cause, OSError) and not isinstance(cause, TimestampRequestError):
+        return f"it cannot be reached ({text})"
+    status = getattr(cause, "status", None)  # aiohttp's HTTP errors carry one
+    if isinstance(status, int) and status >= 400:
+        return f"it answered HTTP {status} ({text})"
+    if isinstance(cause, TimestampRequestError):
+        return f"it refused or answered wrongly ({text})"
+    return f"its answer is not an RFC 3161 timestamp response ({text})"
+
+
+class _AuthorityError(Exception):
+    """The timestamp authority could not be reached, or answered something not a token."""
+
+
+def _timestamper(url: str) -> Any:
+    """pyHanko's HTTP client for the authority at `url`, checking more than pyHanko does:
+    any failure is an _AuthorityError, and a token must stamp the digest asked for."""
+    from pyhanko.sign.timestamps import HTTPTimeStamper
+
+    class Stamper(HTTPTimeStamper):  # type: ignore[misc]
+        async def async_timestamp(self, message_digest: bytes, md_algorithm: str) -> Any:
+            try:
+                token = await super().async_timestamp(message_digest, md_algorithm)
+                info = token["content"]["encap_content_info"]["content"].parsed
+                stamped = info["message_imprint"]["hashed_message"].native
+            except Exception as exc:  # network, HTTP, ASN.1: all mean no usable token
+                raise _AuthorityError(_authority_failure(exc)) from exc
+            if stamped != message_digest:
+                raise _AuthorityError("its token stamps another digest than the one sent")
+            return token
+
+    return Stamper(url, timeout=TIMESTAMP_TIMEOUT)
+
+
+def _token_authority(token: Any) -> str:
+    """The name of whoever signed a timestamp token, as its embedded certificate says."""
+    signed = token["content"]
+    sid = signed["signer_infos"][0]["sid"]
+    if sid.name == "issuer_and_serial_number":
+        wanted = sid.chosen
+        for choice in signed["certificates"]:
+            cert = choice.chosen
+            if (cert.issuer, cert.serial_number) == (
+                wanted["issuer"],
+                wanted["serial_number"].native,
+            ):
+                return str(cert.subject.human_friendly)
+    return "an authority whose certificate the token does not carry"
+
+
+def check_timestamp_authority(url: str) -> str:
+    """Ask the authority at `url` for one token, before a run, so that a certification
+    never ends unsigned because its timestamp authority is down or misconfigured; the
+    authority's name, as its token gives it. SealError (naming the URL) otherwise."""
+    import asyncio
+
+    _check_url(url)
+    digest = hashlib.sha256(b"chcert: is the timestamp authority there?").digest()
+    try:
+        with _quiet():
+            token = asyncio.run(_timestamper(url).async_timestamp(digest, "sha256"))
+            return _token_authority(token)
+    except _AuthorityError as exc:
+        raise SealError(url, f"the timestamp authority gave no timestamp: {exc}") from None
+    except Exception as exc:  # a token pyHanko accepted but whose parts are not there
+        raise SealError(url, f"the timestamp authority's token is unreadable: {exc}") from None
+
+
 def sign_pdf(
     pdf: Path,
     key: Path,
     cert: Path,
     passphrase: bytes | None = None,
     chain: Sequence[Path] = (),
+    timestamp_url: str | None = None,
 ) -> None:
     """Sign `pdf` in place with the laboratory's key, as an incremental update.
 
@@ -427,8 +634,13 @@ def sign_pdf(
     anchor. The signature goes into the field "chcert" as a certification signature
     permitting no changes (DocMDP 1): a viewer then flags any later edit, and
     `verify_report` calls one a modification after signing. Signs after attaching:
-    attach_results refuses a signed PDF.
+    attach_results refuses a signed PDF. With `timestamp_url`, an RFC 3161 timestamp
+    authority stamps the signature (a signature timestamp token in the CMS): proof of
+    when it was signed that the signer's own clock cannot give; an authority that
+    cannot be reached or answers no token is a SealError naming the URL.
     """
+    if timestamp_url is not None:
+        _check_url(timestamp_url)
     key_obj, certs = check_signer(key, cert, passphrase)
     signer_cert = certs[0]
     extra = list(certs[1:])
@@ -453,15 +665,19 @@ def sign_pdf(
         certify=True,
         docmdp_permissions=fields.MDPPerm.NO_CHANGES,
     )
+    stamper = _timestamper(timestamp_url) if timestamp_url is not None else None
     out = io.BytesIO()
     try:
         with _quiet():
             writer = IncrementalPdfFileWriter(io.BytesIO(original))
             if writer.prev.embedded_signatures:
                 raise SealError(pdf, "already signed: a report is sealed once")
-            signers.sign_pdf(writer, meta, signer=signer, output=out)
+            signers.sign_pdf(writer, meta, signer=signer, timestamper=stamper, output=out)
     except SealError:
         raise
+    except _AuthorityError as exc:
+        url = str(timestamp_url)
+        raise SealError(url, f"the timestamp authority gave no timestamp: {exc}") from None
     except Exception as exc:  # pyHanko's errors share no base class worth naming here
         raise SealError(pdf, f"cannot sign: {exc}") from exc
     _replace_atomic(pdf, out.getvalue())
@@ -472,12 +688,25 @@ def sign_pdf(
 
 
 @dataclass(frozen=True)
+class TimestampCheck:
+    """The RFC 3161 timestamp token on a signature: when an authority says it saw the
+    signature, who that authority is, and whether the verifier trusts it (`--trust-tsa`)."""
+
+    time: str  # the token's genTime, ISO 8601
+    authority: str  # the subject of the certificate that signed the token
+    intact: bool  # the token's signature verifies and it stamps this very signature
+    trusted: bool  # intact, and the authority chains to a --trust-tsa anchor
+    trust_problem: str | None
+
+
+@dataclass(frozen=True)
 class SignatureCheck:
     """What pyHanko's validation says of one signature, in plain values.
 
     `coverage` and `modification_level` are pyHanko's enum names (ENTIRE_FILE ...,
     NONE, LTA_UPDATES, FORM_FILLING, ANNOTATIONS, OTHER); `trusted` is None when no
-    trust anchor was given, for then nothing was checked.
+    trust anchor was given, for then nothing was checked. `judged_at` is the moment the
+    certificate's validity was judged: now, or a trusted timestamp's time.
     """
 
     field_name: str
@@ -486,12 +715,21 @@ class SignatureCheck:
     coverage: str
     modification_level: str | None
     docmdp_ok: bool | None
-    bottom_line: bool
+    bottom_line: bool  # pyHanko's judgment of the signer's side, timestamp aside
     signer: str
-    signing_time: str | None  # as the signer's clock gave it (no timestamp authority)
+    signing_time: str | None  # as the signer's clock gave it: a claim, nothing more
+    timestamp: TimestampCheck | None
+    judged_at: str
+    judged_by_timestamp: bool
+    certificate_problem: str | None  # key, usage or validity, as sign_pdf would refuse
     trusted: bool | None
     trust_problem: str | None
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def broken(self) -> bool:
+        """The signature does not hold: nothing it says of its signer can be believed."""
+        return not (self.intact and self.valid)
 
 
 @dataclass(frozen=True)
@@ -514,11 +752,14 @@ class Verification:
 
 
 def signature_problems(check: SignatureCheck, trust_checked: bool) -> list[str]:
-    """What is wrong with one signature: its digest, its coverage, and (with anchors) trust.
+    """What is wrong with one signature: its digest, its coverage, its timestamp token,
+    its certificate, and (with anchors) trust, in that order.
 
-    Coverage: the whole file, nothing appended. chcert appends nothing after signing
-    (no validation data either), so any later revision, whatever pyHanko's difference
-    analysis calls it, is a change after signing: the report is sealed once.
+    A broken signature says nothing of who signed it, so its trust is not judged at
+    all: "signer not trusted" after "the signed bytes were changed" would send the
+    reader after the wrong problem. Coverage: the whole file, nothing appended. chcert
+    appends nothing after signing (no validation data either), so any later revision,
+    whatever pyHanko's difference analysis calls it, is a change after signing.
     """
     name = f"signature {check.field_name!r}"
     problems: list[str] = []
@@ -533,7 +774,13 @@ def signature_problems(check: SignatureCheck, trust_checked: bool) -> list[str]:
         )
     elif check.coverage != "ENTIRE_FILE":
         problems.append(f"{name}: the signature does not cover the whole file")
-    if trust_checked and not check.trusted:
+    if check.broken:
+        return problems
+    if check.timestamp is not None and not check.timestamp.intact:
+        problems.append(f"{name}: its timestamp token is broken or stamps something else")
+    if check.certificate_problem is not None:
+        problems.append(f"{name}: {check.certificate_problem}")
+    elif trust_checked and not check.trusted:
         problems.append(f"{name}: signer not trusted ({check.trust_problem or 'no path'})")
     elif trust_checked and not check.bottom_line and not problems:
         problems.append(f"{name}: pyHanko's overall judgment of the signature is negative")
@@ -558,13 +805,119 @@ def _trust_problem(status: Any) -> str | None:
         "NOT_YET_VALID": "the certificate is not yet valid",
         "REVOKED": "the certificate was revoked",
         "SIG_CONSTRAINTS_FAILURE": "the certificate's key usage does not allow signing",
+        "CRYPTO_CONSTRAINTS_FAILURE": "the signature's algorithm or key is too weak",
     }.get(name, name.lower().replace("_", " "))
 
 
-def _check_signature(status: Any, field_name: str, trust_checked: bool) -> SignatureCheck:
-    """pyHanko's PdfSignatureStatus as a SignatureCheck, with its problems judged."""
+def _signer_bottom_line(status: Any) -> bool:
+    """pyHanko's bottom line without its timestamp clause: pyHanko calls a signature
+    with an untrusted timestamp invalid, chcert judges the timestamp itself
+    (`_timestamp_check`) and then validity at the present moment."""
+    return bool(
+        status.intact
+        and status.valid
+        and status.trusted
+        and status.seed_value_ok
+        and (status.docmdp_ok or status.modification_level is None)
+    )
+
+
+def _to_cryptography(cert: Any) -> x509.Certificate:
+    from cryptography import x509 as x509_
+
+    return x509_.load_der_x509_certificate(cert.dump())
+
+
+def _timestamp_check(status: Any, tsa_checked: bool, now: datetime) -> TimestampCheck | None:
+    """The signature's timestamp token as pyHanko validated it against the --trust-tsa
+    anchors (at the present moment), or None when the signature carries none. An
+    authority is trusted only if its certificate also carries the timeStamping purpose
+    (RFC 3161 2.3) and is valid now, which pyHanko does not ask of a certificate that is
+    its own anchor."""
+    stamp = status.timestamp_validity
+    if stamp is None:
+        return None
+    intact = bool(stamp.intact and stamp.valid)
+    problem: str | None
+    when = stamp.timestamp
+    if not intact:
+        problem = "the token is broken"
+    elif when is None:
+        problem = "the token states no time"
+    elif not tsa_checked:
+        problem = NO_TSA_ANCHOR
+    elif not stamp.trusted:
+        problem = (_trust_problem(stamp) or "no path").replace("signer", "authority")
+    else:
+        cert = _to_cryptography(stamp.signing_cert)
+        problem = validity_problem(cert, now, "now")
+        if TIME_STAMPING not in _extended_usages(cert):
+            problem = "its certificate is not for timestamping"
+    return TimestampCheck(
+        time=when.astimezone(UTC).isoformat() if when is not None else "unknown",
+        authority=str(stamp.signing_cert.subject.human_friendly),
+        intact=intact,
+        trusted=problem is None,
+        trust_problem=problem,
+    )
+
+
+def _extended_usages(cert: x509.Certificate) -> list[str]:
+    from cryptography import x509 as x509_
+
+    try:
+        ext = cert.extensions.get_extension_for_class(x509_.ExtendedKeyUsage).value
+    except x509_.ExtensionNotFound:
+        return []
+    return [oid.dotted_string for oid in ext]
+
+
+@dataclass(frozen=True)
+class _Judgment:
+    """When a signer's certificate is judged, and why then (docs/signing.md)."""
+
+    moment: datetime
+    basis: str
+    by_timestamp: bool
+
+
+def judgment_time(stamp: TimestampCheck | None, now: datetime) -> _Judgment:
+    """Now, unless an authority the verifier trusts proves the signature older: a signer
+    whose clock was set back must not make an expired key look valid. A stamp later
+    than now proves nothing older, so now it is then too."""
+    if stamp is not None and stamp.trusted:
+        moment = datetime.fromisoformat(stamp.time)
+        if moment <= now:
+            return _Judgment(moment, f"the timestamped signing time ({_utc(moment)})", True)
+    reason = "no timestamp" if stamp is None else "its timestamp is not trusted"
+    return _Judgment(now, f"now ({_utc(now)}; {reason})", False)
+
+
+def certificate_problem(cert: x509.Certificate, judged: _Judgment) -> str | None:
+    """What sign_pdf would refuse in this certificate, judged at `judged`: the same
+    key_problem and usage_problem, and validity at that moment (pyHanko does not check
+    the validity of a signer certificate that is itself the trust anchor)."""
+    for problem in (key_problem(cert), usage_problem(cert)):
+        if problem is not None:
+            return f"the signer's certificate cannot sign reports: {problem}"
+    return validity_problem(cert, judged.moment, judged.basis)
+
+
+def _check_signature(
+    status: Any,
+    trust_status: Any,
+    field_name: str,
+    trust_checked: bool,
+    stamp: TimestampCheck | None,
+    judged: _Judgment,
+) -> SignatureCheck:
+    """pyHanko's PdfSignatureStatus as a SignatureCheck, with its problems judged.
+    `trust_status` is the validation at `judged.moment` (the same as `status` when
+    that is now)."""
     when = status.signer_reported_dt
     level = status.modification_level
+    problem = certificate_problem(_to_cryptography(status.signing_cert), judged)
+    trusted = bool(trust_status.trusted) and problem is None
     check = SignatureCheck(
         field_name=field_name,
         intact=bool(status.intact),
@@ -572,11 +925,15 @@ def _check_signature(status: Any, field_name: str, trust_checked: bool) -> Signa
         coverage=status.coverage.name if status.coverage is not None else "UNCLEAR",
         modification_level=level.name if level is not None else None,
         docmdp_ok=status.docmdp_ok,
-        bottom_line=bool(status.bottom_line),
+        bottom_line=_signer_bottom_line(status) and _signer_bottom_line(trust_status),
         signer=status.signing_cert.subject.human_friendly,
         signing_time=when.isoformat() if when is not None else None,
-        trusted=bool(status.trusted) if trust_checked else None,
-        trust_problem=_trust_problem(status) if trust_checked else None,
+        timestamp=stamp,
+        judged_at=judged.moment.isoformat(),
+        judged_by_timestamp=judged.by_timestamp,
+        certificate_problem=problem,
+        trusted=trusted if trust_checked else None,
+        trust_problem=(problem or _trust_problem(trust_status)) if trust_checked else None,
     )
     check.problems.extend(signature_problems(check, trust_checked))
     return check
@@ -590,24 +947,63 @@ def _load_anchors(trust: Sequence[Path]) -> list[Any]:
     return _certs_to_pyhanko(anchors)
 
 
+@dataclass(frozen=True)
+class _Anchors:
+    """The verifier's trust: whom it trusts to sign (--trust), whom to tell the time
+    (--trust-tsa). Kept apart: trusting a laboratory is not trusting its clock, and
+    a key's owner could otherwise stamp its own backdated signatures."""
+
+    signers: list[Any]
+    authorities: list[Any]
+
+
+def _context(anchors: list[Any], moment: datetime) -> Any:
+    from pyhanko_certvalidator import ValidationContext
+
+    # trust_roots=[] (not None): no anchors means none, never the OS's TLS list;
+    # moment given: the certificates are judged at that moment, never the signer's claim
+    return ValidationContext(trust_roots=anchors, moment=moment, allow_fetching=False)
+
+
+def _validate_one(
+    embedded: Any, anchors: _Anchors, trust_checked: bool, now: datetime
+) -> SignatureCheck:
+    """One signature: validated now, then, if an authority the verifier trusts stamped
+    it, its signer's certificate again at the stamped time."""
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko.sign.validation.settings import KeyUsageConstraints
+
+    usage = KeyUsageConstraints(key_usage=set(KEY_USAGES), match_all_key_usages=False)
+    tsa_context = _context(anchors.authorities, now)
+    status = validate_pdf_signature(
+        embedded, _context(anchors.signers, now), tsa_context, key_usage_settings=usage
+    )
+    stamp = _timestamp_check(status, bool(anchors.authorities), now)
+    judged = judgment_time(stamp, now)
+    trust_status = status
+    if judged.by_timestamp:
+        trust_status = validate_pdf_signature(
+            embedded,
+            _context(anchors.signers, judged.moment),
+            tsa_context,
+            key_usage_settings=usage,
+            skip_diff=True,
+        )
+    return _check_signature(status, trust_status, embedded.field_name, trust_checked, stamp, judged)
+
+
 def _validate_signatures(
-    original: bytes, anchors: list[Any], trust_checked: bool
+    original: bytes, anchors: _Anchors, trust_checked: bool
 ) -> tuple[list[SignatureCheck], str | None]:
     """Every signature of the file, validated; or the reason pyHanko could not read it."""
     from pyhanko.pdf_utils.reader import PdfFileReader
-    from pyhanko.sign.validation import validate_pdf_signature
-    from pyhanko.sign.validation.settings import KeyUsageConstraints
-    from pyhanko_certvalidator import ValidationContext
 
-    usage = KeyUsageConstraints(key_usage=set(KEY_USAGES), match_all_key_usages=False)
     checks: list[SignatureCheck] = []
+    now = _now()
     try:
         reader = PdfFileReader(io.BytesIO(original))
         for embedded in reader.embedded_signatures:
-            # trust_roots=[] (not None): no anchors means none, never the OS's TLS list
-            context = ValidationContext(trust_roots=anchors, allow_fetching=False)
-            status = validate_pdf_signature(embedded, context, key_usage_settings=usage)
-            checks.append(_check_signature(status, embedded.field_name, trust_checked))
+            checks.append(_validate_one(embedded, anchors, trust_checked, now))
     except Exception as exc:  # a damaged file: pyHanko's errors share no useful base
         return checks, f"the signatures could not be read ({_damage(exc)})"
     return checks, None
@@ -667,17 +1063,21 @@ def _read_contents(original: bytes) -> _Contents:
     return _Contents(True, embedded, printed, problems)
 
 
-def verify_report(pdf: Path, trust: Sequence[Path] = ()) -> Verification:
+def verify_report(
+    pdf: Path, trust: Sequence[Path] = (), trust_tsa: Sequence[Path] = ()
+) -> Verification:
     """Check a sealed report: printed hash == attachment's hash, signature intact and
-    covering the whole file, and (given `trust` certificates as roots) a trusted signer.
+    covering the whole file, a signer's certificate sign_pdf would accept, valid now or
+    at the time a trusted authority (`trust_tsa` roots) stamped, and (given `trust`
+    certificates as roots) a trusted signer.
 
     An unsigned report is never verified, whatever its hashes say: anyone can rewrite
     results.json and the line that prints its hash together. Raises SealError only for
     the caller's mistakes (no such file, not a PDF, an unreadable trust certificate).
     """
     original = _read_pdf_bytes(pdf)
-    anchors = _load_anchors(trust)
-    trust_checked = bool(anchors)
+    anchors = _Anchors(_load_anchors(trust), _load_anchors(trust_tsa))
+    trust_checked = bool(anchors.signers)
     with _quiet():
         contents = _read_contents(original)
         signatures, unreadable = _validate_signatures(original, anchors, trust_checked)
@@ -713,6 +1113,30 @@ def verify_report(pdf: Path, trust: Sequence[Path] = ()) -> Verification:
     )
 
 
+def _describe_timestamp(stamp: TimestampCheck | None) -> str:
+    """The timestamp line: time, authority, trusted or why not."""
+    if stamp is None:
+        return "none (the signing time is the signer's claim)"
+    said = f"{stamp.time} by {stamp.authority}"
+    if stamp.trusted:
+        return f"{said}; authority trusted (chains to a --trust-tsa anchor)"
+    return f"{said}; authority NOT trusted ({stamp.trust_problem}): it proves nothing"
+
+
+def _describe_trust(check: SignatureCheck) -> str:
+    """The trust line: never a judgment of the signer when the signature is broken."""
+    if check.broken:
+        return f"trust: not judged: the signature is broken ({NO_ANCHOR_BROKEN})"
+    if check.trusted is None:
+        if check.certificate_problem is not None:
+            return f"trust: {NO_ANCHOR}; and {check.certificate_problem}"
+        return f"trust: {NO_ANCHOR}"
+    if check.trusted:
+        when = "at the timestamped time" if check.judged_by_timestamp else "now"
+        return f"trust: the signer chains to a given trust anchor, valid {when}"
+    return f"trust: NOT trusted: {check.trust_problem}"
+
+
 def describe(result: Verification) -> list[str]:
     """The human-readable account: one line per fact, then VERIFIED or NOT VERIFIED."""
     lines = [f"report: {result.path}"]
@@ -741,12 +1165,8 @@ def describe(result: Verification) -> list[str]:
         lines.append(f"signature {check.field_name!r}: {state}; {cover}")
         lines.append(f"  signed by: {check.signer}")
         lines.append(f"  signing time (the signer's clock): {check.signing_time or 'not stated'}")
-        if check.trusted is None:
-            lines.append(f"  trust: {NO_ANCHOR if state == 'intact' else NO_ANCHOR_BROKEN}")
-        elif check.trusted:
-            lines.append("  trust: the signer chains to a given trust anchor")
-        else:
-            lines.append(f"  trust: NOT trusted: {check.trust_problem}")
+        lines.append(f"  timestamp: {_describe_timestamp(check.timestamp)}")
+        lines.append(f"  {_describe_trust(check)}")
     if result.ok:
         lines.append("VERIFIED" if result.trust_checked else SIGNER_UNCHECKED)
     else:
@@ -754,13 +1174,14 @@ def describe(result: Verification) -> list[str]:
     return lines
 
 
-def verify_command(pdf: str, trust: Sequence[str]) -> int:
-    """`chcert verify REPORT_PDF [--trust CERT ...]`: 0 verified, 1 not verified, 2 intact
-    and matching but the signer not checked (no --trust: anyone may sign with a key of
-    their own), 4 a usage error (no such file, not a PDF, a --trust file that is no
-    certificate) with one line on stderr, as every chcert command (docs/command-line.md)."""
+def verify_command(pdf: str, trust: Sequence[str], trust_tsa: Sequence[str] = ()) -> int:
+    """`chcert verify REPORT_PDF [--trust CERT ...] [--trust-tsa CERT ...]`: 0 verified,
+    1 not verified, 2 intact and matching but the signer not checked (no --trust: anyone
+    may sign with a key of their own), 4 a usage error (no such file, not a PDF, a
+    --trust or --trust-tsa file that is no certificate) with one line on stderr, as every
+    chcert command (docs/command-line.md)."""
     try:
-        result = verify_report(Path(pdf), [Path(t) for t in trust])
+        result = verify_report(Path(pdf), [Path(t) for t in trust], [Path(t) for t in trust_tsa])
     except SealError as exc:
         print(f"chcert verify: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -17,7 +17,8 @@ key="$(mktemp -d)"
 trap 'rm -rf "$key"' EXIT
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
   -keyout "$key/sample.key" -out signer.pem \
-  -subj "/CN=chcert sample signer (throwaway key, no laboratory)" 2>/dev/null
+  -subj "/CN=chcert sample signer (throwaway key, no laboratory)" \
+  -addext "keyUsage=critical,digitalSignature,nonRepudiation" 2>/dev/null
 
 certify() {  # certify NAME EXPECTED_EXIT [OPTIONS...]
   local name=$1 expected=$2 status=0

@@ -1,0 +1,245 @@
+"""The Markdown summaries for a CI page (harness/report/markdown.py, docs/ci.md).
+
+The renderers are checked on results dicts as results.json holds them (a PASS, a FAIL
+whose message and command carry a `|` and backticks, an INCOMPLETE with gaps, a stub, a
+section of another shape) and on chcert diff's comparison; one certification and one
+diff run through `--summary-md`, which appends, and refuses up front what it must not
+write.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.diff import diff_results
+from harness.report.markdown import SHOWN, certify_markdown, code, diff_markdown, escape
+from tests.runs import certify
+
+ITEM = ["--item", "s000-antewin/nq-four-of-a-kind-std-t1"]
+ATTEST = (
+    "attestations:\n  - clause: s000-r1\n    result: pass\n"
+    "    evidence: Shuffle source reviewed, report R-1.\n    by: A. Auditor\n"
+    "    date: 2026-11-30\n"
+)
+REPRODUCE = "chcert certify --adapter 'subprocess:game | tee log' --item s000-r12/tie"
+
+
+def _clause(cid: str, status: str) -> dict[str, Any]:
+    return {"id": cid, "title": f"Clause {cid}", "status": status, "items": []}
+
+
+def _results(verdict: str = "PASS", **more: Any) -> dict[str, Any]:
+    results: dict[str, Any] = {
+        "schema_version": 3,
+        "verdict": verdict,
+        "implementation_verdict": verdict,
+        "publication_verdict": "PASS",
+        "incomplete_reasons": [],
+        "gaps": [],
+        "selection": None,
+        "adapter": "reference",
+        "profile": {"name": "standard"},
+        "clauses": [_clause("s000-r1", "pass"), _clause("s000-r2", "attested")],
+        "vectors": {"total": 94, "passed": 94, "failed": 0, "errors": 0, "not_tested": 0},
+        "failures": [],
+        "manifest": {"seed": 7, "harness_version": "0.1.0"},
+        "rng": {"status": "pass", "decks": 20000},
+        "differential": {"status": "pass", "seat_hands": 50000},
+        "math": {"simulation": {"status": "pass", "rounds": 1000}},
+    }
+    return {**results, **more}
+
+
+def _failure(n: int, message: str = "seat 1 ante [100, 0]") -> dict[str, Any]:
+    return {
+        "kind": "implementation",
+        "clause": "s000-r12",
+        "item": f"s000-r12/tie-{n}",
+        "message": message,
+        "reproduce": REPRODUCE,
+    }
+
+
+def _cells(row: str) -> list[str]:
+    """A GitHub table row's cells: split at every `|` no backslash escapes."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+
+
+def _row(markdown: str, starting: str) -> list[str]:
+    (row,) = [line for line in markdown.splitlines() if line.startswith(f"| {starting}")]
+    return _cells(row)
+
+
+def test_a_pass_is_a_heading_with_its_verdicts_counts_and_sample_sizes() -> None:
+    md = certify_markdown(_results())
+    assert md.startswith("## chcert certify: PASS\n")
+    assert _row(md, "**implementation**") == ["**implementation**", "PASS"]
+    assert _row(md, "**adapter**") == ["**adapter**", "`reference`"]
+    assert "**Clauses:** 2: 1 passed, 0 failed, 0 not tested, 1 attested" in md
+    assert "**Vectors:** 94: 94 passed, 0 failed, 0 errors, 0 not tested" in md
+    assert "### Sample sizes, drawn from seed 7" in md
+    assert _row(md, "RNG battery decks") == ["RNG battery decks", "20,000"]
+    assert _row(md, "differential seat-hands") == ["differential seat-hands", "50,000"]
+    assert _row(md, "RTP simulation rounds") == ["RTP simulation rounds", "1,000"]
+    assert "Failures" not in md and "Not tested" not in md
+
+
+def test_a_fail_lists_each_failure_with_a_pipe_and_backticks_kept_in_their_cell() -> None:
+    message = "expected `call` | got `fold` *twice* <b>"
+    failures = [_failure(0, message), *(_failure(n) for n in range(1, SHOWN + 5))]
+    md = certify_markdown(_results("FAIL", failures=failures))
+    assert md.startswith("## chcert certify: FAIL\n")
+    assert f"### Failures ({SHOWN + 5})" in md
+    header = _row(md, "clause")
+    assert header == ["clause", "item", "kind", "message", "reproduce"]
+    cells = _row(md, "s000-r12 | `s000-r12/tie-0`")
+    assert len(cells) == len(header)  # the `|` of the message and of the command split nothing
+    assert cells[3] == r"expected \`call\` \| got \`fold\` \*twice\* \<b>"
+    assert cells[4] == "`" + REPRODUCE.replace("|", r"\|") + "`"
+    rows = [line for line in md.splitlines() if line.startswith("| s000-r12 |")]
+    assert len(rows) == SHOWN and "... and 5 more failures" in md
+
+
+def test_a_code_span_outlasts_the_backticks_it_holds() -> None:
+    assert code("a ``b`` c") == "```a ``b`` c```"
+    assert code("`x`") == "`` `x` ``"  # padded: CommonMark strips one space each side
+    assert code("a | b", in_table=True) == r"`a \| b`" and code("a | b") == "`a | b`"
+    assert code("") == ""
+    assert escape("two\nlines [x](http://e) $1 & 2") == r"two lines \[x](http://e) \$1 \& 2"
+
+
+def test_an_incomplete_run_says_why_and_what_was_not_tested() -> None:
+    gaps = [
+        {
+            "clause": "s000-r13",
+            "title": "Recovery | resume",
+            "kind": "implementation",
+            "why": "needs capability recovery",
+            "to_close": ["capability recovery", "an attestation"],
+        }
+    ]
+    results = _results(
+        "INCOMPLETE",
+        incomplete_reasons=["1 clauses not tested: s000-r13"],
+        gaps=gaps,
+        clauses=[_clause("s000-r1", "pass"), _clause("s000-r13", "not_tested")],
+        selection={"expressions": {"-k": "s000-r12"}, "left_out": [], "ran": 1, "planned": 9},
+    )
+    md = certify_markdown(results)
+    assert md.startswith("## chcert certify: INCOMPLETE\n")
+    assert "- 1 clauses not tested: s000-r13" in md
+    assert "### Not tested (1)" in md
+    assert _row(md, "s000-r13") == [
+        "s000-r13",
+        r"Recovery \| resume",
+        "needs capability recovery",
+        "capability recovery, an attestation",
+    ]
+    assert _row(md, "**selection**")[1] == "`-k s000-r12`: never a certificate"
+
+
+def test_a_stub_and_sections_of_unknown_shape_still_render() -> None:
+    stub = {"verdict": "INCOMPLETE", "clauses": [], "vectors": {}, "profile": {"name": "x"}}
+    md = certify_markdown(stub)
+    assert md.startswith("## chcert certify: INCOMPLETE\n") and "**Vectors:** 0: 0 passed" in md
+    assert "Sample sizes" not in md
+    odd = _results(rng="not a section", differential=None, math={"simulation": [1]})
+    assert "RNG battery decks" not in certify_markdown(odd)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        [
+            {"name": "rng decks", "size": 20000, "minimum": 20000, "met": True},
+            {"name": "rtp | rounds", "size": 10, "minimum": 1000, "met": False},
+        ],
+        {
+            "rng decks": {"size": 20000, "minimum": 20000, "met": True},
+            "rtp | rounds": {"size": 10, "minimum": 1000, "met": False},
+        },
+    ],
+    ids=["records", "by-name"],
+)
+def test_an_evidence_section_is_a_table_whatever_its_exact_shape(evidence: Any) -> None:
+    md = certify_markdown(_results(evidence=evidence))
+    assert "### Evidence" in md
+    assert _row(md, "name") == ["name", "size", "minimum", "met"]
+    assert _row(md, "rng decks") == ["rng decks", "20,000", "20,000", "yes"]
+    assert _row(md, r"rtp \| rounds") == [r"rtp \| rounds", "10", "1,000", "no"]
+
+
+def test_a_diff_gives_its_verdict_regressions_and_fixes() -> None:
+    old = _results(failures=[])
+    new = copy.deepcopy(old)
+    new.update(verdict="FAIL", implementation_verdict="FAIL", failures=[_failure(1, "a | b")])
+    new["clauses"] = [_clause("s000-r1", "fail"), _clause("s000-r2", "pass")]
+    md = diff_markdown(diff_results(old, new), "base|line.json", "reports/results.json")
+    assert md.startswith("## chcert diff: REGRESSED: 4 regression(s)\n")
+    assert "OLD `base|line.json` -> NEW `reports/results.json`" in md
+    assert _row(md, "**verdict**") == ["**verdict**", "PASS", "FAIL"]
+    regressions = md.split("### Regressions (4)")[1].split("###")[0]
+    assert "- clause `s000-r1` (Clause s000-r1): pass -> fail" in regressions
+    assert r"- new failure `s000-r12/tie-1`: a \| b" in regressions
+    assert f"  - reproduce: `{REPRODUCE}`" in regressions
+    assert "### Fixed (1)\n\n- clause `s000-r2` (Clause s000-r2): attested -> pass" in md
+    assert diff_markdown(diff_results(old, old)).startswith("## chcert diff: no change\n")
+
+
+def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
+    assert main(argv) == 4
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_summary_md_appends_a_certification_and_a_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refused before the run when it names an input or output, a folder, a folder that
+    does not exist, or nothing; otherwise certify, then diff, append to the file."""
+    out, summary = tmp_path / "out", tmp_path / "summary.md"
+    attest = tmp_path / "attest.yaml"
+    attest.write_text(ATTEST)
+    run = ["certify", "--out", str(out), "--attest", str(attest), *ITEM]
+    _refused(capsys, [*run, "--summary-md", str(attest)], "is a file this run reads")
+    _refused(capsys, [*run, "--summary-md", str(out / "results.json")], "another of this run's")
+    _refused(capsys, [*run, "--summary-md", str(out / "repro" / "s.md")], "another of this run's")
+    _refused(capsys, [*run, "--summary-md", str(tmp_path)], "is a folder")
+    _refused(capsys, [*run, "--summary-md", str(tmp_path / "no" / "s.md")], "does not exist")
+    _refused(capsys, [*run, "--summary-md", ""], "names no file")
+    assert not (out / "results.json").exists() and not summary.exists()
+
+    summary.write_text("## an earlier step\n")
+    code, results = certify(out, *ITEM, "--summary-md", str(summary))
+    assert code == 2 and results["verdict"] == "INCOMPLETE"  # a selection
+    text = summary.read_text()
+    assert text.startswith("## an earlier step\n\n## chcert certify: INCOMPLETE\n")
+    assert text.endswith(certify_markdown(results))
+
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(results))
+    new = str(out / "results.json")
+    _refused(capsys, ["diff", str(old), new, "--summary-md", str(old)], "is a file this")
+    _refused(capsys, ["diff", str(old), new, "--summary-md", str(tmp_path)], "is a folder")
+    assert main(["diff", str(old), new, "--summary-md", str(summary)]) == 0
+    assert "no change" in capsys.readouterr().out
+    assert summary.read_text().startswith(text + "\n## chcert diff: no change\n")
+
+
+def test_an_evidence_section_with_settings_and_records_renders_each_part() -> None:
+    evidence = {
+        "met": False,
+        "minimums": {"rng_decks": 20000, "source": "run plan lab.toml"},
+        "samples": [{"name": "rtp rounds", "size": 2, "minimum": 1000, "met": False}],
+    }
+    md = certify_markdown(_results(evidence=evidence))
+    assert _row(md, "met") == ["met", "no"]
+    assert r"**minimums**: rng\_decks 20,000, source run plan lab.toml" in md
+    assert _row(md, "rtp rounds") == ["rtp rounds", "2", "1,000", "no"]
