@@ -3,15 +3,17 @@
     chcert certify [--adapter SPEC] [--profile NAME|PATH] [--out DIR] [-n WORKERS]
                    [--tx SPEC ...] [--dist MODE] [--rng-decks N] [--rtp-rounds N]
                    [--differential N] [--seed S] [-k EXPR] [--item NAME ...]
-                   [--attest FILE] [--vectors FILE ...] [--junitxml PATH]
-                   [--timeout SECONDS] [--repeat N] [--plan FILE] [--artifact FILE ...]
-                   [--sign-key KEY --sign-cert CERT [--sign-passphrase-env VAR]]
+                   [--attest FILE] [--vectors FILE ...] [--junitxml PATH] [--summary-md FILE]
+                   [--timeout SECONDS] [--repeat N] [--plan FILE | --no-plan] [--dry-run]
+                   [--artifact FILE ...] [--replace-signed]
+                   [--sign-key KEY --sign-cert CERT [--sign-passphrase-env VAR]
+                    [--timestamp-url URL]]
     chcert math    [--profile NAME|PATH] [--json] [--strategy FILE] [--claim FIGURE=VALUE ...]
     chcert rng     [--adapter SPEC] [--profile NAME|PATH] [--decks N] [--timeout S] [--json]
     chcert vectors check | generate [--check]
     chcert report  RESULTS_JSON [--pdf PATH] [--sign-key KEY --sign-cert CERT ...]
-    chcert diff    OLD_JSON NEW_JSON [--json]
-    chcert verify  REPORT_PDF [--trust CERT ...]
+    chcert diff    OLD_JSON NEW_JSON [--json] [--summary-md FILE]
+    chcert verify  REPORT_PDF [--trust CERT ...] [--trust-tsa CERT ...]
 
 Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md);
 diff: 1 when something regressed; verify: 1 when the report is not verified.
@@ -54,7 +56,7 @@ from harness.defaults import (
 )
 from harness.errors import HarnessError, SpecError
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, SCHEMA_VERSION, Status, Verdict
-from harness.paths import DATA_ROOT, read_input, verify_regular
+from harness.paths import DATA_ROOT, output_problem, read_input, verify_regular
 from harness.processes import Reaper, nothing_outlives
 
 if TYPE_CHECKING:
@@ -443,7 +445,8 @@ def _signing(args: argparse.Namespace) -> _Signing | None:
     try:
         check_signer(Path(args.sign_key), Path(args.sign_cert), passphrase)
         if timestamp_url:
-            check_timestamp_authority(timestamp_url)
+            authority = check_timestamp_authority(timestamp_url)
+            print(f"chcert: timestamp authority {timestamp_url} answers ({authority})")
     except SealError as exc:
         raise UsageError(str(exc)) from exc
     return _Signing(Path(args.sign_key), Path(args.sign_cert), passphrase, timestamp_url or None)
@@ -602,15 +605,19 @@ def certify(args: argparse.Namespace) -> int:
         )
     if args.select is not None:
         _verify_selection(args.select)
-    if args.dry_run:
-        return _dry_run(args, profile, minimums)
-    out = _output_folder(Path(args.out))
+    out = Path(args.out) if args.dry_run else _output_folder(Path(args.out))
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a folder")
     _check_replaceable(out, args.replace_signed)
+    inputs = _input_files(args, profile.path)
+    outputs = {out / name for name in OUTPUTS}
     junit = out / "junit.xml"
     if args.junitxml:
-        junit = _junit_target(Path(args.junitxml), out, _input_files(args, profile.path))
+        junit = _output_target("--junitxml", args.junitxml, out, inputs, outputs - {junit})
     if args.summary_md is not None:
-        _summary_target(args.summary_md, out, junit, _input_files(args, profile.path))
+        _output_target("--summary-md", args.summary_md, out, inputs, outputs | {junit})
+    if args.dry_run:  # everything a run checks is checked: nothing is written
+        return _dry_run(args, profile, minimums)
     with _staged(out) as stage, nothing_outlives() as reaper:
         code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
@@ -673,48 +680,31 @@ def _dry_run(args: argparse.Namespace, profile: Profile, minimums: Minimums) -> 
 
 
 def _input_files(args: argparse.Namespace, profile: Path) -> list[Path]:
-    """The files a certification reads that a user named (and its profile's): never one
-    of its outputs."""
-    named = [args.attest, args.plan, args.sign_key, args.sign_cert, *args.vectors]
+    """The files a certification reads that a user named (and its profile's, and the run
+    plan, found or named): never one of its outputs."""
+    plan = getattr(args, "applied_plan", None)
+    named = [args.attest, plan and plan.path, args.sign_key, args.sign_cert, *args.vectors]
     return [profile, *(Path(p) for p in [*named, *args.artifact] if p)]
 
 
-def _junit_target(junit: Path, out: Path, inputs: list[Path]) -> Path:
-    """--junitxml, refused before the run when it would overwrite an input or another
-    output, or could not be written: the run's outputs are never lost for it."""
-    target = junit.resolve()
-    if target in {p.resolve() for p in inputs}:
-        raise UsageError(f"--junitxml {junit}: is a file this run reads")
-    outputs = {(out / name).resolve() for name in OUTPUTS if name != "junit.xml"}
-    if target in outputs or (out / "repro").resolve() in target.parents:
-        raise UsageError(f"--junitxml {junit}: is another of this run's outputs in {out}")
-    if junit.is_dir():
-        raise UsageError(f"--junitxml {junit}: is a folder")
-    if not junit.parent.is_dir():
-        raise UsageError(f"--junitxml {junit}: the folder {junit.parent} does not exist")
-    writable = os.access(junit.parent, os.W_OK | os.X_OK)
-    if not writable or (junit.exists() and not os.access(junit, os.W_OK)):
-        raise UsageError(f"--junitxml {junit}: cannot be written")
-    return junit
-
-
-def _summary_target(summary: str, out: Path, junit: Path, inputs: list[Path]) -> None:
-    """--summary-md, refused before the run when it names a file the run reads or writes
-    (appended to, it would corrupt it), or could not take the summary (docs/ci.md)."""
-    from harness.report.markdown import target_problem
-
-    if not summary:
-        raise UsageError("--summary-md: names no file (is the variable it was given set?)")
-    path, target = Path(summary), Path(summary).resolve()
-    if target in {p.resolve() for p in inputs}:
-        raise UsageError(f"--summary-md {summary}: is a file this run reads")
+def _output_target(
+    option: str, given: str, out: Path, inputs: list[Path], others: set[Path]
+) -> Path:
+    """A file the user names for one of the run's outputs (--junitxml, --summary-md),
+    refused before the run when it would overwrite an input or another output (inside
+    OUT/repro or a stage folder too), or could not be written: the run's outputs and
+    inputs are never lost for it."""
+    if not given:
+        raise UsageError(f"{option}: names no file (is the variable it was given set?)")
+    path = Path(given)
+    target = path.resolve()
     inside = [(out / "repro").resolve(), *out.resolve().glob(f"{STAGE_PREFIX}*")]
-    outputs = {(out / name).resolve() for name in OUTPUTS} | {junit.resolve()}
-    if target in outputs or any(folder in target.parents for folder in inside):
-        raise UsageError(f"--summary-md {summary}: is another of this run's outputs in {out}")
-    problem = target_problem(path, [])
+    if target in {p.resolve() for p in others} or any(f in target.parents for f in inside):
+        raise UsageError(f"{option} {given}: is another of this run's outputs in {out}")
+    problem = output_problem(path, inputs, "this run")
     if problem:
-        raise UsageError(f"--summary-md {summary}: {problem}")
+        raise UsageError(f"{option} {given}: {problem}")
+    return path
 
 
 # What a run writes into repro/ (harness/runner.py, harness/publication.py): only these are

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness import strictjson
+from harness.evidence import SAMPLED, section_at
 from harness.outcomes import EXIT_USAGE, RANK, SCHEMA_VERSION, Status, Verdict
-from harness.paths import read_input
+from harness.paths import output_problem, read_input
 
 Direction = Literal["regression", "improvement", "other"]
 
@@ -118,10 +119,7 @@ class EvidenceChange:
     what: str
     old: int
     new: int
-
-    @property
-    def direction(self) -> Direction:
-        return "regression" if self.new < self.old else "improvement"
+    direction: Direction  # fewer is a regression, more an improvement
 
 
 @dataclass(frozen=True)
@@ -450,13 +448,13 @@ def _vector_counts(results: Mapping[str, Any]) -> dict[str, int]:
     return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-# The measures of evidence compared (docs/ci.md): where each is in results.json.
+# The measures of evidence compared (docs/ci.md): the sampled checks' (harness/evidence.py)
+# and the differential's strata met, each where results.json records it.
 EVIDENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("rng_decks", "decks sampled by the RNG battery", ("rng", "decks")),
-    ("rtp_rounds", "rounds of the RTP simulation", ("math", "simulation", "rounds")),
-    ("seat_hands", "seat-hands of the differential", ("differential", "seat_hands")),
+    *((s.name, s.what, (*s.path, s.size)) for s in SAMPLED),
     ("strata_met", "strata of the differential met", ("differential", "strata", "met")),
 )
+ITEMS_RUN = "items run to a verdict"
 
 
 def _measures(results: Mapping[str, Any]) -> dict[str, int]:
@@ -465,9 +463,7 @@ def _measures(results: Mapping[str, Any]) -> dict[str, int]:
     clause is listed while it fails, and is no item of its own)."""
     found: dict[str, int] = {}
     for name, _, path in EVIDENCE:
-        node: Any = results
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
+        node = (section_at(results, path[:-1]) or {}).get(path[-1])
         if isinstance(node, int) and not isinstance(node, bool):
             found[name] = node
     clauses = list(_dicts(results.get("clauses")))
@@ -485,10 +481,12 @@ def _measures(results: Mapping[str, Any]) -> dict[str, int]:
 def _evidence_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[EvidenceChange]:
     """Every measure both files record whose size differs."""
     before, after = _measures(old), _measures(new)
-    whats = {name: what for name, what, _ in EVIDENCE} | {"items_run": "items run to a verdict"}
+    whats = {name: what for name, what, _ in EVIDENCE} | {"items_run": ITEMS_RUN}
     for name, what in whats.items():
         if name in before and name in after and before[name] != after[name]:
-            yield EvidenceChange(name, what, before[name], after[name])
+            old_size, new_size = before[name], after[name]
+            better: Direction = "improvement" if new_size > old_size else "regression"
+            yield EvidenceChange(name, what, old_size, new_size, better)
 
 
 def _same(old: Mapping[Any, _Row], new: Mapping[Any, _Row]) -> int:
@@ -528,13 +526,7 @@ def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") ->
     for v in d.verdicts:
         change = f"{v.old} (unchanged)" if v.direction == "unchanged" else f"{v.old} -> {v.new}"
         lines.append(f"  {v.name + ':':<24}{change}")
-    folded = _folded(d)
-    shown = [
-        c
-        for c in (*d.clauses, *d.items, *d.figures)
-        if c.kind != "item" or ((c.clause, c.key) not in folded and not _said_by_failure(d, c))
-    ]
-    counts = Counter(clause for clause, _ in folded)
+    shown, counts = listed_changes(d)
     groups: dict[str, list[str]] = {"regression": [], "improvement": [], "other": []}
     for v in d.verdicts:
         if v.direction != "unchanged":
@@ -564,6 +556,19 @@ def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") ->
     u = d.unchanged
     lines += ["", f"Unchanged: {u.clauses} clauses, {u.items} items, {u.figures} figures"]
     return "\n".join(lines) + "\n"
+
+
+def listed_changes(d: ResultsDiff) -> tuple[list[StatusChange], Counter[str]]:
+    """The clause, item and figure changes a reader is shown, and for each clause how many
+    of its items its own line speaks for: an item is not listed when its clause's line
+    says it (`_folded`) or its failure's line does. Every formatter lists the same."""
+    folded = _folded(d)
+    shown = [
+        c
+        for c in (*d.clauses, *d.items, *d.figures)
+        if c.kind != "item" or ((c.clause, c.key) not in folded and not _said_by_failure(d, c))
+    ]
+    return shown, Counter(clause for clause, _ in folded)
 
 
 def _said_by_failure(d: ResultsDiff, c: StatusChange) -> bool:
@@ -680,11 +685,9 @@ def _check_summary(summary_md: str, inputs: list[Path]) -> None:
     either would no longer be JSON), never a folder, a missing folder or a file that
     cannot be written. The Markdown module, and the report package it is in, are
     imported only when a summary is asked for: a plain diff stays light."""
-    from harness.report.markdown import target_problem
-
     if not summary_md:
         raise DiffInputError("--summary-md: names no file (is the variable it was given set?)")
-    problem = target_problem(Path(summary_md), inputs)
+    problem = output_problem(Path(summary_md), inputs)
     if problem:
         raise DiffInputError(f"--summary-md {summary_md}: {problem}")
 

@@ -40,7 +40,7 @@ class InvalidCards(HarnessError):
 class ErrorReply(HarnessError):
     """An error reply of protocol v1: `{"error": {"code": CODE, "message": TEXT}}`.
 
-    Implementations raise it (in-process games may raise any exception with a
+    Implementations raise it (a `python:` game may raise any exception with a
     `code` attribute); adapters raise it when the game answers with an error.
     """
 

@@ -18,29 +18,61 @@ section back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.outcomes import Status
 
 DEFAULTS_SOURCE = "chcert's defaults"
-# What each minimum counts, and the option that sets the sample (docs/command-line.md).
-SIZED = {
-    "rng_decks": ("decks sampled for the RNG battery", "--rng-decks"),
-    "rtp_rounds": ("rounds of the RTP simulation", "--rtp-rounds"),
-    "differential": ("seat-hands of the differential check", "--differential"),
-}
-# The check whose items each sample sizes (harness/checks/; the differential runs as shards
-# named differential-1, differential-2, ...). The differential's strata are no sample of
-# their own: at the default budget every feasible stratum meets its quota, and one that a
-# game's declared limits leave short is shown in results.json's differential section.
-CHECK_OF = {
-    "rng_decks": "rng-battery",
-    "rtp_rounds": "rtp-simulation",
-    "differential": "differential",
-}
+
+
+@dataclass(frozen=True)
+class SampledCheck:
+    """A check whose verdict rests on a sample: what it counts, the option that sizes it,
+    and where results.json records it (the section `path`, its key `size`)."""
+
+    name: str  # the minimum's key: Minimums' field, a plan's [minimums] key
+    check: str  # the check's name in clause items (the differential runs as shards)
+    what: str
+    option: str
+    path: tuple[str, ...]
+    size: str
+
+
+# The one table of sampled checks: evidence, the report's consistency check and
+# `chcert diff` all read it. The differential's strata are no sample of their own: at
+# the default budget every feasible stratum meets its quota, and one that a game's
+# declared limits leave short is shown in results.json's differential section.
+SAMPLED = (
+    SampledCheck(
+        "rng_decks",
+        "rng-battery",
+        "decks sampled for the RNG battery",
+        "--rng-decks",
+        ("rng",),
+        "decks",
+    ),
+    SampledCheck(
+        "rtp_rounds",
+        "rtp-simulation",
+        "rounds of the RTP simulation",
+        "--rtp-rounds",
+        ("math", "simulation"),
+        "rounds",
+    ),
+    SampledCheck(
+        "differential",
+        "differential",
+        "seat-hands of the differential check",
+        "--differential",
+        ("differential",),
+        "seat_hands",
+    ),
+)
+SIZED = {s.name: s for s in SAMPLED}
 JUDGED = frozenset({Status.PASS.value, Status.FAIL.value})  # a section that ran to a verdict
 
 
@@ -66,28 +98,24 @@ def floors() -> dict[str, int]:
     """What each check needs to judge at all: no policy may ask for less.
 
     The RNG battery's is its own (harness/rng.py: every chi-square cell expects five
-    decks); the RTP simulation and the differential judge from their first round.
+    decks); the RTP simulation judges from two rounds (harness/checks/simulation.py),
+    the differential from its first seat-hand.
     """
     from harness.rng import MIN_DECKS  # numpy: only when a policy is checked
 
-    return {"rng_decks": MIN_DECKS, "rtp_rounds": 1, "differential": 1}
+    return {"rng_decks": MIN_DECKS, "rtp_rounds": 2, "differential": 1}
 
 
-def policy_problems(stated: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(key, why) for each stated minimum below its check's floor or of the wrong kind."""
+def policy_problems(stated: Mapping[str, Any], least: Mapping[str, int]) -> list[tuple[str, str]]:
+    """(key, why) for each stated minimum below `least` or of the wrong kind."""
     problems = []
-    for key, floor in floors().items():
-        if key not in stated:
-            continue
-        value = stated[key]
-        if isinstance(value, bool) or not isinstance(value, int):
+    for key, value in stated.items():
+        if key not in SIZED:
+            problems.append((key, "is not a sampled check's minimum"))
+        elif isinstance(value, bool) or not isinstance(value, int):
             problems.append((key, f"a whole number is expected, found {value!r}"))
-        elif value < floor:
-            what, _ = SIZED[key]
-            problems.append(
-                (key, f"{value:,} is below the least the check judges ({floor:,} {what})")
-            )
-    problems += [(key, "is not a sampled check's minimum") for key in stated if key not in SIZED]
+        elif value < least[key]:
+            problems.append((key, f"{value:,} is below {least[key]:,} {SIZED[key].what}"))
     return problems
 
 
@@ -97,25 +125,34 @@ def resolve(
     plan_minimums: Mapping[str, Any] | None,
     plan_source: str = "",
 ) -> Minimums:
-    """The policy in force: the defaults, then the profile's, then the laboratory's plan
-    (`plan_source` says which: `run plan PATH`).
+    """The policy in force: the defaults, raised by the profile's, then set by the
+    laboratory's plan (`plan_source` says which: `run plan PATH`).
 
-    Raises ValueError naming the first minimum below its floor: a policy that would let
-    a check certify on less than it can judge is no policy.
+    A profile only raises the defaults: it may come from the tree under test. The
+    laboratory's plan may lower them, never below what each check judges (`floors`).
+    Raises ValueError naming the first minimum that breaks its rule.
     """
-    minimums = Minimums()
-    for stated, source in (
-        (profile_minimums, f"profile {profile_name}"),
-        (plan_minimums, plan_source or "the laboratory's policy"),
+    defaults = Minimums()
+    values = {key: getattr(defaults, key) for key in SIZED}
+    sources = [DEFAULTS_SOURCE]
+    for stated, source, least, rule in (
+        (profile_minimums, f"profile {profile_name}", dict(values), "a profile only raises them"),
+        (plan_minimums, plan_source or "the laboratory's policy", floors(), "the least judged"),
     ):
         if not stated:
             continue
-        problems = policy_problems(stated)
+        problems = policy_problems(stated, least)
         if problems:
             key, why = problems[0]
-            raise ValueError(f"{source}: minimums.{key}: {why}")
-        minimums = replace(minimums, **{k: int(v) for k, v in stated.items()}, source=source)
-    return minimums
+            raise ValueError(f"{source}: minimums.{key}: {why} ({rule})")
+        values.update({key: int(value) for key, value in stated.items()})
+        sources.insert(0, source)
+    return Minimums(
+        rng_decks=values["rng_decks"],
+        rtp_rounds=values["rtp_rounds"],
+        differential=values["differential"],
+        source=" over ".join(sources),
+    )
 
 
 @dataclass(frozen=True)
@@ -147,11 +184,12 @@ class Sample:
         )
 
 
-def _section(results: Mapping[str, Any], *path: str) -> Mapping[str, Any]:
+def section_at(results: Mapping[str, Any], path: tuple[str, ...]) -> Mapping[str, Any] | None:
+    """The section of a results file at `path` (("math", "simulation")), or None."""
     node: Any = results
     for key in path:
         node = node.get(key) if isinstance(node, Mapping) else None
-    return node if isinstance(node, Mapping) else {}
+    return node if isinstance(node, Mapping) else None
 
 
 def _count(value: Any) -> int:
@@ -160,25 +198,26 @@ def _count(value: Any) -> int:
 
 def samples(results: Mapping[str, Any], minimums: Minimums) -> list[Sample]:
     """The samples of a results file's sampled sections, each against its minimum."""
-    rng = _section(results, "rng")
-    simulation = _section(results, "math", "simulation")
-    differential = _section(results, "differential")
-    sized = {
-        "rng_decks": (rng, "decks"),
-        "rtp_rounds": (simulation, "rounds"),
-        "differential": (differential, "seat_hands"),
-    }
-    return [
-        Sample(
-            name=key,
-            what=SIZED[key][0],
-            option=SIZED[key][1],
-            size=_count(section.get(size)),
-            minimum=getattr(minimums, key),
-            judged=section.get("status") in JUDGED,
+    found = []
+    for sampled in SAMPLED:
+        section = section_at(results, sampled.path) or {}
+        found.append(
+            Sample(
+                name=sampled.name,
+                what=sampled.what,
+                option=sampled.option,
+                size=_count(section.get(sampled.size)),
+                minimum=getattr(minimums, sampled.name),
+                judged=section.get("status") in JUDGED,
+            )
         )
-        for key, (section, size) in sized.items()
-    ]
+    return found
+
+
+def check_of(item: str) -> str:
+    """The check an item of a clause runs, from its name `clause/target`: a shard of the
+    differential (`differential-3`) is the differential's."""
+    return re.sub(r"-\d+$", "", item.rpartition("/")[2])
 
 
 def section(found: list[Sample], minimums: Minimums) -> dict[str, Any]:
@@ -190,23 +229,19 @@ def section(found: list[Sample], minimums: Minimums) -> dict[str, Any]:
     }
 
 
-def _sizes(sample: Sample, check: str) -> bool:
-    owner = CHECK_OF[sample.name]
-    return check == owner or check.startswith(f"{owner}-")
-
-
 def shortfalls(found: list[Sample], checks: Iterable[str]) -> list[str]:
     """The incomplete reasons of the samples below their minimums that size one of
     `checks` (those left open: a clause the laboratory attested is closed anyway)."""
-    named = list(checks)
+    named = {check_of(c) for c in checks}
     return [
         reason
         for s in found
-        if (reason := s.shortfall()) is not None and any(_sizes(s, c) for c in named)
+        if (reason := s.shortfall()) is not None and SIZED[s.name].check in named
     ]
 
 
 def short_sample(check: str, found: list[Sample]) -> Sample | None:
-    """The first sample below its minimum that sizes the check named `check` (a shard's
-    name too): a pass on it is not a pass the certificate can rest on."""
-    return next((s for s in found if not s.met and _sizes(s, check)), None)
+    """The sample below its minimum that sizes the check named `check` (a shard's name
+    too), if any: a pass on it is not a pass the certificate can rest on."""
+    owner = check_of(check)
+    return next((s for s in found if not s.met and SIZED[s.name].check == owner), None)

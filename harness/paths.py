@@ -19,7 +19,9 @@ collect (harness/plugin.py) and the runner recognises collected files by them
 from __future__ import annotations
 
 import errno
+import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -63,3 +65,23 @@ def read_input(path: Path) -> bytes:
     """The bytes of a file chcert was given to read (verify_regular first), or OSError."""
     verify_regular(path)
     return path.read_bytes()
+
+
+def output_problem(
+    path: Path, reserved: Iterable[Path], reader: str = "this command"
+) -> str | None:
+    """Why `path` cannot take an output a user named (--junitxml, --summary-md), checked
+    before anything runs, or None: it is one of `reserved` (a file the command reads),
+    a folder, in a folder that does not exist, or not writable. The file itself may not
+    exist yet."""
+    if path.resolve() in {p.resolve() for p in reserved}:
+        return f"is a file {reader} reads"
+    if path.is_dir():
+        return "is a folder"
+    if not path.parent.is_dir():
+        return f"the folder {path.parent} does not exist"
+    if path.exists():
+        writable = os.access(path, os.W_OK)
+    else:
+        writable = os.access(path.parent, os.W_OK | os.X_OK)
+    return None if writable else "cannot be written"

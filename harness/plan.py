@@ -90,7 +90,15 @@ LINKED: tuple[frozenset[str], ...] = (
 
 # What only the laboratory decides, and so only a plan it names with --plan supplies: a
 # plan found in the folder chcert runs from may be the vendor's own (docs/run-plan.md).
-IMPLICIT_IGNORED = ("laboratory", "attest", "signing", "minimums")
+# Each plan key, with the option dests it sets. The seed is the laboratory's too: a vendor
+# choosing it could search for rounds its faults never meet.
+IMPLICIT_IGNORED: dict[str, frozenset[str]] = {
+    "laboratory": frozenset(),
+    "attest": frozenset({DESTS["attest"]}),
+    "signing": frozenset(SIGNING_DESTS.values()),
+    "minimums": frozenset(),
+    "seed": frozenset({DESTS["seed"]}),
+}
 
 # Keys that would hold a secret; a key naming a variable (`..._env`) holds none.
 _SECRET = re.compile(r"^(?!.*_env$).*(passphrase|password|secret)|^(pass|pin)$", re.IGNORECASE)
@@ -153,26 +161,23 @@ class Plan:
         }
 
     def as_found(self) -> Plan:
-        """This plan as one found implicitly: what only the laboratory decides is dropped,
-        and the keys it held are kept in `ignored`, to be said."""
-        dropped = {SIGNING_DESTS[k] for k in SIGNING_DESTS} | {DESTS["attest"]}
-        held = [
+        """This plan as one found implicitly: what only the laboratory decides
+        (IMPLICIT_IGNORED) is dropped, and the keys it held are kept in `ignored`, to be
+        said."""
+        tables = {"laboratory": self.laboratory, "minimums": self.minimums}
+        held = tuple(
             key
-            for key, present in (
-                ("laboratory", bool(self.laboratory)),
-                ("attest", DESTS["attest"] in self.settings),
-                ("signing", any(d in self.settings for d in SIGNING_DESTS.values())),
-                ("minimums", bool(self.minimums)),
-            )
-            if present
-        ]
+            for key, dests in IMPLICIT_IGNORED.items()
+            if tables.get(key) or any(d in self.settings for d in dests)
+        )
+        dropped = frozenset().union(*IMPLICIT_IGNORED.values())
         return replace(
             self,
             settings={d: v for d, v in self.settings.items() if d not in dropped},
             laboratory={},
             minimums={},
             implicit=True,
-            ignored=tuple(held),
+            ignored=held,
         )
 
 

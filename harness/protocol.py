@@ -4,8 +4,8 @@ The wire format is one JSON object per request, `{"id": N, "op": NAME, ...params
 answered by `{"id": N, "ok": {...}}` or `{"id": N, "error": {"code", "message"}}`
 (docs/adapter-protocol.md). `serve_request` maps a request onto a game object
 whose methods are named like the ops; the JSON Lines server of the reference game
-and the in-process adapter both use it, so a vendor's Python class behaves the
-same in-process and behind a pipe.
+and the child process a python: game runs in (harness/adapters/pyhost.py) both use
+it, so a vendor's Python class behaves the same whichever way it is certified.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
+import sys
 from enum import StrEnum, unique
 from typing import IO, Any
 
@@ -155,6 +157,42 @@ def serve_json_lines(game: Any, stdin: IO[bytes], stdout: IO[bytes]) -> None:
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(...) builds one per call
 
 
+def reply_line(reply: dict[str, Any]) -> str:
+    """A reply as one line of JSON, or, when the body a game's method returned is something
+    JSON cannot carry (a set, a Decimal, a cycle), a line that is *not* JSON saying so.
+
+    The harness refuses that line as it refuses any reply that is not JSON, with the
+    line as its evidence: the game's fault, never a reply that could pass, and never a
+    server that dies and leaves the request without an answer (docs/adapter-protocol.md).
+    """
+    try:
+        return _encode(reply)
+    except (TypeError, ValueError, RecursionError) as exc:
+        text = f"not JSON-serialisable ({type(exc).__name__}: {exc}): {reply!r}"
+        return " ".join(text.splitlines())[:2000]
+
+
+def take_stdio() -> tuple[IO[bytes], IO[bytes]]:
+    """This process's stdin and stdout, taken for the JSON Lines of the protocol: returned
+    as binary streams on descriptors of their own, while descriptor 0 now reads /dev/null
+    and descriptor 1 writes to stderr.
+
+    A server calls it before it imports a game's module, so nothing the game does reaches
+    the channel: a `print`, a replaced `sys.stdout`, a write to descriptor 1 (from C code
+    or a child process too) lands on stderr, which the harness keeps as evidence, and a
+    read of stdin finds its end instead of taking the requests. The new descriptors are
+    not inherited by the game's own child processes.
+    """
+    sys.stdout.flush()
+    channel_in = os.fdopen(os.dup(0), "rb")
+    channel_out = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    return channel_in, channel_out
+
+
 def _serve_lines(game: Any, lines: list[bytes], stdout: IO[bytes]) -> bool:
     """Answer lines in order with one write; True when `bye` was answered (stop)."""
     replies: list[str] = []
@@ -169,7 +207,7 @@ def _serve_lines(game: Any, lines: list[bytes], stdout: IO[bytes]) -> bool:
             reply = _error(None, ErrorCode.INVALID_REQUEST, f"not JSON: {exc}")
         else:
             reply = serve_request(game, request)
-        replies.append(_encode(reply))
+        replies.append(reply_line(reply))
         if isinstance(request, dict) and request.get("op") == "bye" and "ok" in reply:
             bye = True
             break
@@ -221,7 +259,7 @@ def serve_http(game: Any, host: str, port: int, ready: Any = None) -> None:
                 else:
                     with lock:
                         reply = serve_request(game, request)
-            data = _encode(reply).encode()
+            data = reply_line(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

@@ -557,7 +557,7 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
         reasons.append(f"{len(untested)} clauses not tested: {', '.join(untested)}")
     # An attested clause is closed whatever its checks sampled: only the open ones say why.
     open_checks = {
-        item["name"].rpartition("/")[2]
+        item["name"]
         for r in implementation_rows
         if r["status"] == Status.NOT_TESTED
         for item in r["items"]

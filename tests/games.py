@@ -196,3 +196,10 @@ class ExitsOnTrigger(_OnTrigger):
         import sys
 
         sys.exit(3)
+
+
+class AnswersASet(Seeded):
+    """A game whose `round` body holds a Python set, which JSON cannot carry."""
+
+    def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
+        return {**super().round(seats, cards), "flop": set()}

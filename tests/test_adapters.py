@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -24,27 +25,63 @@ REVERSE = Path(__file__).parent / "fixtures" / "reverse_game.py"
 TRIGGER = [{"seat": 1, "ante": 250}]
 
 
-def test_in_process_adapter_round_trip() -> None:
+def test_python_adapter_round_trip() -> None:
     adapter = open_adapter("python:harness.reference:ReferenceGame")
-    assert adapter.request("hello")["name"] == "chcert-reference"
-    with pytest.raises(ErrorReply) as err:
-        adapter.request("result", round="zz")
-    assert err.value.code == "unknown_round"
+    try:
+        assert adapter.request("hello")["name"] == "chcert-reference"
+        with pytest.raises(ErrorReply) as err:
+            adapter.request("result", round="zz")
+        assert err.value.code == "unknown_round"
+    finally:
+        adapter.close()
+
+
+def test_a_python_game_runs_in_a_child_process_of_its_own() -> None:
+    """Whatever the class does to its process is done to that child, not to the harness."""
+    adapter = open_adapter("python:tests.exiting_games:NamedByItsProcess")
+    try:
+        assert adapter.request("hello")["name"] != f"pid {os.getpid()}"
+    finally:
+        adapter.close()
 
 
 @pytest.mark.parametrize(
-    "spec",
+    ("spec", "message"),
     [
-        "python:no.such.module:Game",
-        "python:harness.reference:Missing",
-        "python:bad",
-        "ftp://x",
-        "subprocess:",
+        ("python:bad", "python adapter spec is python:MODULE:CLASS"),
+        ("ftp://x", "unknown adapter spec"),
+        ("subprocess:", "subprocess: adapter needs a command"),
     ],
 )
-def test_bad_specs_are_unreachable(spec: str) -> None:
-    with pytest.raises(Unreachable):
+def test_malformed_specs_are_unreachable(spec: str, message: str) -> None:
+    with pytest.raises(Unreachable, match=message):
         open_adapter(spec)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("python:no.such.module:Game", "ModuleNotFoundError: No module named 'no'"),
+        (
+            "python:harness.reference:Missing",
+            "AttributeError: module 'harness.reference' has no attribute 'Missing'",
+        ),
+    ],
+)
+def test_a_python_game_that_cannot_be_loaded_never_answers_hello(spec: str, message: str) -> None:
+    """Its child starts, then exits before any reply, saying why: the fault names the
+    import error, and the stderr tail holds its traceback (the runner calls the game
+    unreachable: tests/test_pyhost.py)."""
+    adapter = open_adapter(spec)
+    try:
+        with pytest.raises(ProtocolViolation) as fault:
+            adapter.request("hello")
+    finally:
+        adapter.close()
+    assert str(fault.value).startswith(f"cannot load the game's class: {message}")
+    assert "exited (status 1) before replying" in str(fault.value)
+    assert "Traceback" in str(fault.value.evidence["stderr_tail"])
+    assert "reply" not in fault.value.evidence
 
 
 def test_missing_program_is_unreachable() -> None:

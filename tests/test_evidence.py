@@ -62,23 +62,32 @@ def test_the_default_minimums_are_the_documented_defaults() -> None:
 
 def test_the_laboratorys_plan_overrides_the_profile_which_overrides_the_defaults() -> None:
     profile = {"rtp_rounds": 5_000, "differential": 100_000}
-    assert evidence.resolve("p", profile, None) == Minimums(20_000, 5_000, 100_000, "profile p")
+    raised = evidence.resolve("p", profile, None)
+    assert raised == Minimums(20_000, 5_000, 100_000, "profile p over chcert's defaults")
     both = evidence.resolve("p", profile, {"rtp_rounds": 300}, "run plan lab.toml")
-    assert both == Minimums(20_000, 300, 100_000, "run plan lab.toml")
+    source = "run plan lab.toml over profile p over chcert's defaults"
+    assert both == Minimums(20_000, 300, 100_000, source)
 
 
 @pytest.mark.parametrize(
     ("stated", "said"),
     [
-        ({"rng_decks": 2948}, "minimums.rng_decks: 2,948 is below the least the check judges"),
-        ({"rtp_rounds": 0}, "minimums.rtp_rounds: 0 is below"),
+        ({"rng_decks": 2948}, "minimums.rng_decks: 2,948 is below 2,949 decks sampled"),
+        ({"rtp_rounds": 1}, "minimums.rtp_rounds: 1 is below 2 rounds"),
         ({"differential": True}, "minimums.differential: a whole number is expected"),
         ({"decks": 5}, "minimums.decks: is not a sampled check's minimum"),
     ],
 )
 def test_no_policy_goes_below_what_a_check_judges(stated: dict[str, Any], said: str) -> None:
-    with pytest.raises(ValueError, match=said):
+    with pytest.raises(ValueError, match=f"^run plan lab.toml: {said}"):
         evidence.resolve("p", None, stated, "run plan lab.toml")
+
+
+def test_a_profile_only_raises_the_minimums() -> None:
+    """A profile may come from the tree under test: were it to lower the minimums, a
+    vendor's profile would shrink the evidence its own certificate rests on."""
+    with pytest.raises(ValueError, match=r"profile p: minimums.rtp_rounds: 999 is below 1,000"):
+        evidence.resolve("p", {"rtp_rounds": 999}, None)
 
 
 def _sections(decks: int, rounds: int, seat_hands: int, status: str = "pass") -> dict[str, Any]:
@@ -143,7 +152,8 @@ def test_a_laboratorys_named_policy_accepts_its_own_minimums(
         tmp_path / "named", *SEEDED, *TINY, "--plan", str(tmp_path / "lab.toml")
     )
     assert code == 0 and results["verdict"] == "PASS", results["incomplete_reasons"]
-    assert results["evidence"]["minimums"]["source"] == f"run plan {tmp_path / 'lab.toml'}"
+    source = f"run plan {tmp_path / 'lab.toml'} over chcert's defaults"
+    assert results["evidence"]["minimums"]["source"] == source
     assert results["manifest"]["plan"]["found"] == "named"
 
     (elsewhere / "chcert.toml").write_text(policy)
@@ -151,6 +161,30 @@ def test_a_laboratorys_named_policy_accepts_its_own_minimums(
     assert code == 2 and results["evidence"]["minimums"]["source"] == "chcert's defaults"
     assert results["manifest"]["plan"]["found"] == "implicit"
     assert results["manifest"]["plan"]["ignored"] == ["minimums"]
+
+
+def test_a_profile_raises_the_minimums_and_cannot_lower_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a copy of the standard profile with evidence_minimums of 1, named by a plan
+    in the vendor's folder, certified trivial samples PASS."""
+    standard = (ROOT / "specs" / "profiles" / "standard.yaml").read_text()
+    lowered = tmp_path / "lowered.yaml"
+    lowered.write_text(standard + "evidence_minimums: {rtp_rounds: 2, differential: 1}\n")
+    assert main(["certify", "--profile", str(lowered), "--out", str(tmp_path / "o")]) == 4
+    assert "evidence_minimums" in capsys.readouterr().err
+
+    raised = tmp_path / "raised.yaml"
+    raised.write_text(standard + "evidence_minimums: {rtp_rounds: 2000}\n")
+    item = "s000-antewin/rtp-simulation"
+    code, results = certify(tmp_path / "out", *SEEDED, "--profile", str(raised), "--item", item)
+    assert code == 2
+    minimums = results["evidence"]["minimums"]
+    assert minimums["rtp_rounds"] == 2000
+    assert minimums["source"] == "profile standard over chcert's defaults"
+    (row,) = [i for c in results["clauses"] for i in c["items"] if i["name"] == item]
+    assert row["status"] == "not_tested" and row["needs"] == "--rtp-rounds 2000"
+    assert "1,000 rounds of the RTP simulation" in row["message"]
 
 
 def test_a_plan_in_the_vendors_tree_supplies_no_laboratory_attestation_or_signing(
@@ -173,9 +207,10 @@ def test_a_plan_in_the_vendors_tree_supplies_no_laboratory_attestation_or_signin
     out = capsys.readouterr().out
     assert code == 2  # a selection, never a certificate; the point is what was applied
     plan = results["manifest"]["plan"]
-    assert plan["found"] == "implicit" and plan["ignored"] == ["laboratory", "attest", "signing"]
-    assert plan["settings"] == {} and plan["overridden"] == ["seed"] and plan["laboratory"] == {}
-    assert results["manifest"]["seed"] == 7  # the helper types --seed 7: the command line wins
+    assert plan["found"] == "implicit" and plan["laboratory"] == {}
+    assert plan["ignored"] == ["laboratory", "attest", "signing", "seed"]
+    assert plan["settings"] == {} and plan["overridden"] == []
+    assert results["manifest"]["seed"] == 7  # the helper's --seed 7, never the vendor's 11
     assert results["manifest"]["laboratory"] == {} and results["attestations"] == []
     assert "found in the folder chcert ran from" in out and "ignored" in out
     page = pdf_pages(tmp_path / "out" / "report.pdf")[0]
@@ -200,7 +235,8 @@ def test_dry_run_shows_each_setting_and_where_it_came_from_and_certifies_nothing
     out = capsys.readouterr().out
     assert code == 2  # never 0: a gate given --dry-run by mistake does not pass
     plan = elsewhere / "chcert.toml"
-    assert f"seed = 11  (run plan {plan})" in out
+    assert "seed = 'drawn at random when the run starts'  (default)" in out  # not the vendor's
+    assert "its seed ignored" in out
     assert f"rtp_rounds = 300  (run plan {plan})" in out
     assert "differential = 60000  (command line)" in out
     assert "adapter = 'reference'  (default)" in out
@@ -234,7 +270,7 @@ def test_less_evidence_than_the_baseline_is_a_regression() -> None:
     shrunk["differential"]["strata"]["met"] = 0
     d = diff_results(baseline, shrunk)
     assert d.regressed
-    assert {e.name for e in d.evidence} == {"rng_decks", "rtp_rounds", "seat_hands", "strata_met"}
+    assert {e.name for e in d.evidence} == {"rng_decks", "rtp_rounds", "differential", "strata_met"}
     assert all(e.direction == "regression" for e in d.evidence)
     back = diff_results(shrunk, baseline)
     assert not back.regressed and all(e.direction == "improvement" for e in back.evidence)
@@ -284,6 +320,16 @@ def _forged(edit: str) -> dict[str, Any]:
     elif edit == "no evidence":
         doc["schema_version"] = 4
         doc.pop("evidence", None)
+    elif edit == "no schema version":
+        doc.pop("schema_version")
+        doc.pop("evidence", None)
+    elif edit == "no items":
+        doc["clauses"][0]["items"] = []
+    elif edit == "no rng section":
+        doc.pop("rng")
+    elif edit == "minimums below the floors":
+        doc["schema_version"] = 4
+        doc["evidence"] = {"minimums": {**Minimums().to_json(), "rng_decks": 5}, "samples": []}
     return doc
 
 
@@ -297,6 +343,10 @@ def _forged(edit: str) -> dict[str, Any]:
         ("vectors failed", "3 vectors failed"),
         ("too little evidence", "too little evidence: 2 rounds of the RTP simulation"),
         ("no evidence", "no evidence section"),
+        ("no schema version", "no evidence section"),
+        ("no items", "passed on no item"),
+        ("no rng section", "its rng section is missing"),
+        ("minimums below the floors", "its minimum rng_decks 5 is below 2,949"),
     ],
 )
 def test_a_pass_its_own_file_contradicts_is_not_certified(
@@ -309,6 +359,9 @@ def test_a_pass_its_own_file_contradicts_is_not_certified(
     assert problem is not None and said in problem, problem
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc))
-    assert main(["report", str(path), "--pdf", str(tmp_path / "r.pdf")]) == 0
+    code = main(["report", str(path), "--pdf", str(tmp_path / "r.pdf")])
+    if code == 4:  # refused outright: the file breaks results.schema.json as well
+        return
+    assert code == 0
     page = " ".join(pdf_pages(tmp_path / "r.pdf")[0].split())
     assert "NOT VALID" in page and "CERTIFIED" not in page.replace("NOT CERTIFIED", "")

@@ -1,11 +1,11 @@
 """A hostile game and a careless user (docs/robustness.md): no lost report, no orphan, no crash.
 
 Each misbehaviour of tests/fixtures/faulty_game.py (and of two Python games in
-tests/games.py) is certified, and each run must end in bounded time, write
-results.json (strict JSON) and the PDF, leave no process of the game alive, and
-judge the game as docs/robustness.md says: its fault fails the clause the
-request exercised, the run goes on (the next item passes), and a game that never
-answers hello is unreachable (INCOMPLETE).
+tests/games.py; tests/test_pyhost.py has more) is certified, and each run must end
+in bounded time, write results.json (strict JSON) and the PDF, leave no process of
+the game alive, and judge the game as docs/robustness.md says: its fault fails the
+clause the request exercised, the run goes on (the next item passes), and a game
+that never answers hello is unreachable (INCOMPLETE).
 """
 
 from __future__ import annotations
@@ -146,17 +146,23 @@ def test_a_5000_character_name_still_gives_a_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "message"),
-    [("HangsOnTrigger", "no reply within 5 s"), ("ExitsOnTrigger", "the game raised SystemExit")],
+    ("game", "message", "stderr"),
+    [
+        ("HangsOnTrigger", "no reply within 5 s", ""),
+        ("ExitsOnTrigger", "implementation exited (status 3) before replying", "SystemExit: 3"),
+    ],
 )
-def test_an_in_process_game_is_timed_out_and_cannot_exit_the_harness(
-    tmp_path: Path, game: str, message: str
+def test_a_python_game_is_timed_out_and_cannot_exit_the_harness(
+    tmp_path: Path, game: str, message: str, stderr: str
 ) -> None:
+    """Its own process (harness/adapters/pyhost.py) hangs or ends; the harness goes on,
+    with the traceback of the game's sys.exit as evidence."""
     adapter = f"python:tests.games:{game}"
     timeout = "5" if game == "HangsOnTrigger" else "60"  # only the hang waits for it
     code, results = certify(tmp_path, adapter, *ITEMS, "--timeout", timeout)
     assert code == 1
-    assert_clause_failed(results, message)
+    failure = assert_clause_failed(results, message)
+    assert stderr in failure["evidence"]["stderr_tail"]
 
 
 def serve_faulty(fault: str) -> tuple[subprocess.Popen[str], str]:
@@ -267,7 +273,7 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
 
 
 @pytest.mark.slow  # a signal run
-def test_a_signal_during_an_in_process_call_is_no_fault_of_the_game(tmp_path: Path) -> None:
+def test_a_signal_during_a_python_games_call_is_no_fault_of_the_game(tmp_path: Path) -> None:
     """SIGTERM while a python: game's call is awaited stops the run: the interruption is
     not recorded as the game raising, and the run does not go on."""
     out, marker = tmp_path / "out", tmp_path / "marker"

@@ -53,8 +53,21 @@ def _results(verdict: str = "PASS", **more: Any) -> dict[str, Any]:
         "rng": {"status": "pass", "decks": 20000},
         "differential": {"status": "pass", "seat_hands": 50000},
         "math": {"simulation": {"status": "pass", "rounds": 1000}},
+        "evidence": {
+            "minimums": {"source": "chcert's defaults"},
+            "samples": [
+                _sample("decks sampled for the RNG battery", 20_000, 20_000),
+                _sample("rounds of the RTP simulation", 1_000, 1_000),
+                _sample("seat-hands of the differential check", 50_000, 50_000),
+            ],
+        },
     }
     return {**results, **more}
+
+
+def _sample(what: str, size: int, minimum: int, judged: bool = True) -> dict[str, Any]:
+    met = size >= minimum or not judged
+    return {"what": what, "size": size, "minimum": minimum, "judged": judged, "met": met}
 
 
 def _failure(n: int, message: str = "seat 1 ante [100, 0]") -> dict[str, Any]:
@@ -85,9 +98,11 @@ def test_a_pass_is_a_heading_with_its_verdicts_counts_and_sample_sizes() -> None
     assert "**Clauses:** 2: 1 passed, 0 failed, 0 not tested, 1 attested" in md
     assert "**Vectors:** 94: 94 passed, 0 failed, 0 errors, 0 not tested" in md
     assert "### Sample sizes, drawn from seed 7" in md
-    assert _row(md, "RNG battery decks") == ["RNG battery decks", "20,000"]
-    assert _row(md, "differential seat-hands") == ["differential seat-hands", "50,000"]
-    assert _row(md, "RTP simulation rounds") == ["RTP simulation rounds", "1,000"]
+    assert _row(md, "sample") == ["sample", "size", "minimum", ""]
+    decks = _row(md, "decks sampled")
+    assert decks == ["decks sampled for the RNG battery", "20,000", "20,000", "met"]
+    assert _row(md, "seat-hands")[1:] == ["50,000", "50,000", "met"]
+    assert "Minimums from chcert's defaults." in md
     assert "Failures" not in md and "Not tested" not in md
 
 
@@ -150,30 +165,22 @@ def test_a_stub_and_sections_of_unknown_shape_still_render() -> None:
     md = certify_markdown(stub)
     assert md.startswith("## chcert certify: INCOMPLETE\n") and "**Vectors:** 0: 0 passed" in md
     assert "Sample sizes" not in md
-    odd = _results(rng="not a section", differential=None, math={"simulation": [1]})
-    assert "RNG battery decks" not in certify_markdown(odd)
+    odd = _results(evidence={"samples": "not a list", "minimums": [1]})
+    assert "Sample sizes" not in certify_markdown(odd)
 
 
-@pytest.mark.parametrize(
-    "evidence",
-    [
-        [
-            {"name": "rng decks", "size": 20000, "minimum": 20000, "met": True},
-            {"name": "rtp | rounds", "size": 10, "minimum": 1000, "met": False},
+def test_a_sample_below_its_minimum_or_not_run_is_said_so() -> None:
+    evidence = {
+        "minimums": {"source": "run plan lab | toml"},
+        "samples": [
+            _sample("rounds of the RTP | simulation", 2, 1_000),
+            _sample("decks sampled for the RNG battery", 0, 20_000, judged=False),
         ],
-        {
-            "rng decks": {"size": 20000, "minimum": 20000, "met": True},
-            "rtp | rounds": {"size": 10, "minimum": 1000, "met": False},
-        },
-    ],
-    ids=["records", "by-name"],
-)
-def test_an_evidence_section_is_a_table_whatever_its_exact_shape(evidence: Any) -> None:
-    md = certify_markdown(_results(evidence=evidence))
-    assert "### Evidence" in md
-    assert _row(md, "name") == ["name", "size", "minimum", "met"]
-    assert _row(md, "rng decks") == ["rng decks", "20,000", "20,000", "yes"]
-    assert _row(md, r"rtp \| rounds") == [r"rtp \| rounds", "10", "1,000", "no"]
+    }
+    md = certify_markdown(_results("INCOMPLETE", evidence=evidence))
+    assert _row(md, "rounds") == [r"rounds of the RTP \| simulation", "2", "1,000", "**below**"]
+    assert _row(md, "decks")[1:] == ["0", "20,000", "not run"]
+    assert r"Minimums from run plan lab \| toml." in md
 
 
 def test_a_diff_gives_its_verdict_regressions_and_fixes() -> None:
@@ -233,13 +240,17 @@ def test_summary_md_appends_a_certification_and_a_diff(
     assert summary.read_text().startswith(text + "\n## chcert diff: no change\n")
 
 
-def test_an_evidence_section_with_settings_and_records_renders_each_part() -> None:
-    evidence = {
-        "met": False,
-        "minimums": {"rng_decks": 20000, "source": "run plan lab.toml"},
-        "samples": [{"name": "rtp rounds", "size": 2, "minimum": 1000, "met": False}],
-    }
-    md = certify_markdown(_results(evidence=evidence))
-    assert _row(md, "met") == ["met", "no"]
-    assert r"**minimums**: rng\_decks 20,000, source run plan lab.toml" in md
-    assert _row(md, "rtp rounds") == ["rtp rounds", "2", "1,000", "no"]
+def test_a_diff_on_less_evidence_is_a_regression_in_markdown_too() -> None:
+    old = _results()
+    new = copy.deepcopy(old)
+    new["math"]["simulation"]["rounds"] = 2
+    md = diff_markdown(diff_results(old, new))
+    assert md.startswith("## chcert diff: REGRESSED: 1 regression(s)\n")
+    assert "- less evidence: rounds of the RTP simulation 1,000 -> 2" in md
+
+
+def test_the_run_plan_and_where_it_was_found_are_said() -> None:
+    plan = {"path": "/src/game/chcert.toml", "table": None, "found": "implicit"}
+    md = certify_markdown(_results(manifest={"seed": 7, "plan": {**plan, "ignored": ["seed"]}}))
+    (row,) = [line for line in md.splitlines() if line.startswith("| **run plan** |")]
+    assert "found in the folder chcert ran from" in row and "its seed ignored" in row

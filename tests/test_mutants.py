@@ -261,3 +261,9 @@ def _bound(cls: type, profile: str) -> str:
     if name not in globals():
         globals()[name] = type(name, (cls,), {"__init__": lambda self: cls.__init__(self, profile)})
     return name
+
+
+# Published as the module is imported: a python: game runs in a child process of its own
+# (docs/adapter-protocol.md), which imports this module afresh and must find the class.
+for _mutant, (_profile, _) in EXPECTED.items():
+    _bound(MUTANTS[_mutant], _profile)

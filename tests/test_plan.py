@@ -116,18 +116,38 @@ def test_no_plan_anywhere(tmp_path: Path) -> None:
 
 
 def test_chcert_toml_beats_pyproject(tmp_path: Path) -> None:
-    _write(tmp_path, "pyproject.toml", "[tool.chcert]\nseed = 1\n")
-    own = _write(tmp_path, "chcert.toml", "seed = 2\n")
+    _write(tmp_path, "pyproject.toml", "[tool.chcert]\nrtp_rounds = 1000\n")
+    own = _write(tmp_path, "chcert.toml", "rtp_rounds = 2000\n")
     plan = find_plan(None, tmp_path)
-    assert plan is not None and plan.path == own and plan.settings["seed"] == 2
-    assert plan.table is None
+    assert plan is not None and plan.path == own and plan.settings["rtp_rounds"] == 2000
+    assert plan.table is None and plan.implicit
 
 
 def test_pyproject_table_is_a_plan(tmp_path: Path) -> None:
-    path = _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n\n[tool.chcert]\nseed = 1\n")
+    text = "[project]\nname = 'x'\n\n[tool.chcert]\nrtp_rounds = 1000\n"
+    path = _write(tmp_path, "pyproject.toml", text)
     plan = find_plan(None, tmp_path)
-    assert plan is not None and plan.path == path and plan.settings == {"seed": 1}
+    assert plan is not None and plan.path == path and plan.settings == {"rtp_rounds": 1000}
     assert plan.table == "tool.chcert"
+
+
+def test_a_plan_found_in_the_folder_supplies_nothing_only_the_laboratory_decides(
+    tmp_path: Path,
+) -> None:
+    """The folder chcert runs from may be the vendor's tree (docs/run-plan.md)."""
+    text = SETTINGS + LAB + "\n[minimums]\nrtp_rounds = 2\n"
+    path = _write(tmp_path, "chcert.toml", text)
+    found = find_plan(None, tmp_path)
+    assert found is not None and found.implicit
+    assert found.ignored == ("laboratory", "attest", "signing", "minimums", "seed")
+    assert not {"seed", "attest", *SIGNING_DESTS.values()} & set(found.settings)
+    assert found.laboratory == {} and found.minimums == {}
+    assert found.settings["rtp_rounds"] == 5000  # the run's other options still apply
+    named = find_plan(str(path), tmp_path)
+    assert named is not None and not named.implicit and named.ignored == ()
+    assert named.settings["seed"] == 42 and named.minimums == {"rtp_rounds": 2}
+    assert named.laboratory["signatory"] == "A. Tester"
+    assert find_plan(None, tmp_path, search=False) is None  # --no-plan
 
 
 def test_pyproject_without_the_table_is_no_plan(tmp_path: Path) -> None:
@@ -460,7 +480,9 @@ def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> Non
     assert minimums["rng_decks"]["maximum"] == defaults.MAX_DECKS
     profile = json.loads((SCHEMA_DIR / "profile.schema.json").read_text())
     stated = profile["properties"]["evidence_minimums"]["properties"]
-    assert {k: v["minimum"] for k, v in stated.items()} == evidence.floors()
+    # a profile only raises chcert's defaults (it may come from the tree under test)
+    defaults = evidence.Minimums().to_json()
+    assert {k: v["minimum"] for k, v in stated.items()} == {k: defaults[k] for k in stated}
     assert set(schema["$defs"]["signing"]["properties"]) == set(SIGNING_DESTS)
     record = schema["$defs"]["record"]["properties"]["settings"]["properties"]
     assert set(record) == {*DESTS.values(), *SIGNING_DESTS.values()}

@@ -516,12 +516,29 @@ def test_a_backdated_signature_by_an_expired_certificate_is_not_verified(
     assert "  timestamp: none" in out
 
 
+def _expired_under_a_root(folder: Path) -> tuple[Lab, Path]:
+    """A laboratory's certificate issued by its root, valid from 20 days ago until
+    yesterday, and the root's certificate (the verifier's --trust)."""
+    now = dt.datetime.now(dt.UTC)
+    key, root_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    root = issue("Root CA", root_key)
+    anchor = folder / "root.crt"
+    folder.mkdir(parents=True, exist_ok=True)
+    anchor.write_bytes(root.public_bytes(serialization.Encoding.PEM))
+    cert = issue("Lab T", key, (root.subject, root_key), valid=(now - 20 * DAY, now - DAY))
+    return write_lab(folder / "lab", key, cert), anchor
+
+
 def _timestamped_backdated(
-    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, authority: Authority
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    authority: Authority,
+    lab: Lab | None = None,
 ) -> Lab:
     """A report signed ten days ago, clock and timestamp authority agreeing, by a
     certificate that expired yesterday: what a genuine old report looks like now."""
-    lab = _expired_lab(tmp_path / "lab")
+    lab = lab or _expired_lab(tmp_path / "lab")
     attach_results(report.pdf, report.data)
     with _clock_set_back(monkeypatch, 10) as then, serve_authority(authority, at=then) as url:
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
@@ -546,6 +563,25 @@ def test_a_trusted_timestamp_judges_validity_at_its_time(
     stamped = dt.datetime.fromisoformat(sig.timestamp.time)
     assert abs(stamped - (dt.datetime.now(dt.UTC) - 10 * DAY)) < dt.timedelta(minutes=5)
     assert "valid at the timestamped time" in out
+
+
+def test_a_trusted_timestamp_keeps_a_ca_issued_signer_verified_after_it_expired(
+    report: Report,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    authority: Authority,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As above, with the laboratory's certificate issued by its root (which pyHanko
+    dates, unlike a self-signed anchor): validated now it has expired, validated at the
+    stamp it is good, and the stamp is what counts."""
+    lab, root = _expired_under_a_root(tmp_path)
+    _timestamped_backdated(report, tmp_path, monkeypatch, authority, lab)
+    code, out = _verify(report.pdf, capsys, root, tsa=(authority.root,))
+    assert code == EXIT_VERIFIED, out
+    assert "valid at the timestamped time" in out
+    code, out = _verify(report.pdf, capsys, root)  # the stamp's authority not trusted
+    assert code == EXIT_NOT_VERIFIED and "expired" in out.splitlines()[-1]
 
 
 @pytest.mark.parametrize("tsa_anchor", ["none", "another authority", "the signer's own"])

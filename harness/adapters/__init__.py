@@ -5,13 +5,32 @@ Every adapter speaks protocol v1 and offers the same three calls: `request(op,
 (requests pipelined: all sent before the replies are awaited) and `close()`. Specs:
 
     reference                 the bundled game, run as a JSON Lines subprocess
-    python:MODULE:CLASS       a class loaded in-process (methods named like the ops)
+    python:MODULE:CLASS       a class (methods named like the ops), run in a child process
+                              of its own (pyhost.py), so that nothing it does to its
+                              process can take the harness down
     subprocess:COMMAND ...    a child process speaking JSON Lines on stdin/stdout
     http://HOST:PORT/PATH     POST each request to PATH/<op>
 
 Adapters know the protocol and nothing of the rules: they never import the oracle.
+
+`Adapter` and `open_adapter` are imported when first asked for: the child hosting a
+python: game (`python -m harness.adapters.pyhost`) imports this package too, and
+starts, at every restart, without the reply checking (its JSON Schema) it never uses.
 """
 
-from harness.adapters.base import Adapter, open_adapter
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.adapters.base import Adapter, open_adapter
 
 __all__ = ["Adapter", "open_adapter"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from harness.adapters import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import math
-import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -174,10 +172,12 @@ def open_adapter(
     """Open the adapter a spec names; Unreachable when that is impossible.
 
     `profile_path` configures the bundled reference game (spec `reference`) to
-    play the profile under certification.
+    play the profile under certification. A `python:` game is started in a child
+    process of its own (harness/adapters/pyhost.py): one that cannot be loaded is
+    found at `hello`, unreachable as any game that never answers it.
     """
     from harness.adapters.http import HttpAdapter
-    from harness.adapters.inprocess import InProcessAdapter
+    from harness.adapters.pyhost import PythonAdapter
     from harness.adapters.subprocess import SubprocessAdapter
 
     try:
@@ -190,14 +190,5 @@ def open_adapter(
         argv = shlex.split(spec.removeprefix("subprocess:"))
         return SubprocessAdapter(argv, timeout=timeout, spec=spec)
     if spec.startswith("python:"):
-        _, module, name = spec.split(":")
-        if os.getcwd() not in sys.path:  # as `python -m` does: the game may live right here
-            sys.path.insert(0, os.getcwd())
-        try:
-            cls = getattr(importlib.import_module(module), name)
-            return InProcessAdapter(cls, spec=spec, timeout=timeout)
-        except (ImportError, AttributeError) as exc:
-            raise Unreachable(f"cannot load {spec!r}: {exc}") from exc
-        except Exception as exc:
-            raise Unreachable(f"{spec!r}: constructing the game failed: {exc!r}") from exc
+        return PythonAdapter(spec, timeout=timeout)
     return HttpAdapter(spec, timeout=timeout)

@@ -10,8 +10,12 @@ printing its URL on stdout once it listens; port 0 takes any free port.
 
 `--game MODULE:CLASS` serves another Python game class the same way (constructed
 with no arguments, as the python: adapter does, or with the profile `--profile`
-names). Certified so, it meets the requests a python: adapter cannot send, lines
+names). Certified so, it meets the requests a python: adapter does not send, lines
 that are not JSON, which this module's server answers (docs/refusals.md).
+
+Over JSON Lines, stdin and stdout are taken for the protocol before the game is
+built (harness/protocol.py `take_stdio`): what a `--game` class prints, at import
+or in a call, goes to stderr and cannot corrupt a reply.
 
 `--db FILE` keeps the rounds in an SQLite file (created when missing; write-ahead
 log, one transaction per change of state, harness/reference/store.py) instead
@@ -37,7 +41,7 @@ from typing import Any
 
 from harness.defaults import DEFAULT_PROFILE
 from harness.profiles import load_profile
-from harness.protocol import serve_http, serve_json_lines
+from harness.protocol import serve_http, serve_json_lines, take_stdio
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
@@ -71,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.db and args.game:
         parser.error("--db keeps the reference game's rounds (or a mutant's), not a --game's")
     profile = load_profile(args.profile or DEFAULT_PROFILE)
+    channel = take_stdio() if args.http is None else None  # before the game can print
     with contextlib.ExitStack() as cleanup:
         game: Any
         if args.game:
@@ -87,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             except StoreError as exc:
                 print(f"python -m harness.reference: {exc}", file=sys.stderr)
                 return 1
-        if args.http is None:
-            serve_json_lines(game, sys.stdin.buffer, sys.stdout.buffer)
+        if channel is not None:
+            serve_json_lines(game, *channel)
             return 0
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
             serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))

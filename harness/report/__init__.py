@@ -38,6 +38,16 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import Flowable
 
+from harness.evidence import (
+    SAMPLED,
+    SIZED,
+    Minimums,
+    check_of,
+    floors,
+    policy_problems,
+    samples,
+    section_at,
+)
 from harness.outcomes import RANK, Verdict
 from harness.report.certificate import (
     certificate,
@@ -620,13 +630,9 @@ def verdict_problem(results: dict[str, Any]) -> str | None:
     return None
 
 
-# The sections of results.json that a check fills, by the check's name in clause items.
-SECTION_OF_CHECK = {
-    "rng-battery": ("rng",),
-    "differential": ("differential",),
-    "rtp-simulation": ("math", "simulation"),
-    "corpus": ("corpus",),
-}
+# The sections of results.json that a check fills, by the check's name in clause items:
+# the sampled checks' (harness/evidence.py), and the generated corpus's.
+SECTION_OF_CHECK = {s.check: s.path for s in SAMPLED} | {"corpus": ("corpus",)}
 
 
 def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str | None:
@@ -638,6 +644,10 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
     passed = [c for c in clauses if c.get("status") == "pass"]
     checks_behind_a_pass: set[str] = set()
     for c in passed:
+        if not c.get("items"):
+            return (
+                f"the verdict is PASS, yet clause {text_shown(c.get('id'), 40)} passed on no item"
+            )
         for item in c.get("items") or []:
             if not isinstance(item, dict):
                 continue
@@ -646,17 +656,16 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
                     f"the verdict is PASS, yet {text_shown(item.get('name'), 80)} of passed "
                     f"clause {text_shown(c.get('id'), 40)} is {text_shown(item.get('status'), 20)}"
                 )
-            target = str(item.get("name", "")).rpartition("/")[2]
-            checks_behind_a_pass.add(re.sub(r"-\d+$", "", target))  # a differential shard
+            checks_behind_a_pass.add(check_of(str(item.get("name", ""))))
     vectors = results.get("vectors") if isinstance(results.get("vectors"), dict) else {}
     bad = {k: (vectors or {}).get(k) for k in ("failed", "errors")}
     if any(isinstance(n, int) and n > 0 for n in bad.values()):
         return f"the verdict is PASS, yet {bad['failed']} vectors failed, {bad['errors']} erred"
     for check, path in SECTION_OF_CHECK.items():
-        section: Any = results
-        for key in path:
-            section = section.get(key) if isinstance(section, dict) else None
-        if not isinstance(section, dict):
+        section = section_at(results, path)
+        if section is None:
+            if check in checks_behind_a_pass:
+                return f"the verdict is PASS, yet its {'.'.join(path)} section is missing"
             continue
         status = section.get("status")
         if status == "fail" or section.get("passed") is False:
@@ -671,21 +680,26 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
 
 def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
     """A PASS of schema 4 or later rests on samples at their minimums (docs/verdict.md)."""
-    from harness.evidence import CHECK_OF, Minimums, samples
-
     version = results.get("schema_version")
     section = results.get("evidence")
     if not isinstance(section, dict):
-        if isinstance(version, int) and version >= 4:
-            return "the verdict is PASS, yet the file records no evidence section"
-        return None
+        if isinstance(version, int) and version < 4:  # written before minimum samples
+            return None
+        return "the verdict is PASS, yet the file records no evidence section"
+    stated = section.get("minimums")
+    if not isinstance(stated, dict):
+        return "the verdict is PASS, yet its evidence section records no minimums"
+    sized = {k: v for k, v in stated.items() if k != "source"}
+    problems = policy_problems(sized, floors())
+    if problems:
+        key, why = problems[0]
+        return f"the verdict is PASS, yet its minimum {text_shown(key, 40)} {why}"
     try:
-        minimums = Minimums.from_json(section.get("minimums") or {})
-        found = samples(results, minimums)
+        found = samples(results, Minimums.from_json(stated))
     except (TypeError, ValueError):
         return "the verdict is PASS, yet its evidence section cannot be read"
     for sample in found:
-        if not sample.met and CHECK_OF[sample.name] in checks:
+        if not sample.met and SIZED[sample.name].check in checks:
             return f"the verdict is PASS, yet {sample.shortfall()}"
     return None
 

@@ -237,7 +237,7 @@ def _evidence(section: Any) -> list[Flowable]:
             continue
         size = f"{_money(s.get('size'))} {s.get('what', '?')}"
         if not s.get("judged"):
-            lines.append(f"{size}: the check did not run")
+            lines.append(f"{size}: the check did not run to a verdict")
         else:
             mark = "" if s.get("met") else " - BELOW THE MINIMUM"
             lines.append(f"{size} (minimum {_money(s.get('minimum'))}){mark}")

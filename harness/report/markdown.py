@@ -20,18 +20,17 @@ a `<` cannot open HTML, and a backtick in a command cannot end its code span ear
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.diff import FailureRef, ResultsDiff, StatusChange, _folded, _said_by_failure
+from harness.diff import FailureRef, ResultsDiff, StatusChange, listed_changes
+from harness.plan import plan_line
 
 SHOWN = 20  # failures, gaps, reasons and changes listed; results.json and the PDF hold all
 MESSAGE_WIDTH = 300  # a message longer than this is cut in a table cell
-SAMPLES_SHOWN = 50  # rows of an evidence table
 
 # Characters that would mean something where run text lands (inline, on one line, or in
 # a table cell): each is backslash-escaped, as CommonMark allows for any ASCII
@@ -123,7 +122,6 @@ def certify_markdown(results: Mapping[str, Any]) -> str:
     lines += _incomplete(results)
     lines += _gaps(results)
     lines += _samples(results)
-    lines += _evidence(results.get("evidence"))
     return "\n".join(lines) + "\n"
 
 
@@ -141,6 +139,8 @@ def _settings(results: Mapping[str, Any]) -> Iterator[list[str]]:
     ]
     if manifest.get("report_id"):
         rows.append(("report", escape(manifest["report_id"])))
+    if isinstance(manifest.get("plan"), dict):
+        rows.append(("run plan", escape(plan_line(manifest["plan"]))))
     selection = _mapping(results.get("selection"))
     if results.get("selection"):
         expressions = _mapping(selection.get("expressions"))
@@ -211,54 +211,31 @@ def _gaps(results: Mapping[str, Any]) -> list[str]:
 
 
 def _samples(results: Mapping[str, Any]) -> list[str]:
-    """What the randomized checks drew, where results.json records it: a reader judges a
-    PASS by its sample sizes as much as by its verdict."""
-    simulation = _mapping(_mapping(results.get("math")).get("simulation"))
-    found = [
-        ("RNG battery decks", _mapping(results.get("rng")).get("decks")),
-        ("differential seat-hands", _mapping(results.get("differential")).get("seat_hands")),
-        ("RTP simulation rounds", simulation.get("rounds")),
+    """The samples the verdict rests on, each against the certificate's minimum
+    (results.json `evidence`, docs/verdict.md#evidence), and the seed that drew them: a
+    reader judges a PASS by its sample sizes as much as by its verdict."""
+    evidence = _mapping(results.get("evidence"))
+    rows = [
+        [
+            escape(s.get("what", "?")),
+            value(s.get("size")),
+            value(s.get("minimum")),
+            "met"
+            if s.get("met") and s.get("judged")
+            else "**below**"
+            if s.get("judged")
+            else "not run",
+        ]
+        for s in _dicts(evidence.get("samples"))
     ]
-    rows = [[label, value(size)] for label, size in found if _number(size)]
     if not rows:
         return []
     seed = _mapping(results.get("manifest")).get("seed")
     drawn = f", drawn from seed {value(seed)}" if _number(seed) else ""
-    return ["", f"### Sample sizes{drawn}", "", *table(["sample", "size"], rows)]
-
-
-def _evidence(evidence: Any) -> list[str]:
-    """results.json's `evidence` section, whatever its exact shape: records (a list of
-    objects, or objects by name) as a table with a column per key, scalars by name as a
-    two-column table, an object of scalars on one line. Nothing is rendered for a shape
-    none of these fits."""
-    if isinstance(evidence, Mapping):
-        scalars = {k: v for k, v in evidence.items() if _scalar(v)}
-        nested = {k: v for k, v in evidence.items() if not _scalar(v)}
-        if nested and all(isinstance(v, Mapping) for v in nested.values()) and not scalars:
-            records = [{"name": k, **v} for k, v in nested.items()]
-            return ["", "### Evidence", "", *_records(records)]
-        lines = []
-        if scalars:
-            lines += table(["", ""], ([escape(k), value(v)] for k, v in scalars.items()))
-        for key, entry in nested.items():
-            if isinstance(entry, list) and entry and all(isinstance(e, Mapping) for e in entry):
-                lines += ["", f"**{escape(key)}**", "", *_records(entry)]
-            elif isinstance(entry, Mapping) and all(_scalar(v) for v in entry.values()):
-                pairs = ", ".join(f"{escape(k)} {value(v)}" for k, v in entry.items())
-                lines += ["", f"**{escape(key)}**: {pairs}"]
-            else:
-                lines += ["", f"**{escape(key)}**: {value(entry)}"]
-        return ["", "### Evidence", "", *lines] if lines else []
-    if isinstance(evidence, list) and evidence and all(isinstance(e, Mapping) for e in evidence):
-        return ["", "### Evidence", "", *_records(evidence)]
-    return []
-
-
-def _records(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    columns = list(dict.fromkeys(str(k) for r in records for k in r))
-    rows = ([value(r.get(c)) for c in columns] for r in records[:SAMPLES_SHOWN])
-    return table([escape(c) for c in columns], rows) + _more(len(records), "rows", SAMPLES_SHOWN)
+    source = escape(_mapping(evidence.get("minimums")).get("source", "not recorded"))
+    lines = ["", f"### Sample sizes{drawn}", ""]
+    lines += table(["sample", "size", "minimum", ""], rows)
+    return [*lines, "", f"Minimums from {source}."]
 
 
 # ---------------------------------------------------------------------------- diff
@@ -309,15 +286,12 @@ def _runs(d: ResultsDiff) -> Iterator[list[str]]:
 
 def _groups(d: ResultsDiff) -> dict[str, list[str]]:
     """Each change as a Markdown list entry, by direction."""
-    folded = _folded(d)
-    counts = Counter(clause for clause, _ in folded)
+    shown, counts = listed_changes(d)
     groups: dict[str, list[str]] = {"regression": [], "improvement": [], "other": []}
     for v in d.verdicts:
         if v.direction != "unchanged":
             groups[v.direction].append(f"- {escape(v.name)} {escape(v.old)} -> {escape(v.new)}")
-    for c in (*d.clauses, *d.items, *d.figures):
-        if c.kind == "item" and ((c.clause, c.key) in folded or _said_by_failure(d, c)):
-            continue
+    for c in shown:
         groups[c.direction].append(_change(c, counts[c.key] if c.kind == "clause" else 0))
     groups["regression"] += [_failure("new failure", f, reproduce=True) for f in d.new_failures]
     groups["improvement"] += [_failure("fixed", f) for f in d.fixed_failures]
@@ -330,7 +304,7 @@ def _groups(d: ResultsDiff) -> dict[str, list[str]]:
             if d.vectors.old.get(k) != d.vectors.new.get(k)
         ]
         groups["other"].append("- vectors: " + escape(", ".join(parts)))
-    for e in getattr(d, "evidence", ()):  # sample sizes that changed, where the diff has them
+    for e in d.evidence:
         less = "less evidence" if e.direction == "regression" else "more evidence"
         groups[e.direction].append(f"- {less}: {escape(e.what)} {value(e.old)} -> {value(e.new)}")
     return groups
@@ -363,25 +337,6 @@ def _status(status: str | None) -> str:
 
 
 # ---------------------------------------------------------------------------- the file
-
-
-def target_problem(path: Path, reserved: Iterable[Path]) -> str | None:
-    """Why `path` cannot take a summary, checked before anything runs, or None: it names
-    one of `reserved` (a file the command reads or writes), is a folder, lies in a
-    folder that does not exist, or cannot be written. The file itself may not exist yet:
-    appending creates it."""
-    target = path.resolve()
-    if target in {p.resolve() for p in reserved}:
-        return "is a file this command reads"
-    if path.is_dir():
-        return "is a folder"
-    if not path.parent.is_dir():
-        return f"the folder {path.parent} does not exist"
-    if path.exists():
-        writable = os.access(path, os.W_OK)
-    else:
-        writable = os.access(path.parent, os.W_OK | os.X_OK)
-    return None if writable else "cannot be written"
 
 
 def append_markdown(path: Path, text: str) -> bool:

@@ -925,7 +925,9 @@ def _check_signature(
         coverage=status.coverage.name if status.coverage is not None else "UNCLEAR",
         modification_level=level.name if level is not None else None,
         docmdp_ok=status.docmdp_ok,
-        bottom_line=_signer_bottom_line(status) and _signer_bottom_line(trust_status),
+        # At the moment that counts: a signer whose certificate has expired since a trusted
+        # authority stamped its signature is judged as of the stamp (docs/signing.md)
+        bottom_line=_signer_bottom_line(trust_status),
         signer=status.signing_cert.subject.human_friendly,
         signing_time=when.isoformat() if when is not None else None,
         timestamp=stamp,
