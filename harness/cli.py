@@ -420,10 +420,19 @@ class _Signing:
     passphrase: bytes | None = dataclasses.field(repr=False)
     timestamp_url: str | None = None
 
-    def sign(self, pdf: Path) -> None:
+    def sign(self, pdf: Path, results: bytes) -> None:
+        """Sign `pdf`, whose attached results.json must be `results`, the bytes chcert
+        wrote: never a report changed since it was drawn."""
         from harness.report.seal import sign_pdf
 
-        sign_pdf(pdf, self.key, self.cert, self.passphrase, timestamp_url=self.timestamp_url)
+        sign_pdf(
+            pdf,
+            self.key,
+            self.cert,
+            self.passphrase,
+            timestamp_url=self.timestamp_url,
+            results=results,
+        )
 
 
 def _signing(args: argparse.Namespace) -> _Signing | None:
@@ -619,9 +628,11 @@ def certify(args: argparse.Namespace) -> int:
     if args.dry_run:  # everything a run checks is checked: nothing is written
         return _dry_run(args, profile, minimums)
     with _staged(out) as stage, nothing_outlives() as reaper:
-        code = _run_certification(args, profile, catalogs, out, stage, junit, reaper, artifacts)
+        code, data = _run_certification(
+            args, profile, catalogs, out, stage, junit, reaper, artifacts
+        )
     if signing is not None:  # the outputs are published: a failed signature loses none
-        return _signed(signing, out / "report.pdf", code)
+        return _signed(signing, out / "report.pdf", data, code)
     return code
 
 
@@ -742,13 +753,13 @@ def _check_replaceable(out: Path, replace_signed: bool) -> None:
         )
 
 
-def _signed(signing: _Signing, pdf: Path, code: int) -> int:
-    """Sign the published report; a signature that fails is a usage error (exit 4), the
-    report stays as written, unsigned."""
+def _signed(signing: _Signing, pdf: Path, results: bytes, code: int) -> int:
+    """Sign the published report (attached `results`); a signature that fails is a usage
+    error (exit 4), the report stays as written, unsigned."""
     from harness.report.seal import SealError
 
     try:
-        signing.sign(pdf)
+        signing.sign(pdf, results)
     except SealError as exc:
         print(f"chcert: the report was not signed: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -841,6 +852,21 @@ def _copy_atomic(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+class _Handover:
+    """Takes the run's results from the plugin in memory, as pytest unconfigures: never
+    read back from results.json in the output folder, which a process the game left
+    behind could replace before it is ended (docs/robustness.md)."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, Any] | None = None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        run = config.pluginmanager.get_plugin("chcert-run")
+        built = getattr(run, "results", None)
+        if isinstance(built, dict):
+            self.results = built
+
+
 class _Signals:
     """SIGTERM and SIGHUP during a run stop it as Ctrl-C (SIGINT) does: the items stop,
     the test workers are interrupted too, and results.json and the PDF are written,
@@ -899,10 +925,12 @@ def _run_certification(
     junit: Path,
     reaper: Reaper,
     artifacts: list[dict[str, Any]],
-) -> int:
+) -> tuple[int, bytes]:
+    """Run the items, then write, draw and publish the outputs: the exit code and the
+    bytes of results.json as written."""
     from harness.report import render
     from harness.report.junit import write_junit
-    from harness.results import write_json_atomic
+    from harness.results import json_bytes, write_json_atomic
 
     results_path = stage / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -951,9 +979,10 @@ def _run_certification(
         f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
     )
     started = time.monotonic()
+    handover = _Handover()
     with _Signals(reaper) as signals:
         try:
-            code = pytest.main(pytest_args, plugins=[signals])
+            code = pytest.main(pytest_args, plugins=[signals, handover])
         except KeyboardInterrupt:  # before or after pytest's own handling of it
             code = pytest.ExitCode.INTERRUPTED
         signals.armed = False
@@ -963,16 +992,19 @@ def _run_certification(
         if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
             shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
             raise UsageError(f"{shown} matches no item of profile {profile.name}")
-        if not results_path.exists():
+        built = handover.results
+        if built is None:  # the test runner stopped before the plugin could build them
             hint = f"; interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
             if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
                 hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
-            write_json_atomic(results_path, _stub_results(profile.name, int(code), hint))
-        with results_path.open(encoding="utf-8") as fh:
-            results = _annotated(json.load(fh), args, artifacts)
+            built = _stub_results(profile.name, int(code), hint)
+        # From memory, as JSON reads it back: what is written, drawn and summed is what the
+        # plugin built, whatever a leftover process did to the files in the meantime
+        results = _annotated(json.loads(json_bytes(built)), args, artifacts)
+        data = json_bytes(results)
         write_json_atomic(results_path, results)
         write_junit(results, stage / "junit.xml")
-        render(results, stage / "report.pdf", results_path.read_bytes())
+        render(results, stage / "report.pdf", data)
         _publish(stage, out, junit)
     seconds = time.monotonic() - started
     _print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
@@ -980,7 +1012,7 @@ def _run_certification(
         from harness.report.markdown import append_markdown, certify_markdown
 
         append_markdown(Path(args.summary_md), certify_markdown(results))
-    return EXIT_CODES[Verdict(results["verdict"])]
+    return EXIT_CODES[Verdict(results["verdict"])], data
 
 
 def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
@@ -1341,7 +1373,7 @@ def report(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="chcert-report-") as folder:
         _copy_atomic(render(data, Path(folder) / pdf.name, raw), pdf)
     print(pdf)
-    return _signed(signing, pdf, 0) if signing is not None else 0
+    return _signed(signing, pdf, raw, 0) if signing is not None else 0
 
 
 if __name__ == "__main__":

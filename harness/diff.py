@@ -479,12 +479,14 @@ def _measures(results: Mapping[str, Any]) -> dict[str, int]:
 
 
 def _evidence_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[EvidenceChange]:
-    """Every measure both files record whose size differs."""
+    """Every measure whose size differs. A measure OLD records and NEW does not (a section
+    removed, a size that is no whole number) counts as none at all in NEW: evidence a
+    file does not state is evidence a gate cannot credit."""
     before, after = _measures(old), _measures(new)
     whats = {name: what for name, what, _ in EVIDENCE} | {"items_run": ITEMS_RUN}
     for name, what in whats.items():
-        if name in before and name in after and before[name] != after[name]:
-            old_size, new_size = before[name], after[name]
+        if name in before and before[name] != after.get(name, 0):
+            old_size, new_size = before[name], after.get(name, 0)
             better: Direction = "improvement" if new_size > old_size else "regression"
             yield EvidenceChange(name, what, old_size, new_size, better)
 

@@ -71,11 +71,15 @@ def output_problem(
     path: Path, reserved: Iterable[Path], reader: str = "this command"
 ) -> str | None:
     """Why `path` cannot take an output a user named (--junitxml, --summary-md), checked
-    before anything runs, or None: it is one of `reserved` (a file the command reads),
-    a folder, in a folder that does not exist, or not writable. The file itself may not
-    exist yet."""
-    if path.resolve() in {p.resolve() for p in reserved}:
+    before anything runs, or None: it is one of `reserved` (a file the command reads,
+    by any name: a symlink or a hard link to it too), lies in chcert's own data (the
+    catalogs, profiles, schemas and vectors every run reads), is a folder, in a folder
+    that does not exist, or not writable. The file itself may not exist yet."""
+    target = path.resolve()
+    if _same_file(path, reserved):
         return f"is a file {reader} reads"
+    if any(folder in target.parents for folder in (SPECS_DIR, VECTORS_DIR)):
+        return f"is in chcert's own data, which {reader} reads"
     if path.is_dir():
         return "is a folder"
     if not path.parent.is_dir():
@@ -85,3 +89,22 @@ def output_problem(
     else:
         writable = os.access(path.parent, os.W_OK | os.X_OK)
     return None if writable else "cannot be written"
+
+
+def _same_file(path: Path, others: Iterable[Path]) -> bool:
+    """Whether `path` names one of `others`: the same resolved path, or, for files that
+    exist, the same file (device and inode: a hard link is another name for it)."""
+    try:
+        mine = path.stat()
+    except OSError:
+        mine = None
+    for other in others:
+        if other.resolve() == path.resolve():
+            return True
+        try:
+            theirs = other.stat()
+        except OSError:
+            continue
+        if mine is not None and (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            return True
+    return False

@@ -138,6 +138,9 @@ class CertificationRun:
         self.collected: set[str] | None = None
         self.implementation: dict[str, Any] | None = None
         self.incomplete: list[str] = []
+        # results.json as built, for chcert certify to take in memory: a file in the
+        # output folder is one a game's process could replace (harness/cli.py _Handover)
+        self.results: dict[str, Any] | None = None
         self.interrupted_by = "Ctrl-C"
         self.hello_fault: dict[str, Any] | None = None
         self.stderr_tail = ""
@@ -332,6 +335,7 @@ class CertificationRun:
             )
         )
         write_json_atomic(self.stage / "results.json", results)
+        self.results = results
 
     def _minimums(self, given: str | None) -> Minimums:
         """The sample sizes a certificate needs: the laboratory's (--chcert-minimums, from a

@@ -185,6 +185,8 @@ def test_a_profile_raises_the_minimums_and_cannot_lower_them(
     (row,) = [i for c in results["clauses"] for i in c["items"] if i["name"] == item]
     assert row["status"] == "not_tested" and row["needs"] == "--rtp-rounds 2000"
     assert "1,000 rounds of the RTP simulation" in row["message"]
+    page = " ".join(pdf_pages(tmp_path / "out" / "report.pdf")[0].split())
+    assert "not chcert's bundled profile" in page  # a copy keeping the name is said so
 
 
 def test_a_plan_in_the_vendors_tree_supplies_no_laboratory_attestation_or_signing(
@@ -276,6 +278,29 @@ def test_less_evidence_than_the_baseline_is_a_regression() -> None:
     assert not back.regressed and all(e.direction == "improvement" for e in back.evidence)
 
 
+@pytest.mark.parametrize(
+    "hide",
+    ["a float", "a string", "a section removed", "null"],
+)
+def test_evidence_a_file_no_longer_states_is_none(hide: str) -> None:
+    """Before: a size written as 2949.0 or "2", or a section removed, compared as "no
+    change": what a file does not state as a whole number, a gate cannot credit."""
+    baseline = _sample()
+    hidden = copy.deepcopy(baseline)
+    if hide == "a float":
+        hidden["rng"]["decks"] = 20_000.0
+    elif hide == "a string":
+        hidden["rng"]["decks"] = "20000"
+    elif hide == "a section removed":
+        del hidden["rng"]
+    else:
+        hidden["rng"]["decks"] = None
+    d = diff_results(baseline, hidden)
+    assert d.regressed
+    (change,) = [e for e in d.evidence if e.name == "rng_decks"]
+    assert (change.old, change.new, change.direction) == (20_000, 0, "regression")
+
+
 def test_fewer_items_run_is_a_regression() -> None:
     baseline = _sample()
     fewer = copy.deepcopy(baseline)
@@ -327,6 +352,40 @@ def _forged(edit: str) -> dict[str, Any]:
         doc["clauses"][0]["items"] = []
     elif edit == "no rng section":
         doc.pop("rng")
+    elif edit == "gaps":
+        doc["gaps"] = [
+            {
+                "clause": "s000-r1",
+                "title": "t",
+                "kind": "implementation",
+                "why": "",
+                "to_close": ["--rng-decks 20000"],
+            }
+        ]
+    elif edit == "an old file on small samples":
+        doc["math"]["simulation"]["rounds"] = 2  # schema 3, no evidence: held to the defaults
+    elif edit == "lowered minimums called the defaults":
+        doc["schema_version"] = 4
+        lowered = {**Minimums().to_json(), "rtp_rounds": 2}
+        doc["evidence"] = {"minimums": lowered, "samples": [], "met": True}
+        doc["math"]["simulation"]["rounds"] = 2
+    elif edit == "a sample it says fell short":
+        doc["schema_version"] = 4
+        short = {
+            "name": "rtp_rounds",
+            "what": "rounds",
+            "option": "--rtp-rounds",
+            "size": 2,
+            "minimum": 2,
+            "judged": True,
+            "met": False,
+        }
+        doc["evidence"] = {
+            "minimums": {**Minimums().to_json(), "rtp_rounds": 2, "source": "run plan x"},
+            "samples": [short],
+            "met": False,
+        }
+        doc["math"]["simulation"]["rounds"] = 2
     elif edit == "minimums below the floors":
         doc["schema_version"] = 4
         doc["evidence"] = {"minimums": {**Minimums().to_json(), "rng_decks": 5}, "samples": []}
@@ -347,6 +406,10 @@ def _forged(edit: str) -> dict[str, Any]:
         ("no items", "passed on no item"),
         ("no rng section", "its rng section is missing"),
         ("minimums below the floors", "its minimum rng_decks 5 is below 2,949"),
+        ("gaps", "lists clauses not tested"),
+        ("an old file on small samples", "too little evidence: 2 rounds of the RTP simulation"),
+        ("lowered minimums called the defaults", "not chcert's defaults it names"),
+        ("a sample it says fell short", "its evidence says rtp_rounds fell short"),
     ],
 )
 def test_a_pass_its_own_file_contradicts_is_not_certified(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from harness.cli import main
 from harness.diff import diff_results
 from harness.report.markdown import SHOWN, certify_markdown, code, diff_markdown, escape
 from tests.runs import certify
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ITEM = ["--item", "s000-antewin/nq-four-of-a-kind-std-t1"]
 ATTEST = (
@@ -221,6 +224,11 @@ def test_summary_md_appends_a_certification_and_a_diff(
     _refused(capsys, [*run, "--summary-md", str(tmp_path)], "is a folder")
     _refused(capsys, [*run, "--summary-md", str(tmp_path / "no" / "s.md")], "does not exist")
     _refused(capsys, [*run, "--summary-md", ""], "names no file")
+    linked = tmp_path / "linked.md"
+    os.link(attest, linked)  # another name for an input: appending would spoil it
+    _refused(capsys, [*run, "--summary-md", str(linked)], "is a file this run reads")
+    catalog = ROOT / "specs" / "clauses" / "s000.yaml"
+    _refused(capsys, [*run, "--summary-md", str(catalog)], "is in chcert's own data")
     assert not (out / "results.json").exists() and not summary.exists()
 
     summary.write_text("## an earlier step\n")

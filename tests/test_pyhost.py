@@ -25,6 +25,7 @@ from harness.adapters import open_adapter
 from harness.errors import ProtocolViolation
 from tests.conftest import ROOT
 from tests.exiting_games import ONCE
+from tests.forger import FORGED
 from tests.results import load_results
 from tests.runs import certify
 
@@ -139,3 +140,18 @@ def test_a_body_json_cannot_carry_is_a_reply_that_is_not_json() -> None:
         assert adapter.request("history", last=1) == {"rounds": []}
     finally:
         adapter.close()
+
+
+def test_results_rewritten_after_the_run_wrote_them_change_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a process the game left behind rewrote OUT/.chcert-run-*/results.json to
+    PASS between the plugin writing it and chcert reading it back, and chcert exited 0
+    with a CERTIFIED report. Now chcert takes the results from the run in memory: the
+    forger (tests/forger.py, at the moment such a process could act) changes nothing."""
+    monkeypatch.setenv("PYTEST_PLUGINS", "tests.forger")
+    out = tmp_path / "out"
+    code, results = certify(out, "--adapter", "reference", "--item", FIRST)
+    assert (out / FORGED).exists()  # the forger did rewrite the file
+    assert code == 2 and results["verdict"] == "INCOMPLETE"  # a selection, as the run found
+    assert results["selection"] is not None and results["incomplete_reasons"]

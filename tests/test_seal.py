@@ -668,7 +668,7 @@ def test_a_timestamp_authority_that_fails_is_one_line_and_leaves_the_report_unsi
         with pytest.raises(cli.UsageError, match="timestamp"):  # exit 4 before a run
             cli._signing(args)
         signing = cli._Signing(lab.key, lab.cert, PASSPHRASE, url)
-        assert cli._signed(signing, report.pdf, 0) == 4  # failing only at the end
+        assert cli._signed(signing, report.pdf, report.data, 0) == 4  # failing only at the end
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("chcert: the report was not signed: ")
     assert report.pdf.read_bytes() == before and not verify_report(report.pdf).signed

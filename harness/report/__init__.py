@@ -39,6 +39,7 @@ from reportlab.platypus import (
 from reportlab.platypus.flowables import Flowable
 
 from harness.evidence import (
+    DEFAULTS_SOURCE,
     SAMPLED,
     SIZED,
     Minimums,
@@ -641,6 +642,8 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
     clause, failed vectors, or a sample below its minimum (docs/verdict.md)."""
     if results.get("selection"):
         return "the verdict is PASS, yet the run was a selection, which never certifies"
+    if results.get("gaps"):
+        return "the verdict is PASS, yet the file lists clauses not tested (gaps)"
     passed = [c for c in clauses if c.get("status") == "pass"]
     checks_behind_a_pass: set[str] = set()
     for c in passed:
@@ -679,21 +682,29 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
 
 
 def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
-    """A PASS of schema 4 or later rests on samples at their minimums (docs/verdict.md)."""
+    """A PASS rests on samples at their minimums (docs/verdict.md#evidence): those its
+    evidence section records (held to the floors, and to the defaults when it says they
+    are chcert's), or chcert's defaults for a file that records none; each recomputed
+    from the sections, and each as the section itself says it."""
     version = results.get("schema_version")
     section = results.get("evidence")
     if not isinstance(section, dict):
-        if isinstance(version, int) and version < 4:  # written before minimum samples
-            return None
-        return "the verdict is PASS, yet the file records no evidence section"
-    stated = section.get("minimums")
-    if not isinstance(stated, dict):
-        return "the verdict is PASS, yet its evidence section records no minimums"
+        if not (isinstance(version, int) and version < 4):
+            return "the verdict is PASS, yet the file records no evidence section"
+        stated: Any = Minimums().to_json()  # a file from before minimums: today's defaults
+        recorded: list[Any] = []
+    else:
+        stated, recorded = section.get("minimums"), section.get("samples") or []
+    if not isinstance(stated, dict) or not isinstance(recorded, list):
+        return "the verdict is PASS, yet its evidence section cannot be read"
     sized = {k: v for k, v in stated.items() if k != "source"}
     problems = policy_problems(sized, floors())
     if problems:
         key, why = problems[0]
         return f"the verdict is PASS, yet its minimum {text_shown(key, 40)} {why}"
+    defaults = Minimums().to_json()
+    if stated.get("source") == DEFAULTS_SOURCE and any(sized.get(k) != defaults[k] for k in SIZED):
+        return "the verdict is PASS, yet its minimums are not chcert's defaults it names"
     try:
         found = samples(results, Minimums.from_json(stated))
     except (TypeError, ValueError):
@@ -701,6 +712,10 @@ def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
     for sample in found:
         if not sample.met and SIZED[sample.name].check in checks:
             return f"the verdict is PASS, yet {sample.shortfall()}"
+    for entry in recorded:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if name in SIZED and entry.get("met") is False and SIZED[name].check in checks:
+            return f"the verdict is PASS, yet its evidence says {name} fell short of its minimum"
     return None
 
 

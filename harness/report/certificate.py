@@ -136,8 +136,9 @@ def verdict_lines(results: dict[str, Any]) -> list[Flowable]:
     return flow
 
 
-def _money(value: Any) -> str:
-    """Minor units as the game declares them: integers with thousands separators."""
+def _grouped(value: Any) -> str:
+    """An integer with thousands separators: money in minor units, as the game declares
+    it, and counts of decks, rounds and bytes."""
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
@@ -153,7 +154,9 @@ def _limits(limits: Any) -> str:
     shown = []
     for wager, bounds in limits.items():
         if isinstance(bounds, list) and len(bounds) == 2:
-            shown.append(f"{wager.replace('_', ' ')} {_money(bounds[0])} to {_money(bounds[1])}")
+            shown.append(
+                f"{wager.replace('_', ' ')} {_grouped(bounds[0])} to {_grouped(bounds[1])}"
+            )
         else:
             shown.append(f"{wager}: {json.dumps(bounds, default=str)}")
     return "; ".join(shown) + " (minor units)"
@@ -194,7 +197,7 @@ def _artifacts(manifest: dict[str, Any]) -> list[Flowable]:
         )
     ]
     for a in artifacts:
-        out.append(para(f"{a.get('name', '?')} ({_money(a.get('bytes', '?'))} bytes)", SMALL))
+        out.append(para(f"{a.get('name', '?')} ({_grouped(a.get('bytes', '?'))} bytes)", SMALL))
         out.append(para(f"SHA-256 {a.get('sha256', '?')}", MONO))
     return out
 
@@ -235,15 +238,28 @@ def _evidence(section: Any) -> list[Flowable]:
     for s in section.get("samples") or []:
         if not isinstance(s, dict):
             continue
-        size = f"{_money(s.get('size'))} {s.get('what', '?')}"
+        size = f"{_grouped(s.get('size'))} {s.get('what', '?')}"
         if not s.get("judged"):
             lines.append(f"{size}: the check did not run to a verdict")
         else:
             mark = "" if s.get("met") else " - BELOW THE MINIMUM"
-            lines.append(f"{size} (minimum {_money(s.get('minimum'))}){mark}")
+            lines.append(f"{size} (minimum {_grouped(s.get('minimum'))}){mark}")
     minimums = section.get("minimums") if isinstance(section.get("minimums"), dict) else {}
     lines.append(f"minimums from {(minimums or {}).get('source', 'not recorded')}")
     return [para(line, SMALL) for line in lines]
+
+
+def _profile(profile: dict[str, Any], manifest: dict[str, Any]) -> str:
+    """The profile by name and title, and, when it was read from a file rather than
+    chcert's bundled profile of that name, the file and its SHA-256: a copy may keep the
+    name and change the tables."""
+    shown = f"{profile.get('name', '?')}: {profile.get('title', '')}"
+    run_plan = manifest.get("run_plan") if isinstance(manifest.get("run_plan"), dict) else {}
+    given = (run_plan or {}).get("profile")
+    if given and given != profile.get("name"):
+        digest = str(manifest.get("profile_sha256", "?"))
+        shown += f" (read from the file {given}, SHA-256 {digest}; not chcert's bundled profile)"
+    return shown
 
 
 def _plan(record: Any) -> str:
@@ -288,10 +304,7 @@ def certificate(
         [para("Declared configuration", SMALL), _configuration(impl)],
         [para("Build submitted", SMALL), _artifacts(manifest)],
         [para("Adapter", SMALL), para(results.get("adapter", "?"), SMALL)],
-        [
-            para("Profile", SMALL),
-            para(f"{profile.get('name', '?')}: {profile.get('title', '')}", SMALL),
-        ],
+        [para("Profile", SMALL), para(_profile(profile, manifest), SMALL)],
         [para("Profile's rules sources", SMALL), _sources(profile)],
         *_laboratory(manifest),
         [para("Evidence", SMALL), _evidence(results.get("evidence"))],

@@ -23,7 +23,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 
 certify() {  # certify NAME EXPECTED_EXIT [OPTIONS...]
   local name=$1 expected=$2 status=0
   shift 2
-  chcert certify --plan sample-plan.toml --out "$name" --seed 7 \
+  chcert certify --plan sample-plan.toml --out "$name" --seed 7 --replace-signed \
     --sign-key "$key/sample.key" --sign-cert signer.pem "$@" || status=$?
   rm -f "$name/strategy.npz"  # 128 KB of the exact mathematics: `chcert math` remakes it
   if [ "$status" -ne "$expected" ]; then
