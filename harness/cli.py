@@ -637,8 +637,9 @@ def certify(args: argparse.Namespace) -> int:
 
 
 def _minimums(args: argparse.Namespace, profile: Profile) -> Minimums:
-    """The sample sizes this certificate needs (docs/verdict.md#evidence): a named plan's
-    [minimums], else the profile's, else the defaults; checked before the run."""
+    """The sample sizes this certificate needs (docs/verdict.md#evidence): chcert's
+    defaults, raised by the profile's, set by a named plan's [minimums]; checked before
+    the run."""
     from harness.evidence import resolve
 
     plan = getattr(args, "applied_plan", None)

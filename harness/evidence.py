@@ -4,11 +4,11 @@ A sampled check can only pass or fail on the sample it drew. Two RTP rounds, one
 seat-hand of the differential and the RNG battery's smallest sample would each
 "pass" a game that no laboratory would sign for; and the options that size them
 are exactly what a vendor's pipeline can shrink. So a certificate needs minimum
-sample sizes: chcert's documented defaults, or the policy a profile or the
-laboratory's run plan states, never lower than what each check needs to judge at
-all (the battery's own minimum). A check that ran on less is not certified: the
-run is INCOMPLETE, with the shortfall as its reason. A failure found on a small
-sample still fails: a fault seen is a fault.
+sample sizes: chcert's documented defaults, raised by a profile (which may come
+from the tree under test) or set by the run plan the laboratory names, never lower
+than what each check needs to judge at all (the battery's own minimum). A check
+that ran on less is not certified: the run is INCOMPLETE, with the shortfall as
+its reason. A failure found on a small sample still fails: a fault seen is a fault.
 
 The module is pure and light: results.py builds the `evidence` section from the
 sections it already wrote (rng, math.simulation, differential), the command line

@@ -53,6 +53,15 @@ def certify_apart(tmp_path: Path, adapter: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, load_results(out)
 
 
+def certify_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adapter: str
+) -> tuple[int, dict[str, Any]]:
+    """The same two items certified in this process: the game's process is a child of its
+    own, so what it does to it reaches no further (one case above proves it apart)."""
+    monkeypatch.setenv(ONCE, str(tmp_path / "once"))
+    return certify(tmp_path / "out", "--adapter", adapter, *ITEMS)
+
+
 def assert_unreachable(results: dict[str, Any], spec: str, *said: str) -> None:
     """INCOMPLETE with the game named unreachable, its reason holding `said`."""
     assert results["verdict"] == "INCOMPLETE" and results["adapter"] == spec
@@ -71,35 +80,40 @@ def test_a_game_ending_its_process_with_status_0_at_import_is_unreachable(
     assert_unreachable(results, spec, "exited (status 0) before replying")
 
 
-def test_a_game_raising_systemexit_at_import_is_unreachable_and_named(tmp_path: Path) -> None:
+def test_a_game_raising_systemexit_at_import_is_unreachable_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = "python:tests.raises_at_import:Game"
-    code, results = certify_apart(tmp_path, spec)
+    code, results = certify_here(tmp_path, monkeypatch, spec)
     assert code == 2
     assert_unreachable(results, spec, "cannot load the game's class: SystemExit")
     assert 'tests/raises_at_import.py", line' in results["implementation_stderr"]
 
 
-def test_a_module_that_cannot_be_imported_is_unreachable_with_its_error(tmp_path: Path) -> None:
+def test_a_module_that_cannot_be_imported_is_unreachable_with_its_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = "python:no.such.module:Game"
-    code, results = certify_apart(tmp_path, spec)
+    code, results = certify_here(tmp_path, monkeypatch, spec)
     assert code == 2
     assert_unreachable(results, spec, "ModuleNotFoundError: No module named 'no'")
     assert "ModuleNotFoundError" in results["implementation_stderr"]
 
 
 def test_a_game_ending_its_process_with_status_0_in_hello_is_unreachable(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = "python:tests.exiting_games:ExitsInHello"
-    code, results = certify_apart(tmp_path, spec)
+    code, results = certify_here(tmp_path, monkeypatch, spec)
     assert code == 2
     assert_unreachable(results, spec, "exited (status 0) before replying")
 
 
 def test_a_game_ending_its_process_in_act_fails_that_clause_and_the_run_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    code, results = certify_apart(tmp_path, "python:tests.exiting_games:ExitsOnFirstAct")
+    spec = "python:tests.exiting_games:ExitsOnFirstAct"
+    code, results = certify_here(tmp_path, monkeypatch, spec)
     assert code == 1 and results["verdict"] == "FAIL"
     (failure,) = results["failures"]
     assert failure["item"] in (FIRST, SECOND) and failure["clause"] == "s000-antewin"
