@@ -4,8 +4,9 @@ Run on demand (not a test):
 
     python3 benchmarks/bench_hostile.py [MODE ...]
 
-Each mode of tests/fixtures/faulty_game.py (and the two hostile Python games of
-tests/games.py) is certified once in a process of its own, on the two items of
+Each mode of tests/fixtures/faulty_game.py (and the hostile Python games of
+tests/games.py and tests/exiting_games.py, each in a child process of its own) is
+certified once in a process of its own, on the two items of
 tests/test_hostile.py, with `--timeout 2`. Prints per mode the exit code, the
 seconds, and the peak resident memory of the run's largest process (chcert or
 the game), from getrusage, against the targets below; exits 1 when one is missed.
@@ -23,7 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.fixtures.faulty_game import ELSEWHERE, HTTP, ON_TRIGGER
 from tests.test_hostile import FAULTY, ITEMS, serve_faulty
 
-IN_PROCESS = ["python:tests.games:HangsOnTrigger", "python:tests.games:ExitsOnTrigger"]
+PYTHON_GAMES = [
+    "python:tests.games:HangsOnTrigger",
+    "python:tests.games:ExitsOnTrigger",
+    "python:tests.exits_at_import:Game",
+    "python:tests.exiting_games:ExitsInHello",
+]
 # Targets: a hostile game costs a run no more than a minute (three 2 s timeouts and their
 # restarts at most) and no more memory than numba, the census and the strategy take anyway.
 MAX_SECONDS = 60
@@ -63,7 +69,7 @@ def measure(mode: str) -> tuple[int, float, int]:
 
 
 def main() -> None:
-    modes = sys.argv[1:] or [*ON_TRIGGER, *ELSEWHERE, *HTTP, *IN_PROCESS]
+    modes = sys.argv[1:] or [*ON_TRIGGER, *ELSEWHERE, *HTTP, *PYTHON_GAMES]
     print(f"targets: under {MAX_SECONDS} s and {MAX_RSS_MB} MB a run")
     print(f"{'mode':38} {'exit':>4} {'seconds':>8} {'peak MB':>8}")
     missed = []

@@ -56,7 +56,7 @@ from harness.defaults import (
 )
 from harness.errors import HarnessError, SpecError
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, SCHEMA_VERSION, Status, Verdict
-from harness.paths import DATA_ROOT, output_problem, read_input, verify_regular
+from harness.paths import DATA_ROOT, in_data, output_problem, read_input, verify_regular
 from harness.processes import Reaper, nothing_outlives
 
 if TYPE_CHECKING:
@@ -69,10 +69,11 @@ if TYPE_CHECKING:
 # inside it: `chcert --help` answers without them (docs/command-line.md).
 
 EXIT_HELP = """exit codes: 0 PASS (certified), 1 FAIL (something failed), 2 INCOMPLETE (something
-applicable not tested, a selection, the game unreachable, an interruption, a harness error),
-4 usage or spec error (bad arguments, invalid profile, vector or attestation file, a
-selection matching nothing). See docs/verdict.md. chcert diff exits 1 when something
-regressed, chcert verify when the report is not verified (docs/command-line.md)."""
+applicable not tested, a sample below the certificate's minimum, a selection, the game
+unreachable, an interruption, a harness error; a dry run), 4 usage or spec error (bad
+arguments, invalid profile, vector or attestation file, a selection matching nothing).
+See docs/verdict.md. chcert diff exits 1 when something regressed, chcert verify when the
+report is not verified (docs/command-line.md)."""
 OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
 # pytest-xdist's --dist modes that share the items out: `each` would run every item on
 # every worker (each counted once per host), and `no` distributes nothing.
@@ -420,9 +421,9 @@ class _Signing:
     passphrase: bytes | None = dataclasses.field(repr=False)
     timestamp_url: str | None = None
 
-    def sign(self, pdf: Path, results: bytes) -> None:
-        """Sign `pdf`, whose attached results.json must be `results`, the bytes chcert
-        wrote: never a report changed since it was drawn."""
+    def sign(self, pdf: Path, drawn_sha256: str) -> None:
+        """Sign `pdf`, which must still be the PDF chcert drew (its SHA-256): never a
+        report changed since."""
         from harness.report.seal import sign_pdf
 
         sign_pdf(
@@ -431,7 +432,7 @@ class _Signing:
             self.cert,
             self.passphrase,
             timestamp_url=self.timestamp_url,
-            results=results,
+            drawn_sha256=drawn_sha256,
         )
 
 
@@ -614,6 +615,8 @@ def certify(args: argparse.Namespace) -> int:
         )
     if args.select is not None:
         _verify_selection(args.select)
+    if in_data(Path(args.out)):
+        raise UsageError(f"--out {args.out}: is in chcert's own data, which every run reads")
     out = Path(args.out) if args.dry_run else _output_folder(Path(args.out))
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a folder")
@@ -628,11 +631,11 @@ def certify(args: argparse.Namespace) -> int:
     if args.dry_run:  # everything a run checks is checked: nothing is written
         return _dry_run(args, profile, minimums)
     with _staged(out) as stage, nothing_outlives() as reaper:
-        code, data = _run_certification(
+        code, drawn = _run_certification(
             args, profile, catalogs, out, stage, junit, reaper, artifacts
         )
     if signing is not None:  # the outputs are published: a failed signature loses none
-        return _signed(signing, out / "report.pdf", data, code)
+        return _signed(signing, out / "report.pdf", drawn, code)
     return code
 
 
@@ -754,13 +757,13 @@ def _check_replaceable(out: Path, replace_signed: bool) -> None:
         )
 
 
-def _signed(signing: _Signing, pdf: Path, results: bytes, code: int) -> int:
-    """Sign the published report (attached `results`); a signature that fails is a usage
-    error (exit 4), the report stays as written, unsigned."""
+def _signed(signing: _Signing, pdf: Path, drawn_sha256: str, code: int) -> int:
+    """Sign the published report, as drawn (its SHA-256); a signature that fails is a
+    usage error (exit 4), the report stays as written, unsigned."""
     from harness.report.seal import SealError
 
     try:
-        signing.sign(pdf, results)
+        signing.sign(pdf, drawn_sha256)
     except SealError as exc:
         print(f"chcert: the report was not signed: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -926,9 +929,9 @@ def _run_certification(
     junit: Path,
     reaper: Reaper,
     artifacts: list[dict[str, Any]],
-) -> tuple[int, bytes]:
+) -> tuple[int, str]:
     """Run the items, then write, draw and publish the outputs: the exit code and the
-    bytes of results.json as written."""
+    SHA-256 of report.pdf as drawn (what may be signed)."""
     from harness.report import render
     from harness.report.junit import write_junit
     from harness.results import json_bytes, write_json_atomic
@@ -1006,6 +1009,7 @@ def _run_certification(
         write_json_atomic(results_path, results)
         write_junit(results, stage / "junit.xml")
         render(results, stage / "report.pdf", data)
+        drawn = hashlib.sha256((stage / "report.pdf").read_bytes()).hexdigest()
         _publish(stage, out, junit)
     seconds = time.monotonic() - started
     _print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
@@ -1013,7 +1017,7 @@ def _run_certification(
         from harness.report.markdown import append_markdown, certify_markdown
 
         append_markdown(Path(args.summary_md), certify_markdown(results))
-    return EXIT_CODES[Verdict(results["verdict"])], data
+    return EXIT_CODES[Verdict(results["verdict"])], drawn
 
 
 def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
@@ -1372,9 +1376,11 @@ def report(args: argparse.Namespace) -> int:
         raise UsageError(f"report: {pdf} is a signed report: give another --pdf PATH")
     # Drawn apart, then put in place whole: an earlier report is replaced, never half.
     with tempfile.TemporaryDirectory(prefix="chcert-report-") as folder:
-        _copy_atomic(render(data, Path(folder) / pdf.name, raw), pdf)
+        drawn = render(data, Path(folder) / pdf.name, raw)
+        digest = hashlib.sha256(drawn.read_bytes()).hexdigest()
+        _copy_atomic(drawn, pdf)
     print(pdf)
-    return _signed(signing, pdf, raw, 0) if signing is not None else 0
+    return _signed(signing, pdf, digest, 0) if signing is not None else 0
 
 
 if __name__ == "__main__":

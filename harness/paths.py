@@ -75,10 +75,9 @@ def output_problem(
     by any name: a symlink or a hard link to it too), lies in chcert's own data (the
     catalogs, profiles, schemas and vectors every run reads), is a folder, in a folder
     that does not exist, or not writable. The file itself may not exist yet."""
-    target = path.resolve()
     if _same_file(path, reserved):
         return f"is a file {reader} reads"
-    if any(folder in target.parents for folder in (SPECS_DIR, VECTORS_DIR)):
+    if in_data(path) or (path.exists() and _same_file(path, _data_files())):
         return f"is in chcert's own data, which {reader} reads"
     if path.is_dir():
         return "is a folder"
@@ -89,6 +88,17 @@ def output_problem(
     else:
         writable = os.access(path.parent, os.W_OK | os.X_OK)
     return None if writable else "cannot be written"
+
+
+def in_data(path: Path) -> bool:
+    """Whether `path` is, or lies in, chcert's own data folders (specs/, vectors/), which
+    every run reads and no output may touch."""
+    target = path.resolve()
+    return any(folder == target or folder in target.parents for folder in (SPECS_DIR, VECTORS_DIR))
+
+
+def _data_files() -> list[Path]:
+    return [p for folder in (SPECS_DIR, VECTORS_DIR) for p in folder.rglob("*") if p.is_file()]
 
 
 def _same_file(path: Path, others: Iterable[Path]) -> bool:

@@ -126,9 +126,12 @@ class Profile:
 
 
 def resolve_profile_path(name_or_path: str) -> Path:
-    """A bundled profile name (`standard`) or a path to a profile YAML file."""
+    """A bundled profile name (`standard`) or a path to a profile YAML file: a path has a
+    folder (`./standard`) or a profile suffix. A bare name is always chcert's bundled
+    profile, never a file of that name in the current folder, which may be the vendor's
+    tree (and would then decide the pay tables under the bundled profile's name)."""
     candidate = Path(name_or_path)
-    if candidate.suffix in {".yaml", ".yml", ".json"} or candidate.exists():
+    if candidate.suffix in {".yaml", ".yml", ".json"} or len(candidate.parts) > 1:
         return candidate
     bundled = PROFILE_DIR / f"{name_or_path}.yaml"
     if not bundled.exists():

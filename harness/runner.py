@@ -334,12 +334,13 @@ class CertificationRun:
                 minimums=self.minimums,
             )
         )
+        self.results = results  # first: kept even should the file not be written
         write_json_atomic(self.stage / "results.json", results)
-        self.results = results
 
     def _minimums(self, given: str | None) -> Minimums:
-        """The sample sizes a certificate needs: the laboratory's (--chcert-minimums, from a
-        named run plan), else the profile's evidence_minimums, else the defaults."""
+        """The sample sizes a certificate needs: chcert's defaults, raised by the profile's
+        evidence_minimums, set key by key by the laboratory's (--chcert-minimums, from a
+        named run plan; harness/evidence.py resolve)."""
         try:
             stated = json.loads(given) if given else {}
             if not isinstance(stated, dict):

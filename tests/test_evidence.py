@@ -205,13 +205,15 @@ def test_a_plan_in_the_vendors_tree_supplies_no_laboratory_attestation_or_signin
         '[tool.chcert.laboratory]\nname = "Vendor Self-Certification Ltd"\n'
         'report_number = "V-1"\nsignatory = "The Vendor"\nstandard = "none"\n'
         '[tool.chcert.signing]\nkey = "missing.key"\ncert = "missing.pem"\n'
+        "[tool.chcert.minimums]\nrtp_rounds = 2\n"
     )
     code, results = certify(tmp_path / "out", *SEEDED, "--item", "s000-r1/rng-battery")
     out = capsys.readouterr().out
     assert code == 2  # a selection, never a certificate; the point is what was applied
     plan = results["manifest"]["plan"]
     assert plan["found"] == "implicit" and plan["laboratory"] == {}
-    assert plan["ignored"] == ["laboratory", "attest", "signing", "seed"]
+    assert plan["ignored"] == ["laboratory", "attest", "signing", "minimums", "seed"]
+    assert results["evidence"]["minimums"]["source"] == "chcert's defaults"
     assert plan["settings"] == {} and plan["overridden"] == []
     assert results["manifest"]["seed"] == 7  # the helper's --seed 7, never the vendor's 11
     assert results["manifest"]["laboratory"] == {} and results["attestations"] == []
@@ -363,11 +365,19 @@ def _forged(edit: str) -> dict[str, Any]:
                 "to_close": ["--rng-decks 20000"],
             }
         ]
-    elif edit == "an old file on small samples":
-        doc["math"]["simulation"]["rounds"] = 2  # schema 3, no evidence: held to the defaults
+    elif edit == "an old file on small samples":  # from before minimums: held to the defaults
+        doc["schema_version"] = 3
+        doc.pop("evidence", None)
+        doc["math"]["simulation"]["rounds"] = 2
     elif edit == "lowered minimums called the defaults":
         doc["schema_version"] = 4
         lowered = {**Minimums().to_json(), "rtp_rounds": 2}
+        doc["evidence"] = {"minimums": lowered, "samples": [], "met": True}
+        doc["math"]["simulation"]["rounds"] = 2
+    elif edit == "lowered minimums said to be a profile's":
+        doc["schema_version"] = 4
+        source = "profile standard over chcert's defaults"
+        lowered = {**Minimums().to_json(), "rtp_rounds": 2, "source": source}
         doc["evidence"] = {"minimums": lowered, "samples": [], "met": True}
         doc["math"]["simulation"]["rounds"] = 2
     elif edit == "a sample it says fell short":
@@ -409,7 +419,11 @@ def _forged(edit: str) -> dict[str, Any]:
         ("minimums below the floors", "its minimum rng_decks 5 is below 2,949"),
         ("gaps", "lists clauses not tested"),
         ("an old file on small samples", "too little evidence: 2 rounds of the RTP simulation"),
-        ("lowered minimums called the defaults", "not chcert's defaults it names"),
+        (
+            "lowered minimums called the defaults",
+            "its minimum rtp_rounds is below chcert's default",
+        ),
+        ("lowered minimums said to be a profile's", "only a run plan the laboratory names"),
         ("a sample it says fell short", "its evidence says rtp_rounds fell short"),
     ],
 )

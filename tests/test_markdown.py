@@ -227,8 +227,10 @@ def test_summary_md_appends_a_certification_and_a_diff(
     linked = tmp_path / "linked.md"
     os.link(attest, linked)  # another name for an input: appending would spoil it
     _refused(capsys, [*run, "--summary-md", str(linked)], "is a file this run reads")
-    catalog = ROOT / "specs" / "clauses" / "s000.yaml"
-    _refused(capsys, [*run, "--summary-md", str(catalog)], "is in chcert's own data")
+    catalog = ROOT / "specs" / "clauses" / "s000.yaml"  # a dry run: were the check to fail,
+    dry = [*run, "--dry-run"]  # the repository's own catalog would still be untouched
+    _refused(capsys, [*dry, "--summary-md", str(catalog)], "is in chcert's own data")
+    _refused(capsys, [*dry, "--out", str(ROOT / "vectors" / "generated")], "chcert's own data")
     assert not (out / "results.json").exists() and not summary.exists()
 
     summary.write_text("## an earlier step\n")

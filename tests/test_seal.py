@@ -668,7 +668,8 @@ def test_a_timestamp_authority_that_fails_is_one_line_and_leaves_the_report_unsi
         with pytest.raises(cli.UsageError, match="timestamp"):  # exit 4 before a run
             cli._signing(args)
         signing = cli._Signing(lab.key, lab.cert, PASSPHRASE, url)
-        assert cli._signed(signing, report.pdf, report.data, 0) == 4  # failing only at the end
+        drawn = hashlib.sha256(report.pdf.read_bytes()).hexdigest()
+        assert cli._signed(signing, report.pdf, drawn, 0) == 4  # failing only at the end
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("chcert: the report was not signed: ")
     assert report.pdf.read_bytes() == before and not verify_report(report.pdf).signed
@@ -815,3 +816,17 @@ def test_a_refused_usage_under_a_root_is_named_not_called_a_missing_path(
         "signature 'chcert': the signer's certificate cannot sign reports: its key usage "
         "(keyEncipherment) allows neither digitalSignature nor nonRepudiation"
     ]
+
+
+def test_a_report_changed_after_it_was_drawn_is_never_signed(report: Report, lab: Lab) -> None:
+    """chcert signs the report it drew (its SHA-256), never one a process left behind by
+    the game replaced in the output folder meanwhile, whatever results.json it attaches."""
+    attach_results(report.pdf, report.data)
+    drawn = hashlib.sha256(report.pdf.read_bytes()).hexdigest()
+    report.pdf.write_bytes(report.pdf.read_bytes() + b"\n% a page drawn otherwise\n")
+    with pytest.raises(SealError, match="is not the report chcert drew"):
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, drawn_sha256=drawn)
+    assert not verify_report(report.pdf).signed
+    report.pdf.write_bytes(report.pdf.read_bytes().removesuffix(b"\n% a page drawn otherwise\n"))
+    sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, drawn_sha256=drawn)  # as drawn: signed
+    assert verify_report(report.pdf, [lab.cert]).ok

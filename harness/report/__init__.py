@@ -39,7 +39,6 @@ from reportlab.platypus import (
 from reportlab.platypus.flowables import Flowable
 
 from harness.evidence import (
-    DEFAULTS_SOURCE,
     SAMPLED,
     SIZED,
     Minimums,
@@ -683,9 +682,9 @@ def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str
 
 def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
     """A PASS rests on samples at their minimums (docs/verdict.md#evidence): those its
-    evidence section records (held to the floors, and to the defaults when it says they
-    are chcert's), or chcert's defaults for a file that records none; each recomputed
-    from the sections, and each as the section itself says it."""
+    evidence section records (held to the floors, and to chcert's defaults unless a run
+    plan the laboratory named set them), or chcert's defaults for a file that records
+    none; each recomputed from the sections, and each as the section itself says it."""
     version = results.get("schema_version")
     section = results.get("evidence")
     if not isinstance(section, dict):
@@ -703,8 +702,12 @@ def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
         key, why = problems[0]
         return f"the verdict is PASS, yet its minimum {text_shown(key, 40)} {why}"
     defaults = Minimums().to_json()
-    if stated.get("source") == DEFAULTS_SOURCE and any(sized.get(k) != defaults[k] for k in SIZED):
-        return "the verdict is PASS, yet its minimums are not chcert's defaults it names"
+    lowered = [k for k in SIZED if isinstance(sized.get(k), int) and sized[k] < defaults[k]]
+    if lowered and "run plan" not in str(stated.get("source", "")):
+        return (
+            f"the verdict is PASS, yet its minimum {lowered[0]} is below chcert's default, "
+            "which only a run plan the laboratory names may lower"
+        )
     try:
         found = samples(results, Minimums.from_json(stated))
     except (TypeError, ValueError):

@@ -249,16 +249,18 @@ def _evidence(section: Any) -> list[Flowable]:
     return [para(line, SMALL) for line in lines]
 
 
-def _profile(profile: dict[str, Any], manifest: dict[str, Any]) -> str:
+def _profile(profile: dict[str, Any], manifest: dict[str, Any]) -> list[Flowable]:
     """The profile by name and title, and, when it was read from a file rather than
-    chcert's bundled profile of that name, the file and its SHA-256: a copy may keep the
+    chcert's bundled profile of that name, a line of its own saying so (a long title
+    cannot push it out of the cell), then the file and its SHA-256: a copy may keep the
     name and change the tables."""
-    shown = f"{profile.get('name', '?')}: {profile.get('title', '')}"
+    shown = [para(f"{profile.get('name', '?')}: {profile.get('title', '')}", SMALL)]
     run_plan = manifest.get("run_plan") if isinstance(manifest.get("run_plan"), dict) else {}
     given = (run_plan or {}).get("profile")
     if given and given != profile.get("name"):
-        digest = str(manifest.get("profile_sha256", "?"))
-        shown += f" (read from the file {given}, SHA-256 {digest}; not chcert's bundled profile)"
+        shown.append(para("not chcert's bundled profile: read from a file", SMALL))
+        shown.append(para(str(given), SMALL))
+        shown.append(para(f"SHA-256 {manifest.get('profile_sha256', '?')}", MONO))
     return shown
 
 
@@ -304,7 +306,7 @@ def certificate(
         [para("Declared configuration", SMALL), _configuration(impl)],
         [para("Build submitted", SMALL), _artifacts(manifest)],
         [para("Adapter", SMALL), para(results.get("adapter", "?"), SMALL)],
-        [para("Profile", SMALL), para(_profile(profile, manifest), SMALL)],
+        [para("Profile", SMALL), _profile(profile, manifest)],
         [para("Profile's rules sources", SMALL), _sources(profile)],
         *_laboratory(manifest),
         [para("Evidence", SMALL), _evidence(results.get("evidence"))],

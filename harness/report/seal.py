@@ -402,10 +402,8 @@ def _key_to_pyhanko(key: PrivateKeyTypes) -> Any:
 # Signing
 
 
-def _require_attachment(pdf: Path, original: bytes, results: bytes | None = None) -> None:
-    """A signature over a report without its results.json would seal nothing to check;
-    given the `results` the caller wrote, one over another results.json would seal a
-    file changed since (by a process the game left behind, say)."""
+def _require_attachment(pdf: Path, original: bytes) -> None:
+    """A signature over a report without its results.json would seal nothing to check."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -416,8 +414,6 @@ def _require_attachment(pdf: Path, original: bytes, results: bytes | None = None
         raise SealError(pdf, f"not a readable PDF: {exc}") from exc
     if len(found) != 1:
         raise SealError(pdf, f"attach exactly one {RESULTS_NAME} before signing")
-    if results is not None and found[0] != results:
-        raise SealError(pdf, f"the attached {RESULTS_NAME} is not the one this run wrote")
 
 
 def _now() -> datetime:
@@ -629,7 +625,7 @@ def sign_pdf(
     passphrase: bytes | None = None,
     chain: Sequence[Path] = (),
     timestamp_url: str | None = None,
-    results: bytes | None = None,
+    drawn_sha256: str | None = None,
 ) -> None:
     """Sign `pdf` in place with the laboratory's key, as an incremental update.
 
@@ -643,7 +639,9 @@ def sign_pdf(
     authority stamps the signature (a signature timestamp token in the CMS): proof of
     when it was signed that the signer's own clock cannot give; an authority that
     cannot be reached or answers no token is a SealError naming the URL. Given the
-    `results` bytes the caller wrote, the attached results.json must be exactly those.
+    SHA-256 of the PDF the caller drew (`drawn_sha256`), the file must still be exactly
+    that one: a report changed since (by a process the game left behind, say) is never
+    signed.
     """
     if timestamp_url is not None:
         _check_url(timestamp_url)
@@ -653,7 +651,9 @@ def sign_pdf(
     for path in chain:
         extra += load_certificates(path, passphrase)
     original = _read_pdf_bytes(pdf)
-    _require_attachment(pdf, original, results)
+    if drawn_sha256 is not None and hashlib.sha256(original).hexdigest() != drawn_sha256:
+        raise SealError(pdf, "is not the report chcert drew: it changed before signing")
+    _require_attachment(pdf, original)
 
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
