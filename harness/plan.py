@@ -8,8 +8,9 @@ can be read, diffed, committed, and hashed into the report. So:
 - where the plan comes from (`find_plan`): `--plan FILE`, else `./chcert.toml`, else
   `[tool.chcert]` of `./pyproject.toml`, else none (`--no-plan`: none). A plan found
   in the current folder may be the vendor's, in the tree under test: it sets the run's
-  options, but never the laboratory, the attestations, the signing or the minimum
-  sample sizes, which only a plan named with `--plan` supplies (`IMPLICIT_IGNORED`);
+  options, but never the laboratory, the attestations, the signing, the minimum
+  sample sizes or the seed, which only a plan named with `--plan` supplies
+  (`IMPLICIT_IGNORED`);
 - what it may hold (`load_plan`): specs/schemas/plan.schema.json, every table closed,
   so a misspelt key is an error naming the file, the key and its line, never a setting
   silently ignored; and never a passphrase, only the name of a variable holding it;

@@ -382,6 +382,7 @@ def test_chcert_report_on_a_bad_file_is_one_line_and_exit_4(
     assert len(err) == 3 and all(line.startswith("chcert: report:") for line in err)
 
 
+@pytest.mark.slow  # the fast tier selects with -k and --item in the tests around it
 def test_clause_markers_select_items(tmp_path: Path, root: Path) -> None:
     proc = subprocess.run(
         [

@@ -184,6 +184,7 @@ def test_strategy_file_round_trips_and_agrees_with_the_census(tmp_path: Path) ->
     assert loaded.calls_with(aces, flop3) and not loaded.calls_with(rags, flop3)
 
 
+@pytest.mark.slow  # the fast tier certifies 002's refuted claim (tests/test_mutants.py)
 def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     # The default-profile game has standard's AA table, which the corpus would rightly fail.
     args = ["--adapter", "python:harness.reference:ReferenceGame"]

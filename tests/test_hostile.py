@@ -101,6 +101,7 @@ def test_a_fault_in_a_reply_fails_its_clause(tmp_path: Path, fault: str, message
     assert not survivors(str(tmp_path / "marker"))
 
 
+@pytest.mark.slow  # the fast tier times out hung replies in the fault table below
 def test_hung_replies_get_the_timeout_not_the_start_up_grace(tmp_path: Path) -> None:
     """Every result hangs: each is a fault after --timeout, restarts included (the grace
     is for hello alone)."""
