@@ -491,18 +491,11 @@ def test_a_backdated_signature_by_an_expired_certificate_is_not_verified(
     """Signed with the clock set back ten days, by a certificate that expired
     yesterday: with no timestamp, validity is judged now, so it is not verified, even
     when the certificate is its own trust anchor (which pyHanko does not date)."""
-    now = dt.datetime.now(dt.UTC)
-    key = ec.generate_private_key(ec.SECP256R1())
-    anchor = tmp_path / "anchor.crt"
     if anchored == "self-signed":
         lab = _expired_lab(tmp_path / "lab")
         anchor = lab.cert
     else:
-        root_key = ec.generate_private_key(ec.SECP256R1())
-        root = issue("Root CA", root_key)
-        anchor.write_bytes(root.public_bytes(serialization.Encoding.PEM))
-        cert = issue("Lab T", key, (root.subject, root_key), valid=(now - 20 * DAY, now - DAY))
-        lab = write_lab(tmp_path / "lab", key, cert)
+        lab, anchor = _expired_under_a_root(tmp_path)
     attach_results(report.pdf, report.data)
     with pytest.raises(SealError, match="not now"):  # the honest clock refuses it
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
