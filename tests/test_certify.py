@@ -432,12 +432,14 @@ def test_capability_required_by_the_profile_fails_when_missing(tmp_path: Path, r
     strict = tmp_path / "strict.yaml"
     text = (root / "specs/profiles/standard.yaml").read_text()
     strict.write_text(text + "required_capabilities: [rng]\n")
-    args = ["--adapter", "python:tests.test_certify:NoRawRng", "--profile", str(strict)]
+    # One item is enough: the requirement is judged on hello, whatever the selection
+    one = ("--item", "s000-r12/tie-flush-board")
+    args = ["--adapter", "python:tests.test_certify:NoRawRng", "--profile", str(strict), *one]
     code, results = certify(tmp_path / "out", *args)
     assert code == 1 and results["verdict"] == "FAIL"
     assert results["capabilities"]["missing_required"] == ["rng"]
     assert "requires capabilities rng" in results["failures"][0]["message"]
-    code, results = certify(tmp_path / "ok", "--profile", str(strict))
+    code, results = certify(tmp_path / "ok", "--profile", str(strict), *one)
     assert code == 2 and results["capabilities"]["missing_required"] == []
     assert results["failures"] == []
 

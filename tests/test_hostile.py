@@ -149,7 +149,8 @@ def test_a_5000_character_name_still_gives_a_report(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("game", "message", "stderr"),
     [
-        ("HangsOnTrigger", "no reply within 5 s", ""),
+        # a python: game is a child process: its hang is a subprocess game's (fault table)
+        pytest.param("HangsOnTrigger", "no reply within 5 s", "", marks=pytest.mark.slow),
         ("ExitsOnTrigger", "implementation exited (status 3) before replying", "SystemExit: 3"),
     ],
 )
@@ -183,7 +184,8 @@ def serve_faulty(fault: str) -> tuple[subprocess.Popen[str], str]:
 @pytest.mark.parametrize(
     ("fault", "message"),
     [
-        ("drip", "no complete reply within 5 s"),
+        # a slow trickle meets the same whole-reply deadline as the hang below
+        pytest.param("drip", "no complete reply within 5 s", marks=pytest.mark.slow),
         ("status-500", "HTTP status 500 (not a reply)"),
         ("status-404", "HTTP status 404 (not a reply)"),
         ("redirect", "HTTP status 302 (a redirect, not followed)"),

@@ -227,6 +227,7 @@ REFUTED_CLAIMS = {
 MANUAL = {"source-002": {"s002-unfinished", "s002-malfunction"}}
 
 
+@pytest.mark.slow  # the fast tier closes a clause by attestation in tests/test_certify.py
 def test_an_attestation_closes_what_the_harness_cannot_test(tmp_path: Path) -> None:
     attest = tmp_path / "attest.yaml"
     attest.write_text(
