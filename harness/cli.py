@@ -934,7 +934,7 @@ def _run_certification(
     SHA-256 of report.pdf as drawn (what may be signed)."""
     from harness.report import render
     from harness.report.junit import write_junit
-    from harness.results import json_bytes, write_json_atomic
+    from harness.results import json_bytes, write_bytes_atomic
 
     results_path = stage / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -1006,7 +1006,7 @@ def _run_certification(
         # plugin built, whatever a leftover process did to the files in the meantime
         results = _annotated(json.loads(json_bytes(built)), args, artifacts)
         data = json_bytes(results)
-        write_json_atomic(results_path, results)
+        write_bytes_atomic(results_path, data)  # the bytes the report attaches and hashes
         write_junit(results, stage / "junit.xml")
         render(results, stage / "report.pdf", data)
         drawn = hashlib.sha256((stage / "report.pdf").read_bytes()).hexdigest()

@@ -724,13 +724,17 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write strict JSON so that a reader never sees half a file, even after a kill: a
     temporary file beside it, renamed into place. Readable as the umask allows, like any
     other output (a temporary file is created private)."""
+    write_bytes_atomic(path, json_bytes(data))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """`data` written as write_json_atomic writes: whole or not at all, umask's mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json_bytes(data).decode("utf-8")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

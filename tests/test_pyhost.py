@@ -80,33 +80,30 @@ def test_a_game_ending_its_process_with_status_0_at_import_is_unreachable(
     assert_unreachable(results, spec, "exited (status 0) before replying")
 
 
-def test_a_game_raising_systemexit_at_import_is_unreachable_and_named(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("spec", "reason", "stderr"),
+    [
+        (  # SystemExit at import: named, with where it was raised
+            "python:tests.raises_at_import:Game",
+            "cannot load the game's class: SystemExit",
+            'tests/raises_at_import.py", line',
+        ),
+        (
+            "python:no.such.module:Game",
+            "ModuleNotFoundError: No module named 'no'",
+            "ModuleNotFoundError",
+        ),
+        ("python:tests.exiting_games:ExitsInHello", "exited (status 0) before replying", ""),
+    ],
+    ids=["systemexit-at-import", "no-such-module", "exit-0-in-hello"],
+)
+def test_a_game_that_never_greets_is_unreachable_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: str, reason: str, stderr: str
 ) -> None:
-    spec = "python:tests.raises_at_import:Game"
     code, results = certify_here(tmp_path, monkeypatch, spec)
     assert code == 2
-    assert_unreachable(results, spec, "cannot load the game's class: SystemExit")
-    assert 'tests/raises_at_import.py", line' in results["implementation_stderr"]
-
-
-def test_a_module_that_cannot_be_imported_is_unreachable_with_its_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    spec = "python:no.such.module:Game"
-    code, results = certify_here(tmp_path, monkeypatch, spec)
-    assert code == 2
-    assert_unreachable(results, spec, "ModuleNotFoundError: No module named 'no'")
-    assert "ModuleNotFoundError" in results["implementation_stderr"]
-
-
-def test_a_game_ending_its_process_with_status_0_in_hello_is_unreachable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    spec = "python:tests.exiting_games:ExitsInHello"
-    code, results = certify_here(tmp_path, monkeypatch, spec)
-    assert code == 2
-    assert_unreachable(results, spec, "exited (status 0) before replying")
+    assert_unreachable(results, spec, reason)
+    assert stderr in results["implementation_stderr"]
 
 
 def test_a_game_ending_its_process_in_act_fails_that_clause_and_the_run_goes_on(
