@@ -5,7 +5,9 @@ differential selected (`-k differential`), two runs at a time:
 
     python3 benchmarks/mutant_kills.py [--seeds 5] [--budget 50000] [MUTANT ...]
 
-A kill is a FAIL naming the mutant's clause (tests/test_mutants.py EXPECTED).
+A kill is a FAIL naming the mutant's clause (its registration in
+harness/reference/mutants/, `REGISTRY`). By default it runs the mutants registered as
+differential.
 Prints one row per mutant: kills out of seeds, the disagreeing seat-hands found
 per run, and the seconds per run.
 """
@@ -23,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_mutants import DIFFERENTIAL_MUTANTS, EXPECTED
+from harness.reference.mutants import REGISTRY
 
 
 def run(mutant: str, seed: int, budget: int) -> tuple[bool, int, float]:
-    profile, clause = EXPECTED[mutant]
+    profile, clause = REGISTRY[mutant].profile, REGISTRY[mutant].clause
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         proc = subprocess.run(
@@ -65,7 +67,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=int, default=50_000)
-    parser.add_argument("mutants", nargs="*", default=sorted(DIFFERENTIAL_MUTANTS))
+    differential = sorted(name for name, m in REGISTRY.items() if m.differential)
+    parser.add_argument("mutants", nargs="*", default=differential)
     args = parser.parse_args()
     jobs = [(m, s) for m in args.mutants for s in range(1, args.seeds + 1)]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -78,9 +81,8 @@ def main() -> None:
         kills = sum(k for k, _, _ in rows)
         found = " ".join(str(n) for _, n, _ in rows)
         seconds = sum(s for _, _, s in rows) / len(rows)
-        print(
-            f"{mutant:44} {EXPECTED[mutant][1]:20} {kills}/{len(rows)}  {found:30} {seconds:6.1f}"
-        )
+        clause = REGISTRY[mutant].clause
+        print(f"{mutant:44} {clause:20} {kills}/{len(rows)}  {found:30} {seconds:6.1f}")
 
 
 if __name__ == "__main__":

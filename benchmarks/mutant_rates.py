@@ -35,7 +35,8 @@ from harness.game import Action, Deal
 from harness.oracle import SeatPlay, Settlement, settle
 from harness.profiles import load_profile
 from harness.reference.engine import ReferenceGame
-from harness.reference.mutants import MUTANTS, _evaluate
+from harness.reference.mutants import MUTANTS
+from harness.reference.mutants.hands import _evaluate
 
 PROFILE = "standard"
 

@@ -22,7 +22,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from harness.errors import SpecError
+from harness.errors import SpecError, UserError
 from harness.paths import SPECS_DIR, read_input
 
 SCHEMA_DIR = SPECS_DIR / "schemas"
@@ -34,7 +34,7 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_SPEC_BYTES = 8 << 20  # the largest spec or vector file read: reviewed data is far smaller
 
 
-class _Refused(Exception):
+class _Refused(UserError):
     """YAML that a spec may not hold, at a line: an alias (so that no file expands beyond its
     own size, a YAML bomb), a key given twice or a merge key (which would silently decide
     between two values), or a date no calendar has."""

@@ -30,7 +30,7 @@ from harness.cards import Card
 from harness.defaults import available_profiles
 from harness.differential.plan import PlannedRound, Stakes, plan_shard
 from harness.differential.strata import SEAT_HAND, evaluate, strata_matrix
-from harness.errors import HarnessError
+from harness.errors import HarnessFault, UserError
 from harness.evaluator import Category, strength_of
 from harness.game import Action
 from harness.oracle import Settlement, settle
@@ -46,11 +46,11 @@ PER_PROFILE = 2_500
 _WORDS = {5: "Five", 6: "Six", 7: "Seven"}
 
 
-class CorpusError(HarnessError):
+class CorpusError(HarnessFault):
     """Generation stopped: the oracle's evaluator and eval7 disagree on a hand."""
 
 
-class CorpusMismatch(HarnessError):
+class CorpusMismatch(UserError):
     """`--check`: the stored corpus is not what the generator writes."""
 
 

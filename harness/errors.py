@@ -1,20 +1,46 @@
-"""The harness's own error types.
+"""Whose fault it is: every error chcert raises derives from one of three roots.
 
-One base class, one subclass per kind of failure, each saying what to try next.
-An implementation's faults are not errors of the harness: they are recorded as
-failed clauses (see results.py).
+The verdict rules read the root, never a message (docs/verdict.md):
+
+- `GameFault`: the game broke a rule of the protocol or the game; the clause the request
+  exercised fails, with the evidence. A game's fault is never hidden as a harness error.
+- `HarnessFault`: chcert could not judge (its own bug, the environment, a game it could not
+  reach); the item is an error and the run INCOMPLETE. Never the game's fault.
+- `UserError`: what the user gave is wrong (a spec, profile, vector, plan, option or
+  file); the command ends with exit 4 before anything is certified, the file and line
+  named where there is one.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum, unique
 from pathlib import Path
 
 
-class HarnessError(Exception):
-    """Base class of every error the harness raises on purpose."""
+class ChcertError(Exception):
+    """Base of the three roots below; nothing is raised as this class itself."""
 
 
-class SpecError(HarnessError):
+class GameFault(ChcertError):
+    """The game under test broke a rule: the clause being checked fails."""
+
+
+class HarnessFault(ChcertError):
+    """chcert could not judge: an error of the item or the run, never the game's fault."""
+
+
+class UserError(ChcertError):
+    """The user's input is wrong: exit 4, one line saying what to write instead."""
+
+
+# ------------------------------------------------------------------ the user's
+
+
+class UsageError(UserError):
+    """Bad arguments or input files: exit 4, one line on stderr, nothing certified."""
+
+
+class SpecError(UserError):
     """A spec, profile or vector file is malformed.
 
     Carries the file and line so the author can fix it; the message names the
@@ -29,19 +55,43 @@ class SpecError(HarnessError):
         super().__init__(f"{where}: {message}")
 
 
-class InvalidBet(HarnessError):
-    """A wager breaks the table rules (no ante, a non-integer amount, over the limit...)."""
+class InvalidBet(UserError):
+    """A wager breaks the table rules (no ante, a non-integer amount, over the limit...).
+
+    Raised on what the rules oracle or the reference game is given; a check that meets
+    it in a game's reply fails the clause instead (CheckFailure).
+    """
 
 
-class InvalidCards(HarnessError):
-    """Cards that cannot come from one 52-card deck (bad notation, a card twice...)."""
+class InvalidCards(UserError):
+    """Cards that cannot come from one 52-card deck (bad notation, a card twice...).
+
+    Raised by the card parser on what it is given; a check that meets it in a game's
+    reply fails the clause instead (CheckFailure).
+    """
 
 
-class ErrorReply(HarnessError):
+# ------------------------------------------------------------------ the game's
+
+
+@unique
+class Violation(StrEnum):
+    """How a game broke protocol v1 (docs/adapter-protocol.md)."""
+
+    NO_REPLY = "no-reply"  # it hung past the timeout
+    EXITED = "exited"  # its process ended, or closed the connection
+    NOT_JSON = "not-json"  # a reply that is not one strict JSON object
+    MALFORMED = "malformed"  # JSON, but not the reply protocol v1 defines for the request
+    BAD_SAMPLE = "bad-sample"  # a shuffle that is not a permutation of one deck
+
+
+class ErrorReply(GameFault):
     """An error reply of protocol v1: `{"error": {"code": CODE, "message": TEXT}}`.
 
-    Implementations raise it (a `python:` game may raise any exception with a
-    `code` attribute); adapters raise it when the game answers with an error.
+    The game refused. That is its fault where the request was valid; where the rules
+    want a refusal, the check that asked catches it and judges its code. Games written
+    in Python raise it (a `python:` game may raise any exception with a `code`
+    attribute); adapters raise it when the game answers with an error.
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -50,17 +100,30 @@ class ErrorReply(HarnessError):
         super().__init__(f"{code}: {message}")
 
 
-class ProtocolViolation(HarnessError):
-    """The implementation hung, died or answered something that is not protocol v1.
+class ProtocolViolation(GameFault):
+    """The game hung, died or answered something that is not protocol v1.
 
-    This is the game's fault: the clause the request exercised fails, with the
-    evidence (request, reply, stderr tail) kept in `evidence`.
+    The clause the request exercised fails, with the evidence (request, reply, stderr
+    tail) kept in `evidence`, the violation's kind in `kind` and the request's op in `op`.
     """
 
-    def __init__(self, message: str, evidence: dict[str, object] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        evidence: dict[str, object] | None = None,
+        *,
+        kind: Violation = Violation.MALFORMED,
+        op: str | None = None,
+    ) -> None:
         self.evidence = evidence or {}
+        self.kind = kind
+        self.op = op
         super().__init__(message)
 
 
-class Unreachable(HarnessError):
-    """The implementation could not be started or reached at all; check the adapter spec."""
+# ------------------------------------------------------------------ the harness's
+
+
+class Unreachable(HarnessFault):
+    """The game could not be started or reached at all: nothing about it was judged
+    (check the adapter spec; the game's stderr is kept)."""

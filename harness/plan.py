@@ -39,67 +39,47 @@ import jsonschema
 
 from harness._schema import MAX_SPEC_BYTES, validator
 from harness.errors import SpecError
+from harness.settings import BY_DEST, SETTINGS, SIGNING
 
 SCHEMA = "plan.schema.json"
 PLAN_FILE = "chcert.toml"
 PYPROJECT = "pyproject.toml"
 PYPROJECT_TABLE = ("tool", "chcert")
 
-# Plan key -> the `chcert certify` option's dest (harness/cli.py _parser); the table
-# of docs/run-plan.md. The keys of [signing] come after, under SIGNING_DESTS.
+# Plan key -> the `chcert certify` option's dest, as harness/settings.py declares them
+# (the table of docs/run-plan.md); the keys of [signing] apart, under SIGNING_DESTS.
 DESTS: dict[str, str] = {
-    "adapter": "adapter",
-    "profile": "profile",
-    "out": "out",
-    "workers": "workers",
-    "tx": "tx",
-    "dist": "dist",
-    "seed": "seed",
-    "rng_decks": "rng_decks",
-    "rtp_rounds": "rtp_rounds",
-    "differential": "differential",
-    "select": "select",
-    "timeout": "timeout",
-    "repeat": "repeat",
-    "junitxml": "junitxml",
-    "vectors": "vectors",
-    "attest": "attest",
-    "artifacts": "artifact",  # --artifact FILE, repeatable
+    s.plan_key: s.dest for s in SETTINGS if s.plan_key and "." not in s.plan_key
 }
 SIGNING_DESTS: dict[str, str] = {
-    "key": "sign_key",
-    "cert": "sign_cert",
-    "passphrase_env": "sign_passphrase_env",
-    "timestamp_url": "timestamp_url",  # --timestamp-url: an RFC 3161 authority (docs/signing.md)
+    s.plan_key.partition(".")[2]: s.dest for s in SIGNING if s.plan_key
 }
-
-# Plan keys whose values are paths, resolved against the plan's folder.
-PATH_KEYS = frozenset({"out", "junitxml", "attest"})
-PATH_LIST_KEYS = frozenset({"vectors", "artifacts"})
-SIGNING_PATH_KEYS = frozenset({"key", "cert"})
 PROFILE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})  # as harness/profiles.py reads them
 
 # Options that make one decision between them: typing any of a group replaces the
 # plan's whole group, so that a plan's `workers` never meets a typed `--tx` (which
 # exclude each other), a plan's `-k` never narrows a typed `--item`, and a typed key
 # is never paired with the plan's certificate.
-LINKED: tuple[frozenset[str], ...] = (
-    frozenset({"workers", "tx", "dist"}),
-    frozenset({"select", "item"}),
-    frozenset(SIGNING_DESTS.values()),
+LINKED: tuple[frozenset[str], ...] = tuple(
+    frozenset(s.dest for s in SETTINGS if s.linked == group)
+    for group in sorted({s.linked for s in SETTINGS if s.linked})
 )
+
 
 # What only the laboratory decides, and so only a plan it names with --plan supplies: a
 # plan found in the folder chcert runs from may be the vendor's own (docs/run-plan.md).
-# Each plan key, with the option dests it sets. The seed is the laboratory's too: a vendor
-# choosing it could search for rounds its faults never meet.
-IMPLICIT_IGNORED: dict[str, frozenset[str]] = {
-    "laboratory": frozenset(),
-    "attest": frozenset({DESTS["attest"]}),
-    "signing": frozenset(SIGNING_DESTS.values()),
-    "minimums": frozenset(),
-    "seed": frozenset({DESTS["seed"]}),
-}
+# Each plan key, with the option dests it sets: the laboratory's settings (the seed, the
+# attestations, the signing), and the tables [laboratory] and [minimums].
+def _laboratory_keys() -> dict[str, frozenset[str]]:
+    keys: dict[str, frozenset[str]] = {"laboratory": frozenset(), "minimums": frozenset()}
+    for setting in SETTINGS:
+        if setting.laboratory and setting.plan_key:
+            key = setting.plan_key.partition(".")[0]
+            keys[key] = keys.get(key, frozenset()) | {setting.dest}
+    return keys
+
+
+IMPLICIT_IGNORED = _laboratory_keys()
 
 # Keys that would hold a secret; a key naming a variable (`..._env`) holds none.
 _SECRET = re.compile(r"^(?!.*_env$).*(passphrase|password|secret)|^(pass|pin)$", re.IGNORECASE)
@@ -507,24 +487,22 @@ def _settings(data: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for key, dest in DESTS.items():
         if key in data:
-            settings[dest] = _resolved(key, data[key], folder)
+            settings[dest] = _resolved(dest, data[key], folder)
     for key, dest in SIGNING_DESTS.items():
         if key in data.get("signing", {}):
-            value = data["signing"][key]
-            settings[dest] = str(folder / value) if key in SIGNING_PATH_KEYS else value
+            settings[dest] = _resolved(dest, data["signing"][key], folder)
     return settings
 
 
-def _resolved(key: str, value: Any, folder: Path) -> Any:
-    if key in PATH_KEYS:
-        return str(folder / value)
-    if key in PATH_LIST_KEYS:
+def _resolved(dest: str, value: Any, folder: Path) -> Any:
+    setting = BY_DEST[dest]
+    if setting.path and setting.many:
         return tuple(str(folder / v) for v in value)
-    if key == "profile" and _is_profile_path(value):
+    if setting.path or (dest == "profile" and _is_profile_path(value)):
         return str(folder / value)
     if isinstance(value, list):
         return tuple(value)
-    if key == "timeout":
+    if setting.type is float:
         return float(value)
     return value
 

@@ -20,55 +20,24 @@ from typing import Any
 
 import pytest
 
-from harness.defaults import DEFAULT_DECKS as RNG_DECKS
-from harness.defaults import DEFAULT_DIFFERENTIAL as DIFFERENTIAL
-from harness.defaults import DEFAULT_RTP_ROUNDS as RTP_ROUNDS
+from harness.settings import SETTINGS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The run's settings as harness/settings.py declares them (those the test workers
+    need), and the plugin's own: the stage the outputs go to, the laboratory's minimums."""
     group = parser.getgroup("chcert", "Casino Hold'em certification (chcert)")
-    group.addoption(
-        "--chcert-profile", default=None, help="profile name or path; enables the plugin"
-    )
-    group.addoption(
-        "--chcert-adapter", default="reference", help="adapter spec (default: reference)"
-    )
-    group.addoption(
-        "--chcert-out", default="reports", help="folder for results.json (default: reports)"
-    )
+    for setting in (s for s in SETTINGS if s.plugin):
+        kwargs = setting.argparse_kwargs()
+        kwargs.update(dest="chcert_" + setting.dest, metavar=None)
+        if setting.dest == "profile":  # given, it enables the plugin
+            kwargs.update(default=None, help=f"{setting.help}; enables the plugin")
+        group.addoption(setting.plugin_flag, **kwargs)
     group.addoption(
         "--chcert-stage",
         default=None,
         help="folder the outputs are written to, named as if in --chcert-out (chcert certify "
         "moves them there at the end; default: --chcert-out itself)",
-    )
-    group.addoption(
-        "--chcert-seed", type=int, default=None, help="seed of every randomized check (random)"
-    )
-    group.addoption(
-        "--chcert-repeat",
-        type=int,
-        default=1,
-        help="replay every vector this many times (soak test, benchmarks)",
-    )
-    group.addoption(
-        "--chcert-rng-decks",
-        type=int,
-        default=RNG_DECKS,
-        help=f"decks sampled for the RNG battery (default {RNG_DECKS:,})",
-    )
-    group.addoption(
-        "--chcert-rtp-rounds",
-        type=int,
-        default=RTP_ROUNDS,
-        help=f"rounds played for the RTP simulation (default {RTP_ROUNDS:,}; 0: not tested)",
-    )
-    group.addoption(
-        "--chcert-differential",
-        type=int,
-        default=DIFFERENTIAL,
-        help="seat-hands dealt as stacked rounds and compared with the rules oracle by the "
-        f"differential check (default {DIFFERENTIAL:,}; 0: not tested)",
     )
     group.addoption(
         "--chcert-minimums",
@@ -77,29 +46,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help='the laboratory\'s minimum sample sizes, as JSON: {"source": WHO, "rng_decks": N, '
         '"rtp_rounds": N, "differential": N} (each optional; default: the profile\'s '
         "evidence_minimums, else the defaults; docs/verdict.md)",
-    )
-    group.addoption(
-        "--chcert-vectors",
-        action="append",
-        default=[],
-        help="a further vector file to replay (e.g. a reproduction under OUT/repro/); repeatable",
-    )
-    group.addoption(
-        "--chcert-item",
-        action="append",
-        default=[],
-        help="run exactly this item, CLAUSE/TARGET (repeatable); a selection, like -k",
-    )
-    group.addoption(
-        "--chcert-attest",
-        default=None,
-        help="a laboratory's attestations (specs/schemas/attestations.schema.json)",
-    )
-    group.addoption(
-        "--chcert-timeout",
-        type=float,
-        default=10.0,
-        help="seconds to wait for each reply (default 10)",
     )
 
 

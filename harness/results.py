@@ -13,13 +13,10 @@ the worse of the two.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -27,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__, evidence
+from harness.atomic import write_bytes_atomic
 from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
 from harness.evidence import Minimums
 from harness.outcomes import SCHEMA_VERSION, Status, verdict_of, worse
@@ -677,7 +675,7 @@ def build_results(facts: RunFacts) -> dict[str, Any]:
 
 def plain_json(value: Any) -> Any:
     """`default=` for json.dump: a Decimal (a game's number with a fraction, see
-    adapters/base.py) as a float when finite, anything else as its text."""
+    harness/adapters/base.py) as a float when finite, anything else as its text."""
     if isinstance(value, Decimal) and value.is_finite() and math.isfinite(float(value)):
         return float(value)
     return str(value)
@@ -721,28 +719,6 @@ def json_bytes(data: Any) -> bytes:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write strict JSON so that a reader never sees half a file, even after a kill: a
-    temporary file beside it, renamed into place. Readable as the umask allows, like any
-    other output (a temporary file is created private)."""
+    """Write strict JSON so that a reader never sees half a file, even after a kill
+    (harness/atomic.py), readable as the umask allows, like any other output."""
     write_bytes_atomic(path, json_bytes(data))
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """`data` written as write_json_atomic writes: whole or not at all, umask's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

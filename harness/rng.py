@@ -505,22 +505,37 @@ def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> StatRes
 
 def _sequence_p_values(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
     """Monobit and runs p-values of each sequence (both second-level tests use them)."""
-    key = hashlib.blake2b(data.tobytes(), digest_size=16).digest()
-    if _SEQUENCE_CACHE.get("key") == key:
-        return _SEQUENCE_CACHE["p"]  # type: ignore[no-any-return]
     bits = np.unpackbits(data)[: RAW_SEQUENCES * RAW_SEQUENCE_BITS]
     sequences = bits.reshape(RAW_SEQUENCES, RAW_SEQUENCE_BITS)
-    p_values = np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
-    _SEQUENCE_CACHE.update(key=key, p=p_values)
-    return p_values
+    return np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
 
 
-_SEQUENCE_CACHE: dict[str, Any] = {}
+class SequencePValues:
+    """The sequences' p-values of the bytes last asked about, kept: the two second-level
+    tests ask in turn about the same bytes. One entry, keyed by a digest of the bytes (an
+    array is no dict key): the memory held stays that of one set of p-values."""
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, npt.NDArray[np.float64]] | None = None
+
+    def get(self, data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        key = hashlib.blake2b(data.tobytes(), digest_size=16).digest()
+        last = self._last
+        if last is None or last[0] != key:
+            last = self._last = (key, _sequence_p_values(data))  # never a key with others' values
+        return last[1]
+
+    def clear(self) -> None:
+        """Forget the p-values kept: the next `get` computes them."""
+        self._last = None
+
+
+SEQUENCE_P_VALUES = SequencePValues()
 
 
 def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     """NIST second level: the share of sequences passing at 0.01 is what chance allows."""
-    p_values = _sequence_p_values(data).ravel()
+    p_values = SEQUENCE_P_VALUES.get(data).ravel()
     failures = int((p_values < 0.01).sum())
     m = p_values.size
     return StatResult(
@@ -535,7 +550,7 @@ def nist_proportion(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
 
 def nist_uniformity(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
     """NIST second level: the sequences' p-values are uniform (chi-square over 10 bins)."""
-    p_values = _sequence_p_values(data).ravel()
+    p_values = SEQUENCE_P_VALUES.get(data).ravel()
     return _chi2_test(
         "NIST p-value uniformity",
         np.histogram(p_values, bins=10, range=(0, 1))[0],

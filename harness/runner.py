@@ -38,8 +38,7 @@ from harness.checks import (
     replay_vector,
 )
 from harness.corpus import CORPUS_DIR
-from harness.defaults import DEFAULT_DIFFERENTIAL
-from harness.errors import ErrorReply, HarnessError, ProtocolViolation, SpecError
+from harness.errors import ChcertError, ErrorReply, ProtocolViolation, SpecError
 from harness.evidence import Minimums
 from harness.evidence import resolve as resolve_minimums
 from harness.gamemath import census_progress, main_game, profile_math
@@ -56,6 +55,7 @@ from harness.results import (
     now,
     write_json_atomic,
 )
+from harness.settings import from_plugin
 from harness.specs import Catalog, Clause, clause_index, fault_owners, load_catalogs
 from harness.vectors import (
     VECTOR_DIR,
@@ -74,18 +74,19 @@ class CertificationRun:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.profile: Profile = load_profile(config.getoption("chcert_profile"))
-        self.adapter_spec: str = config.getoption("chcert_adapter")
-        self.out = Path(config.getoption("chcert_out"))
+        self.settings = from_plugin(config.option)
+        self.profile: Profile = load_profile(self.settings["profile"])
+        self.adapter_spec: str = self.settings["adapter"]
+        self.out = Path(self.settings["out"])
         # Where the files are written; commands and reports name them in `out`, where
         # chcert certify moves them once the run is over (docs/robustness.md).
         self.stage = Path(config.getoption("chcert_stage") or self.out)
-        self.seed: int = config.getoption("chcert_seed")
-        self.timeout: float = config.getoption("chcert_timeout")
-        self.rng_decks: int = config.getoption("chcert_rng_decks")
-        self.rtp_rounds: int = config.getoption("chcert_rtp_rounds")
-        self.differential: int = config.getoption("chcert_differential", DEFAULT_DIFFERENTIAL)
-        self.repeat = max(1, int(config.getoption("chcert_repeat")))
+        self.seed: int = self.settings["seed"]
+        self.timeout: float = self.settings["timeout"]
+        self.rng_decks: int = self.settings["rng_decks"]
+        self.rtp_rounds: int = self.settings["rtp_rounds"]
+        self.differential: int = self.settings["differential"]
+        self.repeat: int = self.settings["repeat"]
         all_catalogs = load_catalogs()
         self.catalogs: list[Catalog] = [c for c in all_catalogs if c.name in self.profile.catalogs]
         self.clauses: list[Clause] = [
@@ -139,7 +140,7 @@ class CertificationRun:
         self.implementation: dict[str, Any] | None = None
         self.incomplete: list[str] = []
         # results.json as built, for chcert certify to take in memory: a file in the
-        # output folder is one a game's process could replace (harness/cli.py _Handover)
+        # output folder is one a game's process could replace (harness/cli/certify.py _Handover)
         self.results: dict[str, Any] | None = None
         self.interrupted_by = "Ctrl-C"
         self.hello_fault: dict[str, Any] | None = None
@@ -223,7 +224,7 @@ class CertificationRun:
         except ErrorReply as exc:
             reply = {"error": {"code": exc.code, "message": exc.message}}
             self._hello_failed(ProtocolViolation(f"refused with {exc}", {"reply": reply}))
-        except (HarnessError, OSError) as exc:
+        except (ChcertError, OSError) as exc:
             self._stop(f"implementation unreachable ({self.adapter_spec}): {exc}")
         finally:
             if adapter is not None and (distributed or self.implementation is None):
@@ -285,7 +286,8 @@ class CertificationRun:
         self.collected = names if self.collected is None else self.collected | names
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        """A signal chcert certify turns into an interruption names itself (cli.py)."""
+        """A signal `chcert certify` turns into an interruption names itself
+        (harness/cli/certify.py)."""
         if str(excinfo.value):
             self.interrupted_by = str(excinfo.value)
 
@@ -425,44 +427,12 @@ class CertificationRun:
 
     def run_plan(self) -> dict[str, Any]:
         """The settings of this run, as the manifest records them."""
-        return {
-            "adapter": self.adapter_spec,
-            "profile": self.profile_arg,
-            "seed": self.seed,
-            "timeout": self.timeout,
-            "rng_decks": self.rng_decks,
-            "rtp_rounds": self.rtp_rounds,
-            "differential": self.differential,
-            "repeat": self.repeat,
-            "selection": self.selection() or None,
-            "vectors": [str(p) for p in self.extra_vector_files],
-            "attest": self.config.getoption("chcert_attest"),
-        }
-
-    @functools.cached_property
-    def _base_command(self) -> list[str]:
-        argv = ["chcert", "certify", "--adapter", self.adapter_spec, "--profile", self.profile_arg]
-        return [*argv, "--seed", str(self.seed), "--out", str((self.out / "reproduce").resolve())]
+        return self.settings.manifest(self.profile_arg, self.selection())
 
     def command(self, select: str | None, extra: list[str] | tuple[str, ...] = ()) -> str:
-        """The `chcert certify` command that runs one item again, exactly as this run did.
-
-        It writes to `OUT/reproduce`, so it never replaces the report it came from.
-        """
-        argv = [*self._base_command]
-        if self.timeout != 10.0:
-            argv += ["--timeout", f"{self.timeout:g}"]
-        if self.rng_decks != 20_000 and "rng" in (select or "rng"):
-            argv += ["--rng-decks", str(self.rng_decks)]
-        if "--rtp-rounds" not in extra and self.rtp_rounds != 1_000:
-            argv += ["--rtp-rounds", str(self.rtp_rounds)]
-        if self.differential != DEFAULT_DIFFERENTIAL and "differential" in (
-            select or "differential"
-        ):
-            argv += ["--differential", str(self.differential)]
-        if self.repeat != 1:
-            argv += ["--repeat", str(self.repeat)]
-        return shlex.join([*argv, *extra, *(["--item", select] if select else [])])
+        """The `chcert certify` command that runs one item (None: all) again, exactly as
+        this run did, writing to OUT/reproduce (harness/settings.py)."""
+        return self.settings.reproduce(self.profile_arg, self.out, select, extra)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -602,12 +572,15 @@ class CertificationRun:
         except CheckFailure as exc:
             record.status, record.message = Status.FAIL, exc.message
             record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
-            record.protocol_fault = exc.message.startswith("protocol violation")
+            record.protocol_fault = exc.violation is not None
             record.repro = exc.repro
         except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
             record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
             record.evidence, record.protocol_fault = exc.evidence, True
-        except Exception as exc:  # a bug or an environment problem in the harness itself
+        except ErrorReply as exc:  # a refusal no check expected: of a valid request
+            record.status, record.message = Status.FAIL, f"refused a valid request: {exc}"
+            record.actual = {"error": {"code": exc.code, "message": exc.message}}
+        except Exception as exc:  # the harness's fault (HarnessFault), or a bug of its own
             record.status = Status.ERROR
             record.message = (
                 f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"

@@ -32,6 +32,16 @@ FORBIDDEN = {
     "harness.rng": ["harness.checks", "harness.plugin", "harness.cli", "harness.oracle"],
     "harness.differential": ["harness.adapters", "harness.checks", "harness.plugin", "harness.cli"],
     "harness.results": ["harness.checks", "harness.plugin", "harness.adapters", "harness.cli"],
+    # The interface the transports share knows none of them: registry.py says whose a spec is.
+    "harness.adapters.base": [
+        "harness.adapters.registry",
+        "harness.adapters.http",
+        "harness.adapters.pyhost",
+        "harness.adapters.subprocess",
+    ],
+    # The comparison renders nothing: text.py and the report read its records.
+    "harness.diff.compare": ["harness.diff", "harness.report", "harness.cli"],
+    "harness.atomic": ["harness"],  # a leaf: writing files whole needs nothing of the harness
 }
 
 
@@ -62,11 +72,70 @@ def test_imports_point_one_way(path: Path) -> None:
                 i for i in _imports(path) for b in banned if i == b or i.startswith(b + ".")
             )
             assert not bad, f"{name} must not import {bad}"
+    # The test runner is the run's engine: the plugin, the runner and `chcert certify`.
     assert "pytest" not in _imports(path) or name in {
         "harness.plugin",
         "harness.runner",
-        "harness.cli",
+        "harness.cli.certify",
+        "harness.cli.checks",
     }
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each harness module and the harness modules it imports, wherever the import is (in a
+    function, under TYPE_CHECKING): `from harness.x import y` is of harness.x.y when that
+    is a module, else of harness.x. Importing harness.x.y is not counted as importing the
+    package harness.x: a package may import its submodules, unless one imports it back."""
+    names = {_module_name(path) for path in MODULES}
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    found.add(submodule if submodule in names else node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        name = _module_name(path)
+        graph[name] = (found & names) - {name}
+    return graph
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(graph[start])
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(graph[module])
+    return seen
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module: modules each reachable
+    from every other, sorted."""
+    reach = {module: _reachable(graph, module) for module in graph}
+    components = {
+        frozenset({module, *(other for other in reach[module] if module in reach[other])})
+        for module in graph
+    }
+    return sorted(sorted(component) for component in components if len(component) > 1)
+
+
+def test_the_cycle_finder_names_each_component() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"f"}, "f": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"], ["e", "f"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_inside_harness() -> None:
+    """Modules of a cycle cannot be understood, tested or imported one without the other,
+    and which of them runs first depends on who imports them: each module has a place
+    below the modules it uses (docs/architecture.md)."""
+    cycles = _cycles(_import_graph())
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
 def test_the_plugin_costs_other_test_suites_nothing() -> None:

@@ -212,7 +212,7 @@ def test_a_plan_in_the_vendors_tree_supplies_no_laboratory_attestation_or_signin
     assert code == 2  # a selection, never a certificate; the point is what was applied
     plan = results["manifest"]["plan"]
     assert plan["found"] == "implicit" and plan["laboratory"] == {}
-    assert plan["ignored"] == ["laboratory", "attest", "signing", "minimums", "seed"]
+    assert plan["ignored"] == ["laboratory", "minimums", "seed", "attest", "signing"]
     assert results["evidence"]["minimums"]["source"] == "chcert's defaults"
     assert plan["settings"] == {} and plan["overridden"] == []
     assert results["manifest"]["seed"] == 7  # the helper's --seed 7, never the vendor's 11

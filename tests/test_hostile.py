@@ -340,10 +340,10 @@ def _lay_out(folder: Path, seed: int) -> None:
 def test_publishing_killed_at_any_step_leaves_one_whole_run_or_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The new run's outputs replace the old ones (cli._publish), killed after each of
-    its file operations in turn: results.json is the old run's beside the old files, the
-    new one's beside the new, or absent."""
-    from harness import cli
+    """The new run's outputs replace the old ones (harness/cli/outputs.py publish), killed
+    after each of its file operations in turn: results.json is the old run's beside the
+    old files, the new one's beside the new, or absent."""
+    from harness.cli import outputs
 
     real = {"rename": Path.rename, "unlink": Path.unlink, "rmtree": shutil.rmtree}
     for step in range(100):
@@ -365,7 +365,7 @@ def test_publishing_killed_at_any_step_leaves_one_whole_run_or_none(
         monkeypatch.setattr(Path, "unlink", counted("unlink"))
         monkeypatch.setattr(shutil, "rmtree", counted("rmtree"))
         try:
-            cli._publish(stage, out, out / "junit.xml")
+            outputs.publish(stage, out, out / "junit.xml")
             finished = True
         except _Killed:
             finished = False
@@ -398,7 +398,7 @@ def test_publishing_killed_at_any_step_leaves_one_whole_run_or_none(
         (["--repeat", "0"], "--repeat 0: a whole number from 1 to 100"),
         (["--rtp-rounds", "-1"], "--rtp-rounds -1"),
         (["--differential", "100000000"], "--differential 100000000: a whole number from 0"),
-        (["--rng-decks", "3000000"], "at most 2,000,000 decks"),
+        (["--rng-decks", "3000000"], "--rng-decks 3000000: a whole number from 2,949 to 2,000,000"),
         (["--tx", "1000*popen"], "'1000' before '*' is no count of workers (1 to 64)"),
         (["--adapter", "subprocess:'game"], "not a valid shell line"),
         (["--adapter", "http://[::1/game"], "not a valid URL"),

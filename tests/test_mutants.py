@@ -1,108 +1,71 @@
 """The harness proves its power: each broken game fails with the clause it breaks.
 
-Each mutant of harness/reference/mutants.py breaks one rule; certified against the
-profile whose rule it breaks, it must FAIL with that rule's clause among the failed
-ones. A mutant that survives means a missing vector or check. The reference game
-itself must PASS under every profile.
+Each mutant of harness/reference/mutants/ breaks one rule; certified against the
+profile whose rule it breaks (its registration there names the profile and the clause),
+it must FAIL with that rule's clause among the failed ones. A mutant that survives means
+a missing vector or check. The reference game itself must PASS under every profile.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.profiles import available_profiles
-from harness.reference.mutants import MUTANTS, RECOVERY_MUTANTS
+from harness.profiles import available_profiles, load_profile
+from harness.reference import mutants
+from harness.reference.mutants import MUTANTS, REGISTRY, Family, Mutant
+from harness.specs import load_catalogs
 from tests.games import served
 from tests.pdftext import pdf_text
 from tests.runs import QUICK_SAMPLES, certify
 
-# mutant -> (profile certified, clause that must be named)
-EXPECTED = {
-    "qualify-pair-of-threes": ("standard", "s000-r9"),
-    "qualify-pair-of-fives": ("standard", "s000-r9"),
-    "qualify-ace-king": ("standard", "s000-r9"),
-    "tie-loses": ("standard", "s000-r12"),
-    "tie-pays-player": ("standard", "s000-r12"),
-    "dealer-win-takes-ante-only": ("standard", "s000-r13"),
-    "kickers-ignored": ("standard", "s000-r7"),
-    "wheel-not-a-straight": ("standard", "s000-r7"),
-    "first-seat-hand-for-all": ("standard", "s000-r8"),
-    "call-pays-when-dealer-does-not-qualify": ("standard", "s000-r10"),
-    "non-qualifying-ante-even-money": ("standard", "s000-antewin"),
-    "royal-paid-as-straight-flush": ("standard", "s000-antewin"),
-    "straight-flush-pays-royal": ("standard", "s000-antewin"),
-    "quads-pays-twelve": ("standard", "s000-antewin"),
-    "flush-pays-even-money": ("standard", "s000-antewin"),
-    "call-three-times-ante": ("standard", "s000-r5"),
-    "fold-keeps-aa-bonus": ("standard", "s000-r5"),
-    "aa-bonus-on-seven-cards": ("standard", "s000-sidebet"),
-    "aa-pair-of-kings-wins": ("standard", "s000-sidebet"),
-    "aa-flush-pays-25": ("standard", "s000-sidebet-table"),
-    "aa-settled-after-river": ("source-001", "s001-r9"),
-    "fold-forfeits-aa-bonus": ("source-004", "s004-a6"),
-    "leaks-dealer-cards": ("standard", "s000-r3"),
-    "leaks-under-an-innocuous-key": ("standard", "s000-r3"),
-    "leaks-a-card-index": ("source-001", "s001-r4"),
-    "leaks-the-dealers-hand-in-an-error": ("source-003", "s003-deal"),
-    "leaks-other-seats-cards": ("source-004", "s004-deal"),
-    "round-id-from-the-dealers-cards": ("standard", "s000-r3"),
-    "accepts-aa-bonus-without-ante": ("standard", "s000-r2"),
-    "ignores-ante-maximum": ("standard", "s000-r2"),
-    "accepts-fractional-ante": ("standard", "s000-r2"),
-    "accepts-a-seat-twice": ("source-001", "s001-r2"),
-    "accepts-a-second-decision": ("standard", "s000-r5"),
-    "accepts-act-after-settlement": ("source-003", "s003-decision"),
-    "shows-result-before-the-decisions": ("source-004", "s004-deal"),
-    "accepts-a-repeated-card": ("standard", "s000-r1"),
-    "answers-an-unknown-round-with-the-last": ("source-002", "s002-decision"),
-    "keeps-the-ante-of-a-refused-bet": ("source-002", "s002-bets"),
-    "forgets-open-rounds-on-a-refusal": ("standard", "s000-r5"),
-    "swaps-turn-and-river": ("standard", "s000-r4"),
-    "duplicate-card-in-shuffle": ("standard", "s000-r1"),
-    "deals-a-card-twice": ("standard", "s000-r1"),
-    "history-forgets": ("source-002", "s002-history"),
-    "history-keeps-five": ("source-002", "s002-history"),
-    "history-shows-losses-as-pushes": ("source-002", "s002-history"),
-    # Faults found in real poker code, for the differential check (most are rare on
-    # random deals; benchmarks/mutant_rates.py measures how rare). Each names the clause
-    # the decision table of docs/differential.md attributes it to: a wrong best five whose
-    # hand names stay right shows only as hands compared wrongly (s000-r8), and an AA
-    # Bonus row not paid as a hand judged not to win (s000-sidebet).
-    "straight-flush-from-separate-cards": ("standard", "s000-r7"),
-    "two-trips-not-a-full-house": ("standard", "s000-r7"),
-    "third-pair-as-kicker": ("standard", "s000-r8"),
-    "flush-top-card-only": ("standard", "s000-r8"),
-    "long-flush-lowest-five": ("standard", "s000-r8"),
-    "lowest-straight-of-a-long-run": ("standard", "s000-r7"),
-    "paired-straight-missed": ("standard", "s000-r7"),
-    "steel-wheel-not-a-straight-flush": ("standard", "s000-r7"),
-    "wheel-ranked-ace-high": ("standard", "s000-r7"),
-    "king-high-straight-missed": ("standard", "s000-r7"),
-    "quads-kicker-ignored": ("standard", "s000-r8"),
-    "two-pair-second-pair-ignored": ("standard", "s000-r8"),
-    "hole-card-must-play": ("standard", "s000-r7"),
-    "kickers-compared-to-depth-three": ("standard", "s000-r8"),
-    "equal-straights-decided-by-hole-cards": ("standard", "s000-r12"),
-    "push-pays-the-ante-bonus": ("standard", "s000-r12"),
-    "straight-flush-paid-as-flush": ("standard", "s000-antewin"),
-    "ante-win-in-floating-point": ("standard", "s000-antewin"),
-    "aa-pair-of-aces-needs-a-hole-ace": ("standard", "s000-sidebet"),
-    "aa-lost-on-a-push": ("standard", "s000-sidebet"),
-    "aa-straight-row-missing": ("standard", "s000-sidebet"),
-    "redeals-an-interrupted-round": ("source-002", "s002-malfunction"),
-    "loses-a-pending-aa-bonus-on-restart": ("source-002", "s002-malfunction"),
-    "settles-an-interrupted-round-twice": ("source-002", "s002-malfunction"),
-    "voids-but-keeps-the-ante": ("source-002", "s002-malfunction"),
+
+def test_every_mutant_names_a_clause_of_its_profile_and_a_family() -> None:
+    """A mutant's clause must be one its profile is certified on, or the test below could
+    never see it fail; its family must be the module that defines it."""
+    assert len(MUTANTS) >= 50 and set(MUTANTS) == set(REGISTRY)
+    for m in REGISTRY.values():
+        profile = load_profile(m.profile)
+        catalogs = load_catalogs(profile.catalogs)
+        clauses = {c.id for cat in catalogs for c in cat.for_profile(profile.name)}
+        assert m.clause in clauses, f"{m.name}: no clause {m.clause} under {m.profile}"
+        assert isinstance(m.family, Family)
+        assert m.cls.__module__ == f"harness.reference.mutants.{m.family.value}", m.name
+        assert getattr(mutants, m.cls.__name__) is m.cls  # python:harness.reference.mutants:Cls
+
+
+# Besides the evaluation family, faults found in real poker code whose clause is another
+# family's rule: the differential's power is proven on them too.
+DIFFERENTIAL_ELSEWHERE = {
+    "kickers-compared-to-depth-three",
+    "equal-straights-decided-by-hole-cards",
+    "push-pays-the-ante-bonus",
+    "ante-win-in-floating-point",
+    "straight-flush-paid-as-flush",
+    "aa-pair-of-aces-needs-a-hole-ace",
+    "aa-lost-on-a-push",
+    "aa-straight-row-missing",
 }
 
 
-def test_every_mutant_has_an_expectation() -> None:
-    assert set(EXPECTED) == set(MUTANTS)
-    assert len(MUTANTS) >= 50
+def test_the_differential_mutants_are_the_evaluation_family_and_a_few_more() -> None:
+    evaluation = _names(lambda m: m.family is Family.EVALUATION)
+    assert _names(lambda m: m.differential) == evaluation | DIFFERENTIAL_ELSEWHERE
+
+
+def test_one_mutant_of_each_family_is_fast_but_evaluation_and_recovery() -> None:
+    fast = [m.family for m in REGISTRY.values() if m.fast]
+    assert sorted(f.value for f in fast) == sorted(
+        f.value for f in Family if f not in (Family.EVALUATION, Family.RECOVERY)
+    )
+
+
+def _names(which: Callable[[Mutant], bool]) -> set[str]:
+    return {n for n, m in REGISTRY.items() if which(m)}
 
 
 def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str, Any]]:
@@ -114,74 +77,39 @@ def _certify(tmp_path: Path, adapter: str, profile: str) -> tuple[int, dict[str,
     return certify(tmp_path, "--adapter", adapter, "--profile", profile, "-k", selection)
 
 
-# One mutant of each family runs in the fast tier (a settlement rule, a pay table, the AA
-# Bonus, information hiding, a bad wager, the deck, recall); the slow tier certifies all.
-FAST_MUTANTS = {
-    "tie-loses",
-    "quads-pays-twelve",
-    "aa-pair-of-kings-wins",
-    "leaks-dealer-cards",
-    "accepts-aa-bonus-without-ante",
-    "deals-a-card-twice",
-    "history-forgets",
-}
-
-
 def _tiered(names: set[str], fast: set[str]) -> list[Any]:
     """`names` sorted as parameters, those not in `fast` marked slow."""
     assert fast <= names
     return [n if n in fast else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
 
 
+# One mutant of each family runs in the fast tier (a settlement rule, a pay table, the AA
+# Bonus, information hiding, a refusal, the deck, recall); the slow tier certifies all.
 # The recovery mutants differ only across a restart of a game with a store (--db), which
 # a python: game has not: tests/test_recovery_checks.py certifies them.
-@pytest.mark.parametrize("mutant", _tiered(set(MUTANTS) - RECOVERY_MUTANTS, FAST_MUTANTS))
+@pytest.mark.parametrize(
+    "mutant", _tiered(_names(lambda m: not m.recovery), _names(lambda m: m.fast))
+)
 def test_mutant_fails_certification_naming_its_clause(tmp_path: Path, mutant: str) -> None:
-    profile, clause = EXPECTED[mutant]
-    cls = MUTANTS[mutant]
+    m = REGISTRY[mutant]
     # python: adapters construct the class with no arguments: a one-line subclass binds the profile.
-    adapter = f"python:tests.test_mutants:{_bound(cls, profile)}"
-    code, results = _certify(tmp_path, adapter, profile)
+    adapter = f"python:tests.test_mutants:{_bound(m.cls, m.profile)}"
+    code, results = _certify(tmp_path, adapter, m.profile)
     failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
     assert code == 1 and results["verdict"] == "FAIL"
-    assert clause in failed, f"{mutant} survived on {clause}: failed {sorted(failed)}"
+    assert m.clause in failed, f"{mutant} survived on {m.clause}: failed {sorted(failed)}"
 
 
 # Faults of hand evaluation and settlement found in real poker code, each rare on random
 # deals (benchmarks/mutant_rates.py): the differential's power is proven on them.
-DIFFERENTIAL_MUTANTS = [
-    "straight-flush-from-separate-cards",
-    "two-trips-not-a-full-house",
-    "third-pair-as-kicker",
-    "flush-top-card-only",
-    "long-flush-lowest-five",
-    "lowest-straight-of-a-long-run",
-    "paired-straight-missed",
-    "steel-wheel-not-a-straight-flush",
-    "wheel-ranked-ace-high",
-    "king-high-straight-missed",
-    "quads-kicker-ignored",
-    "two-pair-second-pair-ignored",
-    "hole-card-must-play",
-    "kickers-compared-to-depth-three",
-    "equal-straights-decided-by-hole-cards",
-    "push-pays-the-ante-bonus",
-    "straight-flush-paid-as-flush",
-    "ante-win-in-floating-point",
-    "aa-pair-of-aces-needs-a-hole-ace",
-    "aa-lost-on-a-push",
-    "aa-straight-row-missing",
-]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", DIFFERENTIAL_MUTANTS)
+@pytest.mark.parametrize("mutant", sorted(_names(lambda m: m.differential)))
 def test_the_differential_kills(tmp_path: Path, mutant: str) -> None:
     """The differential alone, at its default budget, fails the mutant on its clause.
 
     One seed here; benchmarks/mutant_kills.py runs every mutant on five seeds.
     """
-    profile, clause = EXPECTED[mutant]
+    profile, clause = REGISTRY[mutant].profile, REGISTRY[mutant].clause
     seed = 1
     game = f"subprocess:{sys.executable} -m harness.reference --mutant {mutant}"
     args = ["--adapter", game, "--profile", profile, "--seed", str(seed), "-k", "differential"]
@@ -266,5 +194,5 @@ def _bound(cls: type, profile: str) -> str:
 
 # Published as the module is imported: a python: game runs in a child process of its own
 # (docs/adapter-protocol.md), which imports this module afresh and must find the class.
-for _mutant, (_profile, _) in EXPECTED.items():
-    _bound(MUTANTS[_mutant], _profile)
+for _mutant in REGISTRY.values():
+    _bound(_mutant.cls, _mutant.profile)

@@ -79,9 +79,9 @@ def _certify_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def parser() -> argparse.ArgumentParser:
     """chcert's real parser, plus the options the plan feeds that it may not have yet
     (added to this instance only; their spelling is the one docs/run-plan.md names)."""
-    from harness.cli import _parser
+    from harness.cli import build_parser
 
-    real = _parser()
+    real = build_parser()
     cert = _certify_parser(real)
     known = {s for a in cert._actions for s in a.option_strings}
     missing: dict[str, dict[str, Any]] = {
@@ -139,7 +139,7 @@ def test_a_plan_found_in_the_folder_supplies_nothing_only_the_laboratory_decides
     path = _write(tmp_path, "chcert.toml", text)
     found = find_plan(None, tmp_path)
     assert found is not None and found.implicit
-    assert found.ignored == ("laboratory", "attest", "signing", "minimums", "seed")
+    assert found.ignored == ("laboratory", "minimums", "seed", "attest", "signing")
     assert not {"seed", "attest", *SIGNING_DESTS.values()} & set(found.settings)
     assert found.laboratory == {} and found.minimums == {}
     assert found.settings["rtp_rounds"] == 5000  # the run's other options still apply
@@ -463,16 +463,14 @@ def _record_schema() -> jsonschema.Draft202012Validator:
 
 
 def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> None:
-    from harness import cli, defaults, evidence, rng
+    """plan.schema.json states every setting as harness/settings.py declares it."""
+    from harness import defaults, evidence, rng, settings
 
+    assert settings.main(["--check"]) == 0, "run: python -m harness.settings"
+    assert rng.MIN_DECKS == defaults.MIN_DECKS
     schema = json.loads((SCHEMA_DIR / "plan.schema.json").read_text())
     props = schema["properties"]
-    assert props["dist"]["enum"] == list(cli.DIST_MODES)
     assert props["rng_decks"]["minimum"] == rng.MIN_DECKS
-    assert props["rng_decks"]["maximum"] == defaults.MAX_DECKS
-    assert props["timeout"]["maximum"] == defaults.MAX_TIMEOUT
-    for dest, (_, least, most) in defaults.RANGES.items():
-        assert (props[dest]["minimum"], props[dest]["maximum"]) == (least, most), dest
     assert set(props) == {*DESTS, "laboratory", "signing", "minimums"}
     # The laboratory's minimums hold its checks' own floors (harness/evidence.py)
     minimums = schema["$defs"]["minimums"]["properties"]
@@ -481,8 +479,8 @@ def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> Non
     profile = json.loads((SCHEMA_DIR / "profile.schema.json").read_text())
     stated = profile["properties"]["evidence_minimums"]["properties"]
     # a profile only raises chcert's defaults (it may come from the tree under test)
-    defaults = evidence.Minimums().to_json()
-    assert {k: v["minimum"] for k, v in stated.items()} == {k: defaults[k] for k in stated}
+    floors = evidence.Minimums().to_json()
+    assert {k: v["minimum"] for k, v in stated.items()} == {k: floors[k] for k in stated}
     assert set(schema["$defs"]["signing"]["properties"]) == set(SIGNING_DESTS)
     record = schema["$defs"]["record"]["properties"]["settings"]["properties"]
     assert set(record) == {*DESTS.values(), *SIGNING_DESTS.values()}
@@ -492,9 +490,9 @@ def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> Non
 
 def test_the_real_parser_names_the_plans_options_so() -> None:
     """chcert's parser has --artifact, --plan and --sign-*, under the plan's names."""
-    from harness.cli import _parser
+    from harness.cli import build_parser
 
-    cert = _certify_parser(_parser())
+    cert = _certify_parser(build_parser())
     by_option = {s: a.dest for a in cert._actions for s in a.option_strings}
     wanted = {"--artifact": "artifact", "--sign-key": "sign_key", "--sign-cert": "sign_cert",
               "--sign-passphrase-env": "sign_passphrase_env", "--plan": "plan"}  # fmt: skip

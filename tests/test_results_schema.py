@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from harness._schema import SCHEMA_DIR, validator
-from harness.cli import _stub_results
+from harness.cli.certify import _stub_results
 from harness.outcomes import Status
 from harness.profiles import load_profile
 from harness.results import PlannedItem, Record, RunFacts, build_results, now

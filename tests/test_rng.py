@@ -155,6 +155,27 @@ def test_raw_output_tests_flag_a_biased_source() -> None:
     assert {"raw frequency", "raw byte values", "NIST proportion passing"} <= failed
 
 
+def test_the_sequence_p_values_are_kept_for_the_last_bytes_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The two second-level tests read them in turn for the same bytes: computed once."""
+    computed: list[bytes] = []
+
+    def p_values(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        computed.append(data.tobytes())
+        return np.zeros((1, 2))
+
+    monkeypatch.setattr(battery_module, "_sequence_p_values", p_values)
+    kept = battery_module.SequencePValues()
+    first = kept.get(np.arange(8, dtype=np.uint8))
+    assert kept.get(np.arange(8, dtype=np.uint8)) is first and len(computed) == 1
+    kept.get(np.ones(8, np.uint8))
+    kept.get(np.arange(8, dtype=np.uint8))
+    assert len(computed) == 3  # other bytes in between: the first are computed again
+    kept.clear()
+    assert kept.get(np.arange(8, dtype=np.uint8)) is not first and len(computed) == 4
+
+
 DIEHARDER_OUTPUT = """
 #==================================================================#
         test_name   |ntup| tsamples |psamples|  p-value |Assessment

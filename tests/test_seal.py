@@ -26,7 +26,9 @@ from pypdf.generic import DecodedStreamObject, NameObject
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from harness import cli
+from harness.cli import build_parser, main
+from harness.cli import signing as cli
+from harness.cli.common import UsageError
 from harness.report import seal
 from harness.report.seal import (
     EXIT_NOT_VERIFIED,
@@ -615,7 +617,7 @@ def test_a_current_signature_timestamped_now_verifies(
     with serve_authority(authority) as url:
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
     argv = ["verify", str(report.pdf), "--trust", str(lab.cert), "--trust-tsa", str(authority.root)]
-    assert cli.main(argv) == EXIT_VERIFIED
+    assert main(argv) == EXIT_VERIFIED
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "VERIFIED"
     assert "authority trusted" in out
@@ -658,11 +660,11 @@ def test_a_timestamp_authority_that_fails_is_one_line_and_leaves_the_report_unsi
             sign_passphrase_env="LAB_PW",
             timestamp_url=url,
         )
-        with pytest.raises(cli.UsageError, match="timestamp"):  # exit 4 before a run
-            cli._signing(args)
-        signing = cli._Signing(lab.key, lab.cert, PASSPHRASE, url)
+        with pytest.raises(UsageError, match="timestamp"):  # exit 4 before a run
+            cli.signing_of(args)
+        signing = cli.Signing(lab.key, lab.cert, PASSPHRASE, url)
         drawn = hashlib.sha256(report.pdf.read_bytes()).hexdigest()
-        assert cli._signed(signing, report.pdf, drawn, 0) == 4  # failing only at the end
+        assert cli.signed(signing, report.pdf, drawn, 0) == 4  # failing only at the end
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("chcert: the report was not signed: ")
     assert report.pdf.read_bytes() == before and not verify_report(report.pdf).signed
@@ -671,7 +673,7 @@ def test_a_timestamp_authority_that_fails_is_one_line_and_leaves_the_report_unsi
 def test_signing_options_carry_the_timestamp_url(
     lab: Lab, authority: Authority, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parser = cli._parser()
+    parser = build_parser()
     for command in (["certify"], ["report", "results.json"]):
         args = parser.parse_args([*command, "--timestamp-url", "http://tsa.lab:318/"])
         assert args.timestamp_url == "http://tsa.lab:318/"
@@ -684,13 +686,13 @@ def test_signing_options_carry_the_timestamp_url(
             sign_passphrase_env="LAB_PW",
             timestamp_url=url,
         )
-        signing = cli._signing(args)
+        signing = cli.signing_of(args)
         assert signing is not None and signing.timestamp_url == url
     alone = argparse.Namespace(
         sign_key=None, sign_cert=None, sign_passphrase_env=None, timestamp_url="http://x/"
     )
-    with pytest.raises(cli.UsageError, match="--timestamp-url stamps a signature"):
-        cli._signing(alone)
+    with pytest.raises(UsageError, match="--timestamp-url stamps a signature"):
+        cli.signing_of(alone)
 
 
 # --- what may sign: the same rules when signing and when verifying --------------------

@@ -11,11 +11,14 @@ Every adapter speaks protocol v1 and offers the same three calls: `request(op,
     subprocess:COMMAND ...    a child process speaking JSON Lines on stdin/stdout
     http://HOST:PORT/PATH     POST each request to PATH/<op>
 
-Adapters know the protocol and nothing of the rules: they never import the oracle.
+base.py is the interface and the reply checking every transport shares; each
+transport (subprocess.py, pyhost.py, http.py) checks and opens the specs of its own
+scheme; registry.py is the one place that knows which scheme is whose. Adapters know
+the protocol and nothing of the rules: they never import the oracle.
 
-`Adapter` and `open_adapter` are imported when first asked for: the child hosting a
-python: game (`python -m harness.adapters.pyhost`) imports this package too, and
-starts, at every restart, without the reply checking (its JSON Schema) it never uses.
+`Adapter`, `open_adapter` and `check_spec` are imported when first asked for: the child
+hosting a python: game (`python -m harness.adapters.pyhost`) imports this package too,
+and starts, at every restart, without the reply checking (its JSON Schema) it never uses.
 """
 
 from __future__ import annotations
@@ -23,14 +26,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.adapters.base import Adapter, open_adapter
+    from harness.adapters.base import Adapter
+    from harness.adapters.registry import check_spec, open_adapter
 
-__all__ = ["Adapter", "open_adapter"]
+__all__ = ["Adapter", "check_spec", "open_adapter"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name == "Adapter":
         from harness.adapters import base
 
-        return getattr(base, name)
+        return base.Adapter
+    if name in __all__:
+        from harness.adapters import registry
+
+        return getattr(registry, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

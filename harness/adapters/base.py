@@ -1,20 +1,21 @@
-"""The Adapter interface, reply checking shared by all transports, and `open_adapter`."""
+"""The Adapter interface and the reply checking every transport shares.
+
+What the transports (subprocess.py, pyhost.py, http.py) import, and nothing that knows
+them: which transport a spec names is registry.py's to say.
+"""
 
 from __future__ import annotations
 
 import math
-import shlex
-import sys
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from harness import strictjson
 from harness._schema import compiled_def
-from harness.errors import ErrorReply, ProtocolViolation, Unreachable
+from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import OPS
 
-DEFAULT_TIMEOUT = 10.0
 STARTUP_GRACE = 60.0  # seconds a game may take to answer `hello`: it may still be starting
 MAX_REPLY = 64 << 20  # a reply longer than this is garbage (a shuffle of 100,000 decks is ~7 MB)
 
@@ -132,63 +133,3 @@ def check_body(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) ->
         message = f"hello config.published.{huge[0]} is not a finite number"
         raise ProtocolViolation(message, evidence)
     return hello
-
-
-def reference_command(profile_path: str | None) -> list[str]:
-    """The command line of the bundled reference game for a profile."""
-    argv = [sys.executable, "-m", "harness.reference"]
-    return [*argv, "--profile", profile_path] if profile_path else argv
-
-
-def check_spec(spec: str) -> None:
-    """ValueError saying what is wrong with an adapter spec's form, before anything starts."""
-    from harness.adapters.http import parse_url
-
-    if spec == "reference":
-        return
-    if spec.startswith("subprocess:"):
-        try:
-            argv = shlex.split(spec.removeprefix("subprocess:"))
-        except ValueError as exc:  # an unbalanced quote
-            raise ValueError(f"{spec!r}: the command is not a valid shell line: {exc}") from None
-        if not argv:
-            raise ValueError("subprocess: adapter needs a command, e.g. 'subprocess:./my-game'")
-    elif spec.startswith("python:"):
-        parts = spec.split(":")
-        if len(parts) != 3 or not all(parts[1:]):
-            raise ValueError(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
-    elif spec.startswith(("http://", "https://")):
-        parse_url(spec)
-    else:
-        raise ValueError(
-            f"unknown adapter spec {spec!r}; use reference, python:MODULE:CLASS, "
-            "subprocess:COMMAND or http://HOST:PORT/PATH"
-        )
-
-
-def open_adapter(
-    spec: str, *, profile_path: str | None = None, timeout: float = DEFAULT_TIMEOUT
-) -> Adapter:
-    """Open the adapter a spec names; Unreachable when that is impossible.
-
-    `profile_path` configures the bundled reference game (spec `reference`) to
-    play the profile under certification. A `python:` game is started in a child
-    process of its own (harness/adapters/pyhost.py): one that cannot be loaded is
-    found at `hello`, unreachable as any game that never answers it.
-    """
-    from harness.adapters.http import HttpAdapter
-    from harness.adapters.pyhost import PythonAdapter
-    from harness.adapters.subprocess import SubprocessAdapter
-
-    try:
-        check_spec(spec)
-    except ValueError as exc:
-        raise Unreachable(str(exc)) from None
-    if spec == "reference":
-        return SubprocessAdapter(reference_command(profile_path), timeout=timeout, spec=spec)
-    if spec.startswith("subprocess:"):
-        argv = shlex.split(spec.removeprefix("subprocess:"))
-        return SubprocessAdapter(argv, timeout=timeout, spec=spec)
-    if spec.startswith("python:"):
-        return PythonAdapter(spec, timeout=timeout)
-    return HttpAdapter(spec, timeout=timeout)

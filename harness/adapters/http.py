@@ -35,7 +35,7 @@ from harness.adapters.base import (
     decode_reply,
     exchange_sequentially,
 )
-from harness.errors import ProtocolViolation
+from harness.errors import GameFault, ProtocolViolation
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
@@ -67,7 +67,7 @@ def parse_url(url: str) -> Endpoint:
     return Endpoint(parts.scheme, parts.hostname, port or default, parts.path.rstrip("/"))
 
 
-class _Expired(Exception):
+class _Expired(GameFault):
     """The deadline of a request passed while it was being answered."""
 
 
@@ -225,3 +225,14 @@ class HttpAdapter:
     def close(self) -> None:
         self._drop()
         self._watchdog.close()
+
+
+def check_spec(spec: str) -> None:
+    """ValueError saying what is wrong with an http:// or https:// spec."""
+    parse_url(spec)
+
+
+def open_spec(spec: str, *, profile_path: str | None, timeout: float) -> HttpAdapter:
+    """The adapter of a checked spec. The server plays the rules it was started with:
+    `profile_path` configures only the bundled game."""
+    return HttpAdapter(spec, timeout=timeout)

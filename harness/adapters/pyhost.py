@@ -14,13 +14,13 @@ fails the clause that call exercised, and one that does so before answering
 `hello` is unreachable (docs/robustness.md); chcert's exit status is its own.
 
 The child takes stdin and stdout for the protocol before it imports the game
-(harness/protocol.py `take_stdio`): the game's prints land on stderr. It puts
-the working directory on `sys.path` (as `python -m` does, whatever PYTHONSAFEPATH
-says), constructs the class with no arguments and serves it with the reference
-game's own server (harness/protocol.py `serve_json_lines`). A module that cannot
-be imported, a class that is missing or a constructor that fails, `SystemExit`
-included, ends it with status 1 before any reply, its traceback and a last line
-starting CANNOT_LOAD on stderr; the adapter puts that line in its fault.
+(harness/protocol.py `take_stdio`): the game's prints land on stderr. It puts the
+working directory on `sys.path` (`import_from_working_directory`), constructs the
+class with no arguments and serves it with the reference game's own server
+(harness/protocol.py `serve_json_lines`). A module that cannot be imported, a class
+that is missing or a constructor that fails, `SystemExit` included, ends it with
+status 1 before any reply, its traceback and a last line starting CANNOT_LOAD on
+stderr; the adapter puts that line in its fault.
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ if TYPE_CHECKING:  # the child imports this module too, without it (a quicker st
     from harness.adapters.base import Answer
 
 CANNOT_LOAD = "chcert: cannot load the game's class: "
+
+
+def _is_target(target: str) -> bool:
+    """Whether `target` has the form MODULE:CLASS."""
+    parts = target.split(":")
+    return len(parts) == 2 and all(parts)
 
 
 def host_command(spec: str) -> list[str]:
@@ -97,6 +103,18 @@ class PythonAdapter:
         self._child.close()
 
 
+def check_spec(spec: str) -> None:
+    """ValueError unless the spec has the form `python:MODULE:CLASS`."""
+    if not _is_target(spec.removeprefix("python:")):
+        raise ValueError(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+
+
+def open_spec(spec: str, *, profile_path: str | None, timeout: float) -> PythonAdapter:
+    """The adapter of a checked spec. The game plays the rules it was built with:
+    `profile_path` configures only the bundled game."""
+    return PythonAdapter(spec, timeout=timeout)
+
+
 def _described(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -108,14 +126,21 @@ def load_game(target: str) -> Any:
     return getattr(importlib.import_module(module), name)()
 
 
+def import_from_working_directory() -> None:
+    """Put the working directory on `sys.path`, ahead of the installed packages, as
+    `python -m` does, whatever PYTHONSAFEPATH says: the MODULE of `python:MODULE:CLASS`
+    is found in the folder chcert runs in, which is where chcert starts this child."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or len(args[0].split(":")) != 2 or not all(args[0].split(":")):
+    if len(args) != 1 or not _is_target(args[0]):
         print("usage: python -m harness.adapters.pyhost MODULE:CLASS", file=sys.stderr)
         return 2
     channel_in, channel_out = take_stdio()
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    import_from_working_directory()
     try:
         game = load_game(args[0])
     except BaseException as exc:  # SystemExit too: the game never got as far as hello

@@ -1,5 +1,8 @@
 """Subprocess adapter: a child process speaking JSON Lines on stdin/stdout.
 
+Specs `subprocess:COMMAND ...` (a shell line, split as the shell would, never run by
+one) and `reference` (the bundled game, harness/reference/).
+
 Any language can implement the game this way. Replies are read from the raw
 pipe with `select`, so every request has a deadline over its whole reply without
 a reader thread in the way: a child that hangs, dies, closes its stdout or writes
@@ -27,8 +30,10 @@ import itertools
 import json
 import os
 import select
+import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -419,3 +424,33 @@ class SubprocessAdapter:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def reference_command(profile_path: str | None) -> list[str]:
+    """The command line of the bundled reference game for a profile."""
+    argv = [sys.executable, "-m", "harness.reference"]
+    return [*argv, "--profile", profile_path] if profile_path else argv
+
+
+def check_spec(spec: str) -> None:
+    """ValueError saying what is wrong with a `subprocess:COMMAND` spec; `reference`, a
+    spec of one word, has nothing to check."""
+    if spec == "reference":
+        return
+    try:
+        argv = shlex.split(spec.removeprefix("subprocess:"))
+    except ValueError as exc:  # an unbalanced quote
+        raise ValueError(f"{spec!r}: the command is not a valid shell line: {exc}") from None
+    if not argv:
+        raise ValueError("subprocess: adapter needs a command, e.g. 'subprocess:./my-game'")
+
+
+def open_spec(spec: str, *, profile_path: str | None, timeout: float) -> SubprocessAdapter:
+    """The adapter of a checked spec: `reference` runs the bundled game, which
+    `profile_path` configures to play the profile under certification; `subprocess:`
+    runs the command."""
+    if spec == "reference":
+        argv = reference_command(profile_path)
+    else:
+        argv = shlex.split(spec.removeprefix("subprocess:"))
+    return SubprocessAdapter(argv, timeout=timeout, spec=spec)

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.adapters import Adapter
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
-from harness.errors import ProtocolViolation
+from harness.errors import GameFault, ProtocolViolation, Violation
 from harness.profiles import Profile
 from harness.protocol import seats_capability
 
@@ -52,11 +52,12 @@ class Context:
         return seats_capability(caps if isinstance(caps, list) else [])
 
 
-class CheckFailure(AssertionError):
+class CheckFailure(GameFault):
     """The implementation broke the clause: what was expected, what came back.
 
     A failure found in a randomized round carries `repro`, the round as a stacked
     settlement vector (without its clause, which the runner adds) that replays it.
+    `violation` is set when the game broke protocol v1 rather than a rule of the game.
     """
 
     def __init__(
@@ -67,8 +68,10 @@ class CheckFailure(AssertionError):
         actual: Any = None,
         evidence: dict[str, Any] | None = None,
         repro: dict[str, Any] | None = None,
+        violation: Violation | None = None,
     ) -> None:
         super().__init__(message)
+        self.violation = violation
         self.message = message
         self.expected = expected
         self.actual = actual
@@ -179,4 +182,6 @@ def game_faults_fail() -> Iterator[None]:
     try:
         yield
     except ProtocolViolation as exc:
-        raise CheckFailure(f"protocol violation: {exc}", evidence=exc.evidence) from exc
+        raise CheckFailure(
+            f"protocol violation: {exc}", evidence=exc.evidence, violation=exc.kind
+        ) from exc

@@ -107,17 +107,40 @@ class MainGame:
         return summary(symmetry(), self._calls)
 
 
-_GAMES: dict[str, MainGame] = {}
+def _rules_key(profile: Profile) -> str:
+    """What the main game's figures and decisions depend on: the ante pay table, the
+    dealer's qualifier, the call multiple and the ante when the dealer does not qualify
+    (profiles differing in anything else share their main game)."""
+    config = profile.declared_config()
+    rules = (config["ante_pay_table"], config["dealer_qualifier"], config["call_multiple"])
+    return repr((rules, profile.nonqualifying_ante.value))
+
+
+class MainGames:
+    """The main games this process has priced, by their rules (`_rules_key`): each is
+    priced once and shared by every profile with those rules. A run prices one, a test
+    session a few, so nothing is ever dropped but by `clear`."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, MainGame] = {}
+
+    def get(self, profile: Profile, progress: Progress | None = None) -> MainGame:
+        key = _rules_key(profile)
+        if key not in self._games:
+            self._games[key] = MainGame(profile, key, progress)
+        return self._games[key]
+
+    def clear(self) -> None:
+        """Forget every priced game: the next `get` prices afresh."""
+        self._games.clear()
+
+
+MAIN_GAMES = MainGames()
 
 
 def main_game(profile: Profile, progress: Progress | None = None) -> MainGame:
-    """The priced main game, once per process for a pay table and rules."""
-    config = profile.declared_config()
-    rules = (config["ante_pay_table"], config["dealer_qualifier"], config["call_multiple"])
-    key = repr((rules, profile.nonqualifying_ante.value))
-    if key not in _GAMES:
-        _GAMES[key] = MainGame(profile, key, progress)
-    return _GAMES[key]
+    """The priced main game, once per process for a pay table and rules (MAIN_GAMES)."""
+    return MAIN_GAMES.get(profile, progress)
 
 
 def _definitions(game: MainGame, aa: AABonusMath | None) -> dict[str, dict[str, Fraction]]:

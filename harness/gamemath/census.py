@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 import threading
 import zipfile
 import zlib
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from harness.atomic import atomic_path
 from harness.evaluator import Category
 from harness.gamemath import kernel
 
@@ -311,14 +311,11 @@ def cache_file(kind: str) -> Path:
 
 
 def save_cache(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
-    """Write a cache file atomically, removing older versions of its kind; a cache
-    that cannot be written is no error."""
+    """Write a cache file atomically (harness/atomic.py), removing older versions of its
+    kind; a cache that cannot be written is no error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-        with os.fdopen(fd, "wb") as fh:
+        with atomic_path(path) as temporary, temporary.open("wb") as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, path)
         for stale in path.parent.glob(f"{kind}-v*"):
             if stale.name not in (path.name, path.with_suffix(".lock").name):
                 stale.unlink(missing_ok=True)
@@ -326,19 +323,35 @@ def save_cache(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
         pass
 
 
-_LOADED: dict[int, npt.NDArray[np.int32]] = {}
+class Censuses:
+    """The censuses this process has loaded, by dealer qualifier: each is read (or
+    computed) once, and kept. A run needs one, a test session a few: a handful of
+    qualifiers at most, so nothing is ever dropped but by `clear`."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[int, npt.NDArray[np.int32]] = {}
+
+    def get(self, qualifying: int, progress: Progress | None = None) -> npt.NDArray[np.int32]:
+        if qualifying not in self._loaded:
+            self._loaded[qualifying] = _load_or_compute(qualifying, progress)
+        return self._loaded[qualifying]
+
+    def clear(self) -> None:
+        """Forget every census: the next `get` reads the disk cache again."""
+        self._loaded.clear()
+
+
+CENSUSES = Censuses()
 
 
 def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArray[np.int32]:
-    """The census for a qualifier: from this process, the disk cache, or computed.
+    """The census for a qualifier: from this process (CENSUSES), the disk cache, or computed.
 
     Processes that need the same census at once (pytest-xdist workers) take turns on
     a lock file, so it is computed once. A cache that cannot be read or written is
     not an error: the census is computed.
     """
-    if qualifying not in _LOADED:
-        _LOADED[qualifying] = _load_or_compute(qualifying, progress)
-    return _LOADED[qualifying]
+    return CENSUSES.get(qualifying, progress)
 
 
 def _load_or_compute(qualifying: int, progress: Progress | None) -> npt.NDArray[np.int32]:

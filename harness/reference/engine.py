@@ -10,8 +10,12 @@ Phases of a round (001 rules 2-15, 004 Article 3):
   deal -> decisions (every seat calls or folds) -> AA Bonus settled on hole + flop
   -> turn and river -> dealer revealed -> ante and call settled -> done.
 
-Mutants (harness/reference/mutants.py) override the small rule hooks
+Mutants (the package harness/reference/mutants/) override the small rule hooks
 (`dealer_qualifies`, `ante_odds`, ...) to prove that certification catches faults.
+
+The round-state records (`Round`, `Seat`, `Phase`, `Dealt`) are in
+harness/reference/rounds.py, which the store imports too: the store never imports
+the engine.
 
 By default the rounds live in memory only. Given a RoundStore (`--db FILE`,
 harness/reference/store.py) the game mirrors every change of state in it before
@@ -27,8 +31,6 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
@@ -42,6 +44,7 @@ from harness.evaluator import Category, category_of, strength_of
 from harness.game import MAX_SEATS, Action
 from harness.profiles import NonQualifyingAnte, Profile, load_profile
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
+from harness.reference.rounds import Dealt, Phase, Round, Seat
 
 if TYPE_CHECKING:
     from harness.reference.store import RoundStore
@@ -63,9 +66,6 @@ def production_shuffle() -> list[int]:
         j = secrets.randbelow(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
-
-
-Dealt = tuple[dict[int, tuple[Card, Card]], tuple[Card, Card], tuple[Card, Card, Card], Card, Card]
 
 
 def production_decks(count: int) -> npt.NDArray[np.uint8]:
@@ -97,41 +97,6 @@ def _uniform_below(bound: int, count: int) -> npt.NDArray[np.int64]:
         out[todo[accept]] = (product[accept] >> np.uint64(32)).astype(np.int64)
         todo = todo[~accept]
     return out
-
-
-class Phase(Enum):
-    DECISIONS = "decisions"
-    DONE = "done"
-    VOID = "void"  # interrupted by a failure and voided, every stake returned
-
-
-@dataclass
-class Seat:
-    number: int
-    ante: int
-    aa_bonus: int
-    hole: tuple[Card, Card]
-    action: Action | None = None
-    ante_returned: int = 0
-    call_returned: int = 0
-    aa_returned: int = 0
-    final_strength: int | None = None
-
-
-@dataclass
-class Round:
-    ident: str
-    seats: dict[int, Seat]
-    dealer: tuple[Card, Card]
-    flop: tuple[Card, Card, Card]
-    turn: Card
-    river: Card
-    phase: Phase = Phase.DECISIONS
-    events: list[dict[str, Any]] = field(default_factory=list)
-    dealer_strength: int | None = None
-
-    def log(self, kind: str, seat: int | None = None) -> None:
-        self.events.append({"type": kind} if seat is None else {"type": kind, "seat": seat})
 
 
 class ReferenceGame:

@@ -6,7 +6,8 @@ command starts it again (docs/adapter-protocol.md, "Interrupted rounds"). The
 engine keeps its rounds in memory as it always does; this store mirrors each
 change of that state in one SQLite transaction, committed before the engine
 answers, and rebuilds the state at start-up. It holds no rules: it maps the
-engine's `Round` and `Seat` dataclasses to rows and back, nothing more.
+engine's `Round` and `Seat` dataclasses (harness/reference/rounds.py) to rows and back,
+nothing more.
 
 Durability comes from SQLite itself: write-ahead log (`journal_mode=WAL`), each
 commit synced to disk (`synchronous=FULL`), so a commit that returned survives
@@ -37,9 +38,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from harness.cards import Card, parse_card, parse_cards
-from harness.errors import InvalidCards
+from harness.errors import InvalidCards, UserError
 from harness.game import Action
-from harness.reference.engine import Phase, Round, Seat
+from harness.reference.rounds import Phase, Round, Seat
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = int.from_bytes(b"chRS", "big")  # "chcert reference store", in the file header
@@ -86,7 +87,7 @@ _SEAT_COLUMNS = (
 )
 
 
-class StoreError(Exception):
+class StoreError(UserError):
     """The file cannot serve as the round store, or a change could not be committed."""
 
 

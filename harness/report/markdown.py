@@ -8,9 +8,9 @@ GitHub's is shared by the steps of a job.
 
 The renderers are pure: a certification's summary reads only the results dict (what
 results.json holds, docs/results.md), a comparison's only the `ResultsDiff` of
-harness/diff.py. Every key is read with .get: a stub written when the test runner
-stopped, a file of an older chcert, or a section another version adds or reshapes still
-renders, with what it holds.
+harness/diff/compare.py, which knows no renderer. Every key is read with .get: a stub
+written when the test runner stopped, a file of an older chcert, or a section another
+version adds or reshapes still renders, with what it holds.
 
 Text that comes from the run (messages, reasons, names, commands) is never trusted to be
 Markdown: it is escaped, so a `|` cannot split a table cell, a `*` cannot start emphasis,
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.diff import FailureRef, ResultsDiff, StatusChange, listed_changes
+from harness.diff.compare import FailureRef, ResultsDiff, StatusChange, listed_changes
 from harness.plan import plan_line
 
 SHOWN = 20  # failures, gaps, reasons and changes listed; results.json and the PDF hold all
@@ -244,8 +244,8 @@ def _samples(results: Mapping[str, Any]) -> list[str]:
 def diff_markdown(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") -> str:
     """A comparison's summary: the one-line verdict as a heading, both runs side by side,
     warnings and notes, then the regressions, the fixes and the other changes, listed as
-    `chcert diff` lists them (harness/diff.py format_diff: an item its clause's line or
-    its failure's line already says is not listed again)."""
+    `chcert diff` lists them (harness/diff/compare.py listed_changes: an item its clause's
+    line or its failure's line already says is not listed again)."""
     groups = _groups(d)
     if d.regressed:
         verdict = f"REGRESSED: {len(groups['regression'])} regression(s)"

@@ -26,11 +26,9 @@ import contextlib
 import hashlib
 import io
 import logging
-import os
 import re
-import shutil
+import stat
 import sys
-import tempfile
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +36,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import HarnessError
+from harness.atomic import write_bytes_atomic
+from harness.errors import UserError
 from harness.outcomes import EXIT_USAGE
 from harness.paths import read_input
 
@@ -95,7 +94,7 @@ NO_TSA_ANCHOR = "no --trust-tsa anchor was given"
 _QUIET_LOGGERS = ("pyhanko", "pyhanko_certvalidator", "pypdf")
 
 
-class SealError(HarnessError):
+class SealError(UserError):
     """A file given to seal or verify cannot be used; `path` names it, the message says why."""
 
     def __init__(self, path: str | Path, message: str) -> None:
@@ -161,20 +160,14 @@ def _read_pdf_bytes(pdf: Path) -> bytes:
 
 
 def _replace_atomic(path: Path, data: bytes) -> None:
-    """Write `data` over `path` so that a reader sees the old file or the new, never half:
-    a temporary file beside it, renamed into place, keeping the old file's mode (as
-    harness/cli.py's _copy_atomic does; mkstemp alone would leave it 0600)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write `data` over `path` so that a reader sees the old file or the new, never half
+    (harness/atomic.py), keeping the old file's mode: sealing changes what the PDF holds,
+    not who may read it."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        with contextlib.suppress(OSError):
-            shutil.copymode(path, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:  # gone meanwhile: a new file's mode
+        mode = None
+    write_bytes_atomic(path, data, mode)
 
 
 @contextlib.contextmanager
@@ -560,7 +553,7 @@ def _authority_failure(exc: BaseException) -> str:
     return f"its answer is not an RFC 3161 timestamp response ({text})"
 
 
-class _AuthorityError(Exception):
+class _AuthorityError(UserError):
     """The timestamp authority could not be reached, or answered something not a token."""
 
 

@@ -32,10 +32,10 @@ certify() {  # certify NAME EXPECTED_EXIT [OPTIONS...]
   fi
 }
 # The games run over JSON Lines, as a vendor's would; the mutant's build is the reference
-# engine and the mutants module (a command-line --artifact replaces the plan's list).
+# engine and the mutant's module (a command-line --artifact replaces the plan's list).
 python="$(dirname "$(command -v chcert)")/python"
 engine=../../harness/reference
 certify reference 0 --adapter "subprocess:$python -m harness.reference"
 certify mutant 1 --adapter "subprocess:$python -m harness.reference --mutant flush-pays-even-money" \
-  --artifact "$engine/engine.py" --artifact "$engine/mutants.py"
+  --artifact "$engine/engine.py" --artifact "$engine/mutants/paytables.py"
 chcert verify reference/report.pdf --trust signer.pem

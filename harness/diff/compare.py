@@ -1,4 +1,4 @@
-"""`chcert diff OLD NEW`: what changed between two results.json, and whether it regressed.
+"""What changed between two results.json, and whether it regressed: the comparison.
 
 A vendor's pipeline certifies every build and compares the run with a baseline
 (docs/ci.md). The comparison is of outcomes, not of the files: verdicts,
@@ -11,22 +11,25 @@ anything that passed (a clause also when attested) is now anything else or
 gone, when anything now fails that did not, or when a failure is new. Files
 are read loosely: a results.json of an older harness (schema 1, no items,
 no publication section) still compares on what it has.
+
+The records here (`ResultsDiff` and its parts) are what every rendering reads: the
+text of `chcert diff` (text.py) and its Markdown summary (harness/report/markdown.py).
+This module renders nothing and knows no renderer.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from harness import strictjson
+from harness.errors import UserError
 from harness.evidence import SAMPLED, section_at
-from harness.outcomes import EXIT_USAGE, RANK, SCHEMA_VERSION, Status, Verdict
-from harness.paths import output_problem, read_input
+from harness.outcomes import RANK, SCHEMA_VERSION, Status, Verdict
+from harness.paths import read_input
 
 Direction = Literal["regression", "improvement", "other"]
 
@@ -37,14 +40,9 @@ VERDICT_KEYS = ("verdict", "implementation_verdict", "publication_verdict")
 GOOD = frozenset({Status.PASS.value, Status.ATTESTED.value})
 # Should a row appear twice (a hand-edited or older file), its worst outcome is compared.
 STATUS_RANK = {"pass": 0, "attested": 1, "not_tested": 2, "error": 3, "fail": 4}
-VECTOR_KEYS = ("total", "passed", "failed", "errors", "not_tested")
-DETAIL_WIDTH = 110  # messages on screen are cut; --json and results.json hold them whole
-
-EXIT_SAME = 0
-EXIT_REGRESSED = 1
 
 
-class DiffInputError(Exception):
+class DiffInputError(UserError):
     """A file that cannot be compared: missing, not JSON, or not a results file (exit 4)."""
 
 
@@ -513,51 +511,7 @@ def _notes(old: Run, new: Run) -> Iterator[str]:
             yield f"{label} is a selection (-k / --item): never a certificate"
 
 
-# ---------------------------------------------------------------------------- formatting
-
-
-def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") -> str:
-    """The diff for a person: settings and verdicts, then Regressions, Fixed, Other
-    changes and what is unchanged. An item is not listed on its own when its clause's
-    line says it (it changed exactly as the clause did: a clause and its items all
-    pass -> not_tested) or when its new failure is listed, with the reproduce command."""
-    lines = [f"chcert diff: OLD {old_name} -> NEW {new_name}"]
-    lines += [f"  {label}: {_describe(run)}" for label, run in (("OLD", d.old), ("NEW", d.new))]
-    lines += [f"WARNING: {m} (compared all the same)" for m in d.mismatches]
-    lines += [f"note: {n}" for n in d.notes]
-    for v in d.verdicts:
-        change = f"{v.old} (unchanged)" if v.direction == "unchanged" else f"{v.old} -> {v.new}"
-        lines.append(f"  {v.name + ':':<24}{change}")
-    shown, counts = listed_changes(d)
-    groups: dict[str, list[str]] = {"regression": [], "improvement": [], "other": []}
-    for v in d.verdicts:
-        if v.direction != "unchanged":
-            groups[v.direction].append(f"{v.name} {v.old} -> {v.new}")
-    for c in shown:
-        groups[c.direction].append(_change_line(c, counts[c.key] if c.kind == "clause" else 0))
-    groups["regression"] += [_failure_line("new failure", f, True) for f in d.new_failures]
-    groups["improvement"] += [_failure_line("fixed", f) for f in d.fixed_failures]
-    groups["other"] += [_failure_line("gone but not passing", f) for f in d.dropped_failures]
-    if d.vectors.changed:
-        groups["other"].append(_vectors_line(d.vectors))
-    for e in d.evidence:
-        less = "less evidence" if e.direction == "regression" else "more evidence"
-        groups[e.direction].append(f"{less}: {e.what} {e.old:,} -> {e.new:,}")
-
-    lines.append("")
-    if d.regressed:
-        lines.append(f"REGRESSED: {len(groups['regression'])} regression(s) below")
-    elif d.changed:
-        lines.append("no regression")
-    else:
-        lines.append("no change: the same verdicts, clauses, items, failures and figures")
-    headings = {"regression": "Regressions", "improvement": "Fixed", "other": "Other changes"}
-    for key, heading in headings.items():
-        if groups[key]:
-            lines += ["", f"{heading} ({len(groups[key])}):", *(f"  {e}" for e in groups[key])]
-    u = d.unchanged
-    lines += ["", f"Unchanged: {u.clauses} clauses, {u.items} items, {u.figures} figures"]
-    return "\n".join(lines) + "\n"
+# ---------------------------------------------------------------------------- listing
 
 
 def listed_changes(d: ResultsDiff) -> tuple[list[StatusChange], Counter[str]]:
@@ -584,19 +538,6 @@ def _said_by_failure(d: ResultsDiff, c: StatusChange) -> bool:
     return False
 
 
-def _describe(run: Run) -> str:
-    parts = [
-        run.verdict,
-        f"profile {run.profile}",
-        f"adapter {run.adapter}",
-        f"seed {run.seed}",
-        f"chcert {run.harness_version}",
-    ]
-    if run.started:
-        parts.append(f"started {run.started}")
-    return ", ".join(parts)
-
-
 def _folded(d: ResultsDiff) -> set[tuple[str, str]]:
     """(clause, item) of the items said by their clause's line: every item of the clause
     changed exactly as the clause did. When only some did, each is listed, so the line
@@ -616,82 +557,7 @@ def _folded(d: ResultsDiff) -> set[tuple[str, str]]:
     }
 
 
-def _change_line(c: StatusChange, folded: int) -> str:
-    if c.kind == "item" and c.clause and not c.key.startswith(c.clause + "/"):
-        line = f"item {c.clause}: {c.key}"
-    else:
-        line = f"{c.kind} {c.key}"
-    if c.kind == "clause" and c.title:
-        line += f" ({c.title})"
-    line += f": {_status(c.old)} -> {_status(c.new)}"
-    if folded:
-        line += f", and {folded} of its items likewise"
-    return line + (f" ({_cut(c.detail)})" if c.detail else "")
-
-
-def _failure_line(label: str, f: FailureRef, reproduce: bool = False) -> str:
-    named = f.clause is None or f.item.startswith(f.clause + "/")
-    line = f"{label} {f.item if named else f'{f.clause}: {f.item}'}: {_cut(f.message)}"
-    return line + (f"\n      reproduce: {f.reproduce}" if reproduce and f.reproduce else "")
-
-
-def _vectors_line(v: VectorCounts) -> str:
-    keys = dict.fromkeys([*VECTOR_KEYS, *v.old, *v.new])
-    parts = [
-        f"{k} {v.old.get(k, '-')} -> {v.new.get(k, '-')}"
-        for k in keys
-        if v.old.get(k) != v.new.get(k)
-    ]
-    return "vectors: " + ", ".join(parts)
-
-
-def _status(status: str | None) -> str:
-    return "(absent)" if status is None else status
-
-
-def _cut(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= DETAIL_WIDTH else line[: DETAIL_WIDTH - 3] + "..."
-
-
-# ---------------------------------------------------------------------------- command
-
-
-def diff_command(old: str, new: str, as_json: bool = False, summary_md: str | None = None) -> int:
-    """`chcert diff OLD_JSON NEW_JSON [--json] [--summary-md FILE]`: 1 when NEW regressed
-    against OLD, else 0; 4 with one line on stderr naming the file when either cannot be
-    compared, or when FILE cannot take the Markdown summary (docs/ci.md, Exit codes)."""
-    try:
-        if summary_md is not None:
-            _check_summary(summary_md, [Path(old), Path(new)])
-        before = load_results_file(old)
-        after = load_results_file(new)
-    except DiffInputError as exc:
-        print(f"chcert: diff: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    d = diff_results(before, after)
-    if as_json:
-        payload = {"old_file": old, "new_file": new, "changed": d.changed, **asdict(d)}
-        print(json.dumps(payload, indent=2))
-    else:
-        print(format_diff(d, old, new), end="")
-    if summary_md:
-        from harness.report.markdown import append_markdown, diff_markdown
-
-        append_markdown(Path(summary_md), diff_markdown(d, old, new))
-    return EXIT_REGRESSED if d.regressed else EXIT_SAME
-
-
-def _check_summary(summary_md: str, inputs: list[Path]) -> None:
-    """--summary-md, checked before anything is compared: never OLD or NEW (appended to,
-    either would no longer be JSON), never a folder, a missing folder or a file that
-    cannot be written. The Markdown module, and the report package it is in, are
-    imported only when a summary is asked for: a plain diff stays light."""
-    if not summary_md:
-        raise DiffInputError("--summary-md: names no file (is the variable it was given set?)")
-    problem = output_problem(Path(summary_md), inputs)
-    if problem:
-        raise DiffInputError(f"--summary-md {summary_md}: {problem}")
+# ---------------------------------------------------------------------------- loose reading
 
 
 def _dicts(value: Any) -> Iterator[dict[str, Any]]:

@@ -1,0 +1,425 @@
+"""`chcert certify`: certify a game against a profile (contract 2; docs/command-line.md).
+
+Everything a run would refuse is refused before anything starts (the options, the files
+it reads, the folder it writes); then the items run under pytest (harness/plugin.py),
+the outputs are written into a stage inside OUT and published whole, and the report is
+signed if asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import secrets
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness import __version__
+from harness.cli.checks import check_distribution, check_ranges, check_selection
+from harness.cli.common import EXIT_HELP, UsageError, check_adapter
+from harness.cli.outputs import (
+    OUTPUTS,
+    check_replaceable,
+    output_folder,
+    output_target,
+    publish,
+    staged,
+)
+from harness.cli.signing import signed, signing_of
+from harness.cli.summary import print_summary
+from harness.outcomes import EXIT_CODES, SCHEMA_VERSION, Verdict
+from harness.paths import DATA_ROOT, in_data, verify_regular
+from harness.processes import Reaper, nothing_outlives
+from harness.settings import SETTINGS, add_arguments, plugin_args
+
+if TYPE_CHECKING:
+    from harness.evidence import Minimums
+    from harness.profiles import Profile
+    from harness.specs import Catalog
+
+
+def register(sub: Any) -> None:
+    cert = sub.add_parser(
+        "certify",
+        help="certify an implementation against a profile",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_options(cert)
+    cert.set_defaults(func=run)
+
+
+def _add_options(cert: argparse.ArgumentParser) -> None:
+    """The settings (harness/settings.py), and the options saying how to take them."""
+    add_arguments(cert, SETTINGS)
+    planned = cert.add_mutually_exclusive_group()
+    planned.add_argument(
+        "--plan",
+        default=None,
+        metavar="FILE",
+        help="the laboratory's run plan (default: ./chcert.toml, else [tool.chcert] of "
+        "./pyproject.toml, whose laboratory, attestations, signing and minimums are ignored); "
+        "options given here override it (docs/run-plan.md)",
+    )
+    planned.add_argument(
+        "--no-plan",
+        action="store_true",
+        help="read no plan from the current folder (docs/run-plan.md)",
+    )
+    cert.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print every setting the run would use and where it came from, check them, "
+        "and certify nothing (exit 2)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Certify, with the run plan's settings for the options not typed."""
+    return certify(_planned(args))
+
+
+def certify(args: argparse.Namespace) -> int:
+    artifacts = _artifacts(args.artifact)
+    signing = signing_of(args)
+    from harness.attestations import load_attestations
+    from harness.profiles import load_profile
+    from harness.specs import clause_index, load_catalogs
+    from harness.vectors import load_all_vectors
+
+    check_ranges(args)
+    check_adapter(args.adapter)
+    check_distribution(args)
+    profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
+    minimums = _minimums(args, profile)
+    catalogs = load_catalogs(profile.catalogs)
+    if not any(cat.for_profile(profile.name) for cat in catalogs):
+        raise UsageError(
+            f"no clause of the catalogs {list(profile.catalogs)} applies to profile "
+            f"{profile.name!r}: nothing could be certified (clauses name their profiles)"
+        )
+    index = clause_index(load_catalogs())
+    load_all_vectors(index, extra=[Path(p) for p in args.vectors])
+    if args.attest:
+        load_attestations(
+            args.attest, [c for cat in catalogs for c in cat.for_profile(profile.name)]
+        )
+    if args.select is not None:
+        check_selection(args.select)
+    if in_data(Path(args.out)):
+        raise UsageError(f"--out {args.out}: is in chcert's own data, which every run reads")
+    out = Path(args.out) if args.dry_run else output_folder(Path(args.out))
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a folder")
+    check_replaceable(out, args.replace_signed)
+    inputs = _input_files(args, profile.path)
+    outputs = {out / name for name in OUTPUTS}
+    junit = out / "junit.xml"
+    if args.junitxml:
+        junit = output_target("--junitxml", args.junitxml, out, inputs, outputs - {junit})
+    if args.summary_md is not None:
+        output_target("--summary-md", args.summary_md, out, inputs, outputs | {junit})
+    if args.dry_run:  # everything a run checks is checked: nothing is written
+        return _dry_run(args, profile, minimums)
+    with staged(out) as stage, nothing_outlives() as reaper:
+        code, drawn = _run_certification(
+            args, profile, catalogs, out, stage, junit, reaper, artifacts
+        )
+    if signing is not None:  # the outputs are published: a failed signature loses none
+        return signed(signing, out / "report.pdf", drawn, code)
+    return code
+
+
+def _planned(args: argparse.Namespace) -> argparse.Namespace:
+    """The certify options with the run plan's settings for those not typed (`args.argv`:
+    the words after `certify`, as typed)."""
+    from harness.plan import apply_plan, explicit_options, find_plan, plan_line
+
+    plan = find_plan(args.plan, search=not args.no_plan)
+    if plan is not None:
+        print(f"chcert: {plan_line(plan.to_json())}")
+    alone = argparse.ArgumentParser(add_help=False)
+    _add_options(alone)
+    typed = explicit_options(alone, args.argv)
+    applied = apply_plan(args, plan, typed)
+    applied.typed = frozenset(typed)  # for --dry-run: where each setting came from
+    return applied
+
+
+def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
+    """Each file of the build submitted: its name, size and SHA-256, read before the run
+    (a missing file is a usage error, not a certificate with a gap)."""
+    records = []
+    for given in paths:
+        path = Path(given)
+        try:
+            digest, size = hashlib.sha256(), 0
+            verify_regular(path)  # streamed, not read whole: a build may be large
+            with path.open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+                    size += len(chunk)
+        except OSError as exc:
+            raise UsageError(f"--artifact {given}: {exc.strerror or exc}") from exc
+        records.append(
+            {
+                "name": path.name,
+                "path": str(path.resolve()),
+                "bytes": size,
+                "sha256": digest.hexdigest(),
+            }
+        )
+    return records
+
+
+def _annotated(
+    results: dict[str, Any], args: argparse.Namespace, artifacts: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """results.json's manifest with what the command line knows and the runner does not:
+    the report id, the build submitted, the laboratory and the run plan (docs/results.md)."""
+    manifest = results.setdefault("manifest", {})
+    started = str(manifest.get("started") or "")  # the run's day (a stub has no manifest)
+    stamp = started[:10].replace("-", "") or time.strftime("%Y%m%d", time.gmtime())
+    manifest["report_id"] = f"CHC-{stamp}-{secrets.token_hex(4).upper()}"
+    manifest["artifacts"] = artifacts
+    plan = getattr(args, "applied_plan", None)
+    if plan is not None:
+        manifest["laboratory"] = dict(plan.laboratory)
+        manifest["plan"] = plan.to_json()
+    return results
+
+
+def _minimums(args: argparse.Namespace, profile: Profile) -> Minimums:
+    """The sample sizes this certificate needs (docs/verdict.md#evidence): chcert's
+    defaults, raised by the profile's, set by a named plan's [minimums]; checked before
+    the run."""
+    from harness.evidence import resolve
+
+    plan = getattr(args, "applied_plan", None)
+    stated = dict(plan.minimums) if plan is not None else {}
+    try:
+        return resolve(
+            profile.name,
+            profile.raw.get("evidence_minimums"),
+            stated,
+            f"run plan {plan.path}" if plan is not None else "",
+        )
+    except ValueError as exc:
+        raise UsageError(f"minimum sample sizes: {exc}") from exc
+
+
+def _dry_run(args: argparse.Namespace, profile: Profile, minimums: Minimums) -> int:
+    """Every setting the run would use and where it came from; certifies nothing, so it
+    exits 2 (INCOMPLETE): a pipeline given --dry-run by mistake never passes its gate."""
+    plan = getattr(args, "applied_plan", None)
+    typed: frozenset[str] = getattr(args, "typed", frozenset())
+    planned = set(plan.settings) - set(plan.overridden) if plan is not None else set()
+
+    def origin(dest: str) -> str:
+        if dest in typed:
+            return "command line"
+        if dest in planned:
+            return f"run plan {plan.path}" if plan is not None else "run plan"
+        return "default"
+
+    print(f"chcert certify --dry-run: profile {profile.name} ({profile.path})")
+    if plan is None:  # a plan's own line was printed as it was read
+        print("  run plan: none" + (" (--no-plan)" if args.no_plan else ""))
+    for setting in sorted(SETTINGS, key=lambda s: s.dest):
+        shown = getattr(args, setting.dest)
+        if setting.dest == "seed" and shown is None:
+            shown = "drawn at random when the run starts"
+        print(f"  {setting.dest} = {shown!r}  ({origin(setting.dest)})")
+    print(
+        f"  minimum samples ({minimums.source}): {minimums.rng_decks:,} decks, "
+        f"{minimums.rtp_rounds:,} RTP rounds, {minimums.differential:,} seat-hands"
+    )
+    print("nothing certified (a dry run): exit 2")
+    return EXIT_CODES[Verdict.INCOMPLETE]
+
+
+def _input_files(args: argparse.Namespace, profile: Path) -> list[Path]:
+    """The files a certification reads that a user named (and its profile's, and the run
+    plan, found or named): never one of its outputs."""
+    plan = getattr(args, "applied_plan", None)
+    named = [args.attest, plan and plan.path, args.sign_key, args.sign_cert, *args.vectors]
+    return [profile, *(Path(p) for p in [*named, *args.artifact] if p)]
+
+
+class _Handover:
+    """Takes the run's results from the plugin in memory, as pytest unconfigures: never
+    read back from results.json in the output folder, which a process the game left
+    behind could replace before it is ended (docs/robustness.md)."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, Any] | None = None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        run = config.pluginmanager.get_plugin("chcert-run")
+        built = getattr(run, "results", None)
+        if isinstance(built, dict):
+            self.results = built
+
+
+class _Signals:
+    """SIGTERM and SIGHUP during a run stop it as Ctrl-C (SIGINT) does: the items stop,
+    the test workers are interrupted too, and results.json and the PDF are written,
+    INCOMPLETE, with the signal named. Once the items are over (`armed` off, by the hook
+    below: results are being written), or after the first signal, a signal is ignored:
+    the outputs are still completed. A signal ignored when chcert started (nohup) stays
+    ignored."""
+
+    HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    WORKERS_GRACE = 2.0  # seconds
+
+    def __init__(self, reaper: Reaper) -> None:
+        self.reaper = reaper
+        self.armed = True
+        self.interrupted_by = ""  # the signal that stopped the run, as results.json names it
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Signals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.HANDLED:
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self.armed = False
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if not self.armed:
+            return
+        self.armed = False
+        if signum == signal.SIGINT:
+            self.interrupted_by = "Ctrl-C"  # a terminal sent it to the workers too
+        else:
+            self.interrupted_by = signal.Signals(signum).name
+            self.reaper.interrupt_workers()
+        # The workers get a moment to close their games; then whatever the run started is
+        # ended, so that the test runner's wait for its workers is short.
+        ender = threading.Timer(self.WORKERS_GRACE, self.reaper.end_all)
+        ender.daemon = True
+        ender.start()
+        raise KeyboardInterrupt(self.interrupted_by)
+
+
+def _run_certification(
+    args: argparse.Namespace,
+    profile: Profile,
+    catalogs: list[Catalog],
+    out: Path,
+    stage: Path,
+    junit: Path,
+    reaper: Reaper,
+    artifacts: list[dict[str, Any]],
+) -> tuple[int, str]:
+    """Run the items, then write, draw and publish the outputs: the exit code and the
+    SHA-256 of report.pdf as drawn (what may be signed)."""
+    from harness.atomic import write_bytes_atomic
+    from harness.report import render
+    from harness.report.junit import write_junit
+    from harness.results import json_bytes
+
+    results_path = stage / "results.json"
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    # Each option is one `--name=VALUE` token and every path is absolute, and no path is
+    # given as a test path: pytest-xdist forwards this command line to each worker, which
+    # may run on another host, in another directory (--tx). There the plugin collects the
+    # catalogs and vectors of its own installed package (harness/plugin.py); xdist would
+    # refuse to forward a token that is a local path outside its rsync roots.
+    pytest_args = [
+        f"--config-file={os.devnull}",
+        f"--rootdir={DATA_ROOT}",
+        "-p",
+        "no:cacheprovider",
+        "--assert=plain",  # nothing here relies on assertion rewriting; it costs start-up time
+        "-q",
+        f"--chcert-stage={stage.resolve()}",
+        *plugin_args({**vars(args), "profile": profile.path.resolve(), "seed": seed, "out": out}),
+    ]
+    if args.tx:  # -n would replace these workers by local ones; -n 0 would drop them
+        pytest_args += [f"--tx={spec}" for spec in args.tx]
+        pytest_args.append(f"--dist={args.dist or 'load'}")
+    else:
+        pytest_args.append(f"--numprocesses={args.workers}")
+        if args.dist is not None:
+            pytest_args.append(f"--dist={args.dist}")
+    plan = getattr(args, "applied_plan", None)
+    if plan is not None and plan.minimums:  # the laboratory's policy (docs/verdict.md#evidence)
+        stated = {**plan.minimums, "source": f"run plan {plan.path}"}
+        pytest_args.append(f"--chcert-minimums={json.dumps(stated)}")
+    if args.select is not None:
+        pytest_args.append(f"-k{args.select}")
+    print(
+        f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
+        f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
+    )
+    started = time.monotonic()
+    handover = _Handover()
+    with _Signals(reaper) as signals:
+        try:
+            code = pytest.main(pytest_args, plugins=[signals, handover])
+        except KeyboardInterrupt:  # before or after pytest's own handling of it
+            code = pytest.ExitCode.INTERRUPTED
+        signals.armed = False
+        reaper.end_all()  # the items are over: any worker or game still alive is a leftover
+        if code == pytest.ExitCode.USAGE_ERROR:
+            raise UsageError("the test runner refused its arguments (see above)")
+        if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
+            shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
+            raise UsageError(f"{shown} matches no item of profile {profile.name}")
+        built = handover.results
+        if built is None:  # the test runner stopped before the plugin could build them
+            hint = f"; interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
+            if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
+                hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
+            built = _stub_results(profile.name, int(code), hint)
+        # From memory, as JSON reads it back: what is written, drawn and summed is what the
+        # plugin built, whatever a leftover process did to the files in the meantime
+        results = _annotated(json.loads(json_bytes(built)), args, artifacts)
+        data = json_bytes(results)
+        write_bytes_atomic(results_path, data)  # the bytes the report attaches and hashes
+        write_junit(results, stage / "junit.xml")
+        render(results, stage / "report.pdf", data)
+        drawn = hashlib.sha256((stage / "report.pdf").read_bytes()).hexdigest()
+        publish(stage, out, junit)
+    seconds = time.monotonic() - started
+    print_summary(results, out / "results.json", out / "report.pdf", junit, seconds)
+    if args.summary_md:  # checked before the run (_summary_target)
+        from harness.report.markdown import append_markdown, certify_markdown
+
+        append_markdown(Path(args.summary_md), certify_markdown(results))
+    return EXIT_CODES[Verdict(results["verdict"])], drawn
+
+
+def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
+    """results.json when the test runner stopped before the plugin could write it."""
+    reason = f"the test runner stopped before writing results (exit {code}){hint}"
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": Verdict.INCOMPLETE.value,
+        "implementation_verdict": Verdict.INCOMPLETE.value,
+        "publication_verdict": Verdict.INCOMPLETE.value,
+        "incomplete_reasons": [reason],
+        "gaps": [],
+        "selection": None,
+        "profile": {"name": profile},
+        "clauses": [],
+        "attestations": [],
+        "vectors": {},
+        "failures": [],
+    }

@@ -1,0 +1,89 @@
+"""`chcert rng`: sample a game's shuffle (and raw RNG) and run the battery (docs/rng.md)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from harness.cli.common import UsageError, check_adapter, deck_progress
+from harness.defaults import DEFAULT_DECKS, DEFAULT_PROFILE
+from harness.errors import ChcertError
+from harness.outcomes import EXIT_CODES, Verdict
+from harness.settings import BY_DEST
+
+if TYPE_CHECKING:
+    from harness.rng import Battery
+
+# The battery's sample and the wait for each reply, ranged as certify's are.
+DECKS = dataclasses.replace(BY_DEST["rng_decks"], flags=("--decks",))
+TIMEOUT = dataclasses.replace(BY_DEST["timeout"], default=60.0)
+
+
+def register(sub: Any) -> None:
+    rng = sub.add_parser("rng", help="run the RNG and deck-distribution battery")
+    rng.add_argument("--adapter", default="reference", help="adapter spec (as for certify)")
+    rng.add_argument("--profile", default=DEFAULT_PROFILE, help="profile the reference game plays")
+    rng.add_argument("--decks", type=int, default=DEFAULT_DECKS, help="decks to sample")
+    rng.add_argument(
+        "--timeout", type=float, default=TIMEOUT.default, help="seconds to wait for each reply"
+    )
+    rng.add_argument("--json", action="store_true", help="print the results as JSON")
+    rng.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sample the game's shuffle (and raw RNG) and run the battery (exit 0, 1, or 2)."""
+    from harness.adapters import open_adapter
+    from harness.profiles import load_profile
+    from harness.rng import sample_and_test
+
+    for problem in (DECKS.out_of_range(args.decks), TIMEOUT.out_of_range(args.timeout)):
+        if problem:
+            raise UsageError(problem)
+    check_adapter(args.adapter)
+    profile = load_profile(args.profile)
+    try:
+        adapter = open_adapter(args.adapter, profile_path=str(profile.path), timeout=args.timeout)
+        try:
+            hello = adapter.request("hello")
+            capabilities = set(hello.get("capabilities", []))
+            if "shuffle" not in capabilities:
+                print("chcert rng: not tested: the game lacks capability shuffle", file=sys.stderr)
+                return EXIT_CODES[Verdict.INCOMPLETE]
+            started = time.monotonic()
+            progress = deck_progress(args.decks, args.json)
+            battery = sample_and_test(adapter.request, args.decks, capabilities, progress)
+            seconds = time.monotonic() - started
+        finally:
+            adapter.close()
+    except ChcertError as exc:  # the game's or the harness's: nothing judged
+        print(f"chcert rng: {exc}", file=sys.stderr)
+        return EXIT_CODES[Verdict.INCOMPLETE]
+    if args.json:
+        print(json.dumps({"implementation": hello.get("name"), **battery.to_json()}, indent=2))
+    else:
+        _print_battery(battery, str(hello.get("name")), seconds)
+    return 0 if battery.passed else 1
+
+
+def _print_battery(battery: Battery, name: str, seconds: float) -> None:
+    raw = f" and {battery.raw_bytes:,} bytes of raw RNG output" if battery.raw_bytes else ""
+    print(f"{battery.decks:,} decks{raw} from {name}, sampled and analysed in {seconds:.1f} s")
+    print(f"family-wise alpha {battery.alpha}, {battery.correction} correction; 'detects' is the")
+    print("smallest bias each test finds with 80% power at this sample size")
+    print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
+    for t in battery.tests:
+        verdict = "pass" if t.passed else "FAIL"
+        print(f"{t.name:24} {t.statistic:12.4g} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}")
+        print(f"{'':24}   detects {t.detects}")
+    die = battery.dieharder
+    if die.get("ran"):
+        shown = ", ".join(f"{t['name']} {t.get('assessment')}" for t in die["tests"])
+        print(f"dieharder (informational, outside the corrected family): {shown}")
+    else:
+        print(f"dieharder: not run ({die.get('reason')})")
+    print(f"RNG: {'PASS' if battery.passed else 'FAIL'}")
