@@ -42,6 +42,7 @@ from typing import Any
 from pypdf import PdfReader
 
 from harness._schema import validator
+from harness.model import Results
 from harness.report import render, verdict_problem
 from harness.report.failures import WAGERS, group_failures
 from harness.report.seal import embedded_results
@@ -257,7 +258,8 @@ def main() -> None:
     v, failures = results["vectors"], results["failures"]
     print(
         f"scaled run: {v['total']:,} vectors ({v['failed']} failed), {len(failures)} failures "
-        f"in {len(group_failures(failures))} causes, verdict {results['verdict']}"
+        f"in {len(group_failures(Results.from_json(results).failures))} causes, "
+        f"verdict {results['verdict']}"
     )
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)

@@ -104,7 +104,8 @@ class ProtocolViolation(GameFault):
     """The game hung, died or answered something that is not protocol v1.
 
     The clause the request exercised fails, with the evidence (request, reply, stderr
-    tail) kept in `evidence`, the violation's kind in `kind` and the request's op in `op`.
+    tail) kept in `evidence`, the violation's kind in `kind`, the request's op in `op`
+    and what is wrong, without the op, in `detail`.
     """
 
     def __init__(
@@ -114,10 +115,12 @@ class ProtocolViolation(GameFault):
         *,
         kind: Violation = Violation.MALFORMED,
         op: str | None = None,
+        detail: str | None = None,
     ) -> None:
         self.evidence = evidence or {}
         self.kind = kind
         self.op = op
+        self.detail = message if detail is None else detail
         super().__init__(message)
 
 

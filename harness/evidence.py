@@ -229,12 +229,12 @@ def section(found: list[Sample], minimums: Minimums) -> dict[str, Any]:
     }
 
 
-def shortfalls(found: list[Sample], checks: Iterable[str]) -> list[str]:
-    """The incomplete reasons of the samples below their minimums that size one of
-    `checks` (those left open: a clause the laboratory attested is closed anyway)."""
+def shortfalls(found: list[Sample], checks: Iterable[str]) -> list[tuple[str, str]]:
+    """(sample, shortfall) of the samples below their minimums that size one of `checks`
+    (those left open: a clause the laboratory attested is closed anyway)."""
     named = {check_of(c) for c in checks}
     return [
-        reason
+        (s.name, reason)
         for s in found
         if (reason := s.shortfall()) is not None and SIZED[s.name].check in named
     ]

@@ -2,8 +2,10 @@
 
 Inert unless `--chcert-profile` is given, and light until then: this module
 imports only pytest, so installing chcert costs other test suites nothing. When
-the option is given, `harness.runner` (the certification run, its items and the
-heavy imports: numba, scipy, the adapters) is loaded and registered.
+the option is given, the run is built (harness/runspec.py) and its two sides are
+registered: the controller (harness/controller.py: hello, records, results.json) where
+pytest-xdist schedules or in-process, the worker (harness/worker.py: the items) where
+items run. They bring the heavy imports (numba, scipy, the adapters).
 
     pytest --chcert-profile standard --chcert-adapter reference -n 2
 
@@ -86,13 +88,29 @@ def pytest_configure(config: pytest.Config) -> None:
         # so it takes the controller's seed from its workerinput (pytest_configure_node).
         given = getattr(config, "workerinput", {}).get("chcert_seed")
         config.option.chcert_seed = secrets.randbelow(2**31) if given is None else given
-    from harness.errors import SpecError
-    from harness.runner import CertificationRun
+    from harness.controller import Controller
+    from harness.errors import SpecError, UserError
+    from harness.runspec import build
+    from harness.settings import from_plugin
+    from harness.worker import SPEC, Worker
 
     try:
-        run = CertificationRun(config)
+        spec = build(
+            from_plugin(config.option),
+            config.getoption("chcert_stage"),
+            config.getoption("chcert_minimums"),
+        )
     except SpecError as exc:
         raise pytest.UsageError(f"chcert: invalid spec: {exc}") from exc
-    for clause in run.clauses:
+    except UserError as exc:
+        raise pytest.UsageError(f"chcert: {exc}") from exc
+    config.stash[SPEC] = spec
+    for clause in spec.clauses:
         config.addinivalue_line("markers", f"{clause.id}: {clause.title}")
-    config.pluginmanager.register(run, "chcert-run")
+    is_worker = hasattr(config, "workerinput")
+    distributed = not is_worker and config.getoption("dist", "no") != "no"
+    worker = None if distributed else Worker(config, spec)
+    if worker is not None:
+        config.pluginmanager.register(worker, "chcert-worker")
+    if not is_worker:
+        config.pluginmanager.register(Controller(config, spec, worker), "chcert-controller")

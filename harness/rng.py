@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.errors import ProtocolViolation
+from harness.errors import ProtocolViolation, Violation
 from harness.evaluator import Category, evaluate_batch
 
 
@@ -55,6 +55,9 @@ DECK = 52
 
 class BadSample(ProtocolViolation):
     """A shuffle or rng reply that does not hold what was asked for: the game's fault."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind=Violation.BAD_SAMPLE)
 
 
 BATCH = 5_000

@@ -6,7 +6,7 @@ it; its range; whether the test workers receive it, whether the manifest records
 whether a reproduce command carries it. The command line's parser (harness/cli), the
 pytest plugin's options (harness/plugin.py), the run plan's keys, their schema and their
 precedence (harness/plan.py), the manifest's `run_plan` and every reproduce command
-(harness/runner.py) are derived from `SETTINGS`: adding a setting is one entry here plus
+(harness/runspec.py) are derived from `SETTINGS`: adding a setting is one entry here plus
 the code that uses it, and `python -m harness.settings` writes its plan schema.
 
 Light on purpose: `chcert --help` and the plugin import it before anything heavy.

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness._schema import validator
+from harness.model import Results
+from harness.report.words import reason_text
 
 
 def load_results(folder: Path) -> dict[str, Any]:
@@ -20,3 +22,8 @@ def load_results(folder: Path) -> dict[str, Any]:
 
 def _refuse(name: str) -> None:
     raise AssertionError(f"{name} in results.json: not JSON")
+
+
+def reasons(results: dict[str, Any]) -> list[str]:
+    """The run's incomplete reasons as the report words them."""
+    return [reason_text(r) for r in Results.from_json(results).incomplete_reasons]

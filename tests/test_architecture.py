@@ -75,7 +75,8 @@ def test_imports_point_one_way(path: Path) -> None:
     # The test runner is the run's engine: the plugin, the runner and `chcert certify`.
     assert "pytest" not in _imports(path) or name in {
         "harness.plugin",
-        "harness.runner",
+        "harness.controller",
+        "harness.worker",
         "harness.cli.certify",
         "harness.cli.checks",
     }
@@ -140,7 +141,7 @@ def test_no_import_cycle_inside_harness() -> None:
 
 def test_the_plugin_costs_other_test_suites_nothing() -> None:
     """pytest loads the entry point in every run of the environment: it must stay light."""
-    heavy = "{'numba', 'scipy', 'harness.runner'}"
+    heavy = "{'numba', 'scipy', 'harness.controller', 'harness.worker'}"
     code = f"import sys, harness.plugin; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

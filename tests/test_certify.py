@@ -26,7 +26,7 @@ from harness.specs import clause_index, load_catalogs
 from tests import runs
 from tests.games import PublishesTrueFigures, served
 from tests.pdftext import pdf_text
-from tests.results import load_results
+from tests.results import load_results, reasons
 from tests.runs import wait_for_lines
 from tests.signals import default_signals
 
@@ -121,7 +121,7 @@ def test_unreachable_game_is_incomplete_and_every_output_is_replaced(tmp_path: P
     (tmp_path / "strategy.npz").write_text("stale")
     code, results = certify(tmp_path, "--adapter", "subprocess:/no/such/game")
     assert code == 2 and results["verdict"] == "INCOMPLETE"
-    assert "unreachable" in results["incomplete_reasons"][0]
+    assert "unreachable" in reasons(results)[0]
     assert (tmp_path / "report.pdf").exists()
     junit = ET.parse(tmp_path / "junit.xml").getroot()
     assert junit.get("verdict") == "INCOMPLETE" and int(junit.get("skipped") or 0) > 0
@@ -135,7 +135,7 @@ def test_a_game_that_dies_at_start_is_unreachable_with_its_stderr_shown(
     game = tmp_path / "game.py"
     game.write_text("import no_such_dependency_of_the_game\n")
     code, results = certify(tmp_path / "out", "--adapter", f"subprocess:{sys.executable} {game}")
-    assert code == 2 and "unreachable" in results["incomplete_reasons"][0]
+    assert code == 2 and "unreachable" in reasons(results)[0]
     assert "ModuleNotFoundError" in results["implementation_stderr"]
     assert "ModuleNotFoundError" in capsys.readouterr().out
 
@@ -237,7 +237,7 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
     assert proc.returncode == 2, stdout
     assert results["verdict"] == "INCOMPLETE"
     reason = "run interrupted (Ctrl-C) before every item had run"
-    assert reason in results["incomplete_reasons"], stdout
+    assert reason in reasons(results), stdout
     vectors = results["vectors"]
     assert 0 < vectors["passed"] < vectors["total"] and vectors["failed"] == 0
     assert (out / "report.pdf").exists()
@@ -326,7 +326,7 @@ def test_one_seat_leaves_multi_seat_clauses_not_tested(tmp_path: Path) -> None:
 
 def test_a_correct_game_declaring_wider_limits_passes(tmp_path: Path) -> None:
     code, results = certify(tmp_path, "--adapter", served("WideLimits"), "--all")
-    assert code == 0 and results["verdict"] == "PASS", results["incomplete_reasons"]
+    assert code == 0 and results["verdict"] == "PASS", reasons(results)
     assert results["implementation"]["config"]["limits"]["ante"] == [1, 100_000]
     assert results["math"]["simulation"]["ante"] == 100  # legal under both tables
 
@@ -365,7 +365,7 @@ def test_a_harness_exception_in_a_check_is_incomplete_never_the_games_fail(
     assert results["failures"] == []
     rows = {c["id"]: c for c in results["clauses"]}
     assert rows["s000-r1"]["status"] == "not_tested"
-    assert any("harness error" in r and "ValueError" in r for r in results["incomplete_reasons"])
+    assert any("harness error" in r and "ValueError" in r for r in reasons(results))
     assert results["rng"]["status"] == "error"
 
 
@@ -503,7 +503,7 @@ def test_a_game_declaring_narrower_limits_is_asked_only_what_it_accepts(tmp_path
 def test_a_game_refusing_an_op_it_declares_fails_never_a_harness_error(tmp_path: Path) -> None:
     args = ("--adapter", "python:tests.games:RefusesShuffle", "-k", "s000-r1")
     code, results = certify(tmp_path, *args, "--rng-decks", "3000")
-    assert code == 1 and not any("harness error" in r for r in results["incomplete_reasons"])
+    assert code == 1 and not any("harness error" in r for r in reasons(results))
     failed = {f["item"] for f in results["failures"]}
     assert failed == {"s000-r1/deck-integrity", "s000-r1/rng-battery"}
     assert all("refused with unsupported" in f["message"] for f in results["failures"])

@@ -2,9 +2,12 @@
 None (never an exception) when the values are absent or malformed, small in the PDF,
 and visible once rasterized.
 
-The data is built here, shaped like a PASS run's results.json (docs/results.md):
-the card x position table of decks shuffled by numpy's generator, and figures
-copied from a run of `chcert certify --seed 7`.
+The data is built here, shaped like a PASS run's results.json (docs/results.md) and
+read as the report reads it (`Results.from_json`, harness/model.py): the card x
+position table of decks shuffled by numpy's generator, and figures copied from a run
+of `chcert certify --seed 7`. A value of the wrong type never reaches a chart (the
+model refuses it); one of the right type that is no figure (NaN, an interval upside
+down) gives no chart.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import math
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,14 +30,16 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.platypus import PageBreak, SimpleDocTemplate, Spacer
 
+from harness.model import AnteRow, Results, Simulation
 from harness.report import charts
 from harness.rng import position_counts, position_p_values
 from tests.pdftext import pdf_text
 from tests.tools import need
 
 DECKS = 3_000
+T = TypeVar("T")
 
-SIMULATION: dict[str, Any] = {
+SIMULATION_JSON: dict[str, Any] = {
     "status": "pass",
     "rounds": 1000,
     "seats": 7,
@@ -47,7 +53,7 @@ SIMULATION: dict[str, Any] = {
     "passed": True,
 }
 
-ROWS: list[dict[str, Any]] = [
+ROWS_JSON: list[dict[str, Any]] = [
     {
         "row": "royal_flush",
         "odds": 100,
@@ -87,6 +93,19 @@ ROWS: list[dict[str, Any]] = [
 ]
 
 
+def read(kind: type[T], value: Any) -> T | None:
+    """A value as the report reads it (as `Results.from_json` does), or None when the
+    model refuses it: a file holding it is never drawn, but said to be unreadable."""
+    try:
+        return msgspec.convert(value, kind, strict=False)
+    except msgspec.ValidationError:
+        return None
+
+
+SIMULATION = msgspec.convert(SIMULATION_JSON, Simulation)
+ROWS = msgspec.convert(ROWS_JSON, list[AnteRow])
+
+
 def fair_decks(count: int = DECKS, seed: int = 11) -> np.ndarray[Any, np.dtype[np.uint8]]:
     ordered = np.tile(np.arange(52, dtype=np.uint8), (count, 1))
     return np.random.default_rng(seed).permuted(ordered, axis=1)
@@ -104,8 +123,15 @@ def rng_section() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def results(rng_section: dict[str, Any]) -> dict[str, Any]:
-    return {"rng": rng_section, "math": {"optimal": {"rows": ROWS}, "simulation": SIMULATION}}
+def results(rng_section: dict[str, Any]) -> Results:
+    maths = {"optimal": {"rows": ROWS_JSON}, "simulation": SIMULATION_JSON}
+    return Results.from_json(
+        {
+            "verdict": "PASS",
+            "rng": {"status": "pass", "tests": [], **rng_section},
+            "math": {"status": "pass", "claims": [], **maths},
+        }
+    )
 
 
 def strings(drawing: Drawing) -> list[str]:
@@ -124,21 +150,18 @@ def paths(drawing: Drawing) -> list[PathShape]:
     return [n for n in nodes(drawing) if isinstance(n, PathShape)]
 
 
-def _section(data: Any, key: str) -> dict[str, Any]:
-    found = data.get(key) if isinstance(data, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
-def drawings_from_results(results: Any) -> dict[str, Drawing | None]:
+def drawings_from_results(results: Results) -> dict[str, Drawing | None]:
     """Every chart, each from its part of a whole results.json, as the report draws them."""
-    rng = _section(results, "rng")
-    maths = _section(results, "math")
+    rng, maths = results.rng, results.math
+    optimal = maths.optimal if maths is not None else None
     return {
-        "position_heatmap": charts.position_heatmap(rng.get("position_counts"), rng.get("decks")),
-        "p_value_histogram": charts.p_value_histogram(rng.get("position_p_values")),
-        "rtp_interval": charts.rtp_interval(maths.get("simulation")),
-        "ante_return_distribution": charts.ante_return_distribution(
-            _section(maths, "optimal").get("rows")
+        "position_heatmap": (
+            charts.position_heatmap(rng.position_counts, rng.decks) if rng else None
+        ),
+        "p_value_histogram": charts.p_value_histogram(rng.position_p_values) if rng else None,
+        "rtp_interval": charts.rtp_interval(maths.simulation) if maths else None,
+        "ante_return_distribution": (
+            charts.ante_return_distribution(optimal.rows) if optimal else None
         ),
     }
 
@@ -151,7 +174,7 @@ def text_of(drawing: Drawing | None) -> str:
 # ---------------------------------------------------------------- drawn from data
 
 
-def test_every_chart_draws_from_a_pass_runs_values(results: dict[str, Any]) -> None:
+def test_every_chart_draws_from_a_pass_runs_values(results: Results) -> None:
     drawn = drawings_from_results(results)
     assert set(drawn) == {
         "position_heatmap",
@@ -215,7 +238,7 @@ def test_the_histogram_counts_every_value_once_with_one_in_the_last_bin() -> Non
 
 
 def test_the_rtp_interval_labels_its_figures_to_five_decimals() -> None:
-    text = text_of(charts.rtp_interval(SIMULATION, SIMULATION["exact_return_per_ante"]))
+    text = text_of(charts.rtp_interval(SIMULATION, SIMULATION.exact_return_per_ante))
     for label in ("low -0.09134", "high +0.16991", "observed +0.03929", "exact -0.02158"):
         assert label in text
     assert "99% confidence interval over 1,000 rounds" in text
@@ -224,7 +247,7 @@ def test_the_rtp_interval_labels_its_figures_to_five_decimals() -> None:
 
 
 def test_a_judged_interval_has_no_caption_and_a_miss_is_said() -> None:
-    judged = {**SIMULATION, "interval_judged": True, "interval": [0.001, 0.002]}
+    judged = msgspec.structs.replace(SIMULATION, interval_judged=True, interval=[0.001, 0.002])
     text = text_of(charts.rtp_interval(judged))  # the exact figure from the simulation
     assert "Information only" not in text
     assert "does NOT contain" in text
@@ -239,15 +262,25 @@ def test_the_ante_rows_show_names_odds_and_figures() -> None:
 
 
 def test_a_stub_or_older_results_file_draws_nothing_and_does_not_raise() -> None:
-    stub: list[Any] = [{}, {"rng": {"status": "not_tested", "decks": 0, "tests": []}}, None, []]
+    not_run = {"status": "not_tested", "reason": "did not run"}
+    stub: list[Any] = [
+        {"verdict": "INCOMPLETE"},
+        {"verdict": "INCOMPLETE", "rng": {"status": "not_tested", "decks": 0, "tests": []}},
+        {"verdict": "INCOMPLETE", "math": {**not_run, "claims": [], "simulation": not_run}},
+        {},
+        None,
+        [],
+    ]
     for document in stub:
-        assert set(drawings_from_results(document).values()) == {None}
+        records = read(Results, document)
+        assert records is None or set(drawings_from_results(records).values()) == {None}
+    assert read(Results, {}) is None and read(Results, None) is None  # not results.json
 
 
 # ------------------------------------------------------------------ malformed input
 
 NAN = float("nan")
-ROW = ROWS[0]
+ROW = ROWS_JSON[0]
 GOOD_COUNTS = [[57] * 52 for _ in range(52)]
 
 MALFORMED: dict[str, tuple[Any, ...]] = {
@@ -291,18 +324,18 @@ MALFORMED: dict[str, tuple[Any, ...]] = {
         ("simulation", None),
         ({}, None),
         ({"status": "not_tested", "reason": "did not run"}, None),
-        ({**SIMULATION, "interval": [0.1]}, None),
-        ({**SIMULATION, "interval": [-1e308, 1e308]}, None),
-        ({**SIMULATION, "interval": [0.1, 0.2, 0.3]}, None),
-        ({**SIMULATION, "interval": [0.2, 0.1]}, None),
-        ({**SIMULATION, "interval": [NAN, 0.1]}, None),
-        ({**SIMULATION, "interval": "[-0.1, 0.1]"}, None),
-        ({**SIMULATION, "observed_return_per_ante": NAN}, None),
-        ({**SIMULATION, "observed_return_per_ante": "0.04"}, None),
-        ({**SIMULATION, "exact_return_per_ante": None}, None),
-        (SIMULATION, NAN),
-        (SIMULATION, "-0.02"),
-        (SIMULATION, [-0.02]),
+        ({**SIMULATION_JSON, "interval": [0.1]}, None),
+        ({**SIMULATION_JSON, "interval": [-1e308, 1e308]}, None),
+        ({**SIMULATION_JSON, "interval": [0.1, 0.2, 0.3]}, None),
+        ({**SIMULATION_JSON, "interval": [0.2, 0.1]}, None),
+        ({**SIMULATION_JSON, "interval": [NAN, 0.1]}, None),
+        ({**SIMULATION_JSON, "interval": "[-0.1, 0.1]"}, None),
+        ({**SIMULATION_JSON, "observed_return_per_ante": NAN}, None),
+        ({**SIMULATION_JSON, "observed_return_per_ante": "0.04 antes"}, None),
+        ({**SIMULATION_JSON, "exact_return_per_ante": None}, None),
+        (SIMULATION_JSON, NAN),
+        (SIMULATION_JSON, "-0.02"),
+        (SIMULATION_JSON, [-0.02]),
     ),
     "ante": (
         (None,),
@@ -312,7 +345,7 @@ MALFORMED: dict[str, tuple[Any, ...]] = {
         ([{**ROW, "probability": NAN}],),
         ([{**ROW, "probability": 1.5}],),
         ([{**ROW, "probability": -0.1}],),
-        ([{**ROW, "probability": "0.1"}],),
+        ([{**ROW, "probability": "one in ten"}],),
         ([{**ROW, "contribution": math.inf}],),
         ([{**ROW, "contribution": 1e308}, {**ROW, "contribution": -1e308}],),
         ([{**ROW, "row": 5}],),
@@ -330,13 +363,27 @@ CHARTS: dict[str, Callable[..., Drawing | None]] = {
 }
 
 
+# What each chart takes, read from results.json's values: the model's records for the
+# RTP simulation and the ante rows, the RNG's tables as results.json holds them.
+READ: dict[str, Callable[[tuple[Any, ...]], tuple[Any, ...] | None]] = {
+    "heatmap": lambda values: values,
+    "histogram": lambda values: values,
+    "rtp": lambda values: (
+        None if (simulation := read(Simulation, values[0])) is None else (simulation, values[1])
+    ),
+    "ante": lambda values: None if (rows := read(list[AnteRow], values[0])) is None else (rows,),
+}
+
+
 @pytest.mark.parametrize(
-    ("chart", "arguments"),
-    [(chart, arguments) for chart, cases in MALFORMED.items() for arguments in cases],
+    ("chart", "values"),
+    [(chart, values) for chart, cases in MALFORMED.items() for values in cases],
     ids=[f"{chart}-{i}" for chart, cases in MALFORMED.items() for i in range(len(cases))],
 )
-def test_malformed_input_gives_none(chart: str, arguments: tuple[Any, ...]) -> None:
-    assert CHARTS[chart](*arguments) is None
+def test_malformed_input_gives_none(chart: str, values: tuple[Any, ...]) -> None:
+    """Refused by the model, or read and then not drawn."""
+    arguments = READ[chart](values)
+    assert arguments is None or CHARTS[chart](*arguments) is None
 
 
 JSON = st.recursive(
@@ -347,14 +394,26 @@ JSON = st.recursive(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(first=JSON, second=JSON)
-def test_no_json_value_makes_a_chart_raise(first: Any, second: Any) -> None:
+@given(
+    first=JSON,
+    second=JSON,
+    field=st.sampled_from(sorted(SIMULATION_JSON)),
+    row_field=st.sampled_from(sorted(ROW)),
+)
+def test_no_json_value_makes_a_chart_raise(
+    first: Any, second: Any, field: str, row_field: str
+) -> None:
+    """Any JSON value in place of one of the simulation's or a row's, as the model reads it,
+    and any in place of the RNG's tables."""
+    simulation = read(Simulation, {**SIMULATION_JSON, field: first})
+    rows = read(list[AnteRow], [{**ROW, row_field: first}, *ROWS_JSON[1:]])
+    records = read(Results, {"verdict": "PASS", "rng": first, "math": second})
     drawn = [
         charts.position_heatmap(first, second),
         charts.p_value_histogram(first, second),
-        charts.rtp_interval(first, second),
-        charts.ante_return_distribution(first),
-        *drawings_from_results(first).values(),
+        *([charts.rtp_interval(simulation, second)] if simulation else []),
+        *([charts.ante_return_distribution(rows)] if rows else []),
+        *(drawings_from_results(records).values() if records else []),
     ]
     assert all(d is None or isinstance(d, Drawing) for d in drawn)
 
@@ -377,9 +436,7 @@ def test_the_heatmap_adds_little_to_the_pdf(tmp_path: Path, rng_section: dict[st
     assert added < 100_000, added
 
 
-def test_a_pdf_of_the_four_charts_renders_and_rasterizes(
-    tmp_path: Path, results: dict[str, Any]
-) -> None:
+def test_a_pdf_of_the_four_charts_renders_and_rasterizes(tmp_path: Path, results: Results) -> None:
     need("pdftoppm", "Debian poppler-utils")
     drawn = drawings_from_results(results)
     story: list[Any] = []

@@ -1,20 +1,27 @@
 """chcert diff: the regression gate of a vendor's pipeline (docs/ci.md).
 
-Built from small results.json-like dicts (the keys docs/results.md describes), so that
-each test states the one change it makes; tests/test_ci_examples.py compares real runs.
+Built from small results.json-like dicts (the keys docs/results.md describes), read as
+records, so that each test states the one change it makes; tests/test_ci_examples.py
+compares real runs.
 """
 
 from __future__ import annotations
 
-import copy
+import functools
 import json
+import operator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.diff import diff_command, diff_results, format_diff, status_direction
+from harness.diff.compare import SAMPLE_SIZES, ResultsDiff
+from harness.evidence import SAMPLED
+from harness.model import Results
 from harness.outcomes import EXIT_USAGE
+
+SAMPLE = Path(__file__).resolve().parent.parent / "reports" / "samples" / "reference"
 
 
 def _item(
@@ -70,7 +77,14 @@ def _results() -> dict[str, Any]:
                 {"figure": "rtp", "claimed": 0.978, "status": "pass", "computed": 0.9784}
             ],
         },
-        "manifest": {"harness_version": "0.1.0", "seed": 7, "started": "2026-12-01T10:17:12+00:00"},
+        "manifest": {
+            "harness_version": "0.1.0",
+            **{k: "0" * 64 for k in ("profile_sha256", "spec_sha256", "vectors_sha256")},
+            "started": "2026-12-01T10:17:12+00:00",
+            "finished": "2026-12-01T10:21:40+00:00",
+            "seed": 7,
+            "run_plan": {},
+        },
     }
 
 
@@ -102,6 +116,11 @@ def _failing(
     _set(results, clause, "fail", (item, "fail"))
     results["failures"].append(_failure(clause, item, message))
     results["verdict"] = results["implementation_verdict"] = "FAIL"
+
+
+def _compare(old: dict[str, Any], new: dict[str, Any]) -> ResultsDiff:
+    """diff_results on the two read as results.json is."""
+    return diff_results(Results.from_json(old), Results.from_json(new))
 
 
 def _diff(
@@ -220,7 +239,7 @@ def test_a_failure_gone_because_its_item_did_not_run_is_not_fixed(
     _failing(old, "s000-r12", "s000-r12/tie-flush-board")
     _set(new, "s000-r12", "not_tested", ("s000-r12/tie-flush-board", "not_tested"))
     new["verdict"] = new["implementation_verdict"] = "INCOMPLETE"
-    d = diff_results(old, new)
+    d = _compare(old, new)
     assert not d.fixed_failures and [f.item for f in d.dropped_failures] == [
         "s000-r12/tie-flush-board"
     ]
@@ -238,7 +257,7 @@ def test_a_differential_cause_gone_from_a_passing_clause_is_fixed() -> None:
     cause = "s000-r12/corpus:tie-pair-vs-pair"
     old["clauses"][1]["items"].append(_item(cause, "differential", "fail"))
     _failing(old, "s000-r12", cause)
-    d = diff_results(old, _results())
+    d = _compare(old, _results())
     assert [f.item for f in d.fixed_failures] == [cause]
     assert [(c.key, c.old, c.new, c.direction) for c in d.items] == [
         (cause, "fail", None, "improvement")
@@ -273,7 +292,7 @@ def test_a_clause_gone_regresses_and_one_added_does_not() -> None:
     new = _results()
     gone = new["clauses"].pop(0)
     new["clauses"].append({**gone, "id": "s000-r1b"})
-    d = diff_results(_results(), new)
+    d = _compare(_results(), new)
     assert {(c.key, c.old, c.new, c.direction) for c in d.clauses} == {
         ("s000-r1", "pass", None, "regression"),
         ("s000-r1b", None, "pass", "other"),
@@ -286,7 +305,7 @@ def test_a_verdict_worse_by_rank_regresses_alone() -> None:
     old, new = _results(), _results()
     old["publication_verdict"] = old["verdict"] = "INCOMPLETE"
     new["publication_verdict"] = new["verdict"] = "FAIL"
-    d = diff_results(old, new)
+    d = _compare(old, new)
     assert d.regressed
     assert [v.direction for v in d.verdicts] == ["regression", "unchanged", "regression"]
 
@@ -294,7 +313,7 @@ def test_a_verdict_worse_by_rank_regresses_alone() -> None:
 def test_a_figure_refuted_now_regresses() -> None:
     new = _results()
     new["publication"]["published_by_game"][0].update(status="fail", computed=0.9701)
-    d = diff_results(_results(), new)
+    d = _compare(_results(), new)
     assert [(c.key, c.old, c.new) for c in d.figures] == [("published:rtp", "pass", "fail")]
     assert d.regressed
     assert "figure published:rtp: pass -> fail (claimed 0.978, computed 0.9701)" in format_diff(d)
@@ -304,7 +323,7 @@ def test_runs_of_other_profiles_or_adapters_are_compared_with_a_warning() -> Non
     new = _results()
     new["profile"]["name"] = "source-001"
     new["adapter"] = "subprocess:./game --jsonl"
-    out = format_diff(diff_results(_results(), new))
+    out = format_diff(_compare(_results(), new))
     assert (
         "WARNING: different profiles: OLD standard, NEW source-001 (compared all the same)" in out
     )
@@ -315,26 +334,136 @@ def test_runs_of_other_profiles_or_adapters_are_compared_with_a_warning() -> Non
 def test_vector_counts_are_shown_before_and_after() -> None:
     new = _results()
     new["vectors"].update(passed=3, failed=1)
-    out = format_diff(diff_results(_results(), new))
+    out = format_diff(_compare(_results(), new))
     assert "vectors: passed 4 -> 3, failed 0 -> 1" in out.split("Other changes")[1]
+
+
+def _schema_1(*failures: dict[str, Any]) -> dict[str, Any]:
+    """A run as the harness of schema 1 wrote it: one verdict, clauses without items,
+    failures naming their vector or check, the mathematics' statuses in words of their
+    own, and no run plan in the manifest."""
+    clauses = [
+        {"id": "s000-r1", "title": "Standard 52-card deck", "status": "pass"},
+        {"id": "s000-r12", "title": "Tie with a qualifying dealer pushes", "status": "pass"},
+        {"id": "s000-edge", "title": "House edge 2.16%", "status": "pass"},
+    ]
+    if failures:
+        clauses[1]["status"] = "fail"
+    claim = {"figure": "house_edge", "claimed": 0.0216, "status": "confirmed", "computed": 0.02158}
+    manifest = {k: v for k, v in _results()["manifest"].items() if k != "run_plan"}
+    return {
+        "verdict": "FAIL" if failures else "PASS",
+        "incomplete_reasons": [],
+        "adapter": "reference",
+        "profile": {"name": "standard", "title": "Standard"},
+        "clauses": clauses,
+        "vectors": {"total": 3, "passed": 3 - len(failures), "failed": len(failures)},
+        "failures": list(failures),
+        "math": {"status": "complete", "claims": [claim], "simulation": {"status": "pass"}},
+        "manifest": manifest,
+    }
 
 
 def test_an_older_results_file_still_compares(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Schema 1 had one verdict and no items; a runner-stopped stub has no clauses."""
-    old = {
-        "verdict": "PASS",
-        "clauses": [{"id": "s000-r1", "status": "pass"}, {"id": "s000-r12", "status": "pass"}],
-        "failures": [],
-        "profile": "standard",
-    }
-    code, out = _diff(tmp_path, capsys, old, _results())
+    """Schema 1 had one verdict and no items: the others were never stated."""
+    code, out = _diff(tmp_path, capsys, _schema_1(), _results())
     assert code == 0
     assert "implementation_verdict: None -> PASS" in out
-    stub = {**copy.deepcopy(_results()), "clauses": [], "vectors": {}, "verdict": "INCOMPLETE"}
+    assert "publication_verdict:    None -> PASS" in out
+
+
+def test_a_failure_of_schema_1_is_the_item_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Schema 1 named a failure's vector (or check) apart from its clause: it is the item
+    `clause/vector` of a later run, so the same fault is no new failure, and its fix is."""
+    failure = {
+        "vector": "tie-flush-board",
+        "check": None,
+        "clause": "s000-r12",
+        "message": "seat 1 ante [100, 0]",
+        "reproduce": "chcert certify -k tie-flush-board",
+    }
+    new = _results()
+    _failing(new, "s000-r12", "s000-r12/tie-flush-board")
+    code, out = _diff(tmp_path, capsys, _schema_1(failure), new)
+    assert code == 1 and "new failure" not in out  # only its item, now listed
+    code, out = _diff(tmp_path, capsys, _schema_1(failure), _results())
+    assert code == 0 and "fixed s000-r12/tie-flush-board: seat 1 ante [100, 0]" in out
+
+
+def test_a_stub_compares_as_a_run_of_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run the test runner stopped before its results has no clauses and names no
+    adapter; one of schema 4 kept a manifest of only the report's id and artifacts."""
+    stub = {
+        "schema_version": 4,
+        **dict.fromkeys(("verdict", "implementation_verdict", "publication_verdict"), "INCOMPLETE"),
+        "incomplete_reasons": ["the test runner stopped before writing results (exit 3)"],
+        "gaps": [],
+        "selection": None,
+        "profile": {"name": "standard"},
+        "clauses": [],
+        "attestations": [],
+        "vectors": {},
+        "failures": [],
+        "manifest": {"report_id": "CHC-20261201-0A1B2C3D", "artifacts": []},
+    }
     code, out = _diff(tmp_path, capsys, _results(), stub)
     assert code == 1 and "clause s000-r1 (Standard 52-card deck): pass -> (absent)" in out
+    assert "NEW: INCOMPLETE, profile standard, adapter None, seed None, chcert None\n" in out
+
+
+def test_a_value_of_the_wrong_type_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gate cannot rank what it cannot read: one line, naming where the value is."""
+    bad = _results()
+    bad["clauses"][0]["id"] = 1
+    (tmp_path / "good.json").write_text(json.dumps(_results()))
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    assert diff_command(str(tmp_path / "good.json"), str(tmp_path / "bad.json")) == EXIT_USAGE
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"chcert: diff: {tmp_path / 'bad.json'}: not a results file of this harness "
+        "(Expected `str`, got `int` - at `$.clauses[0].id`)"
+    )
+
+
+def test_a_refuted_claim_of_no_clause_is_fixed_when_its_figure_passes() -> None:
+    """A figure the profile claims that no clause states fails as `claim:FIGURE` of no
+    clause: its row is the figure's, `claimed:FIGURE`."""
+    old = _results()
+    old["publication"]["claimed_by_source"][0].update(status="fail", computed=0.0301)
+    old["failures"].append(
+        {
+            "kind": "publication",
+            "clause": None,
+            "item": "claim:house_edge",
+            "item_kind": "claim",
+            "message": "house_edge 0.0216 claimed by the rules: 0.0301",
+        }
+    )
+    old["verdict"] = old["publication_verdict"] = "FAIL"
+    d = _compare(old, _results())
+    assert [f.item for f in d.fixed_failures] == ["claim:house_edge"] and not d.regressed
+    unchecked = _results()
+    unchecked["publication"]["claimed_by_source"] = []
+    assert [f.item for f in _compare(old, unchecked).dropped_failures] == ["claim:house_edge"]
+
+
+def test_every_sampled_check_has_its_size_in_the_records() -> None:
+    """harness/evidence.py SAMPLED says where results.json keeps each sample's size; the
+    diff reads it from the records: both name the same number."""
+    data = json.loads((SAMPLE / "results.json").read_text())
+    results = Results.from_json(data)
+    assert set(SAMPLE_SIZES) == {s.name for s in SAMPLED}
+    for sampled in SAMPLED:
+        written = functools.reduce(operator.getitem, (*sampled.path, sampled.size), data)
+        assert SAMPLE_SIZES[sampled.name](results) == written > 0, sampled.name
 
 
 @pytest.mark.parametrize(

@@ -11,15 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from harness import evidence
 from harness.cli import main
 from harness.diff import diff_results
 from harness.evidence import Minimums, Sample
+from harness.model import Results
 from harness.report import verdict_problem
 from tests.games import served
 from tests.pdftext import pdf_pages
+from tests.results import reasons
 from tests.runs import certify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,10 +105,16 @@ def test_a_sample_below_its_minimum_is_a_shortfall_only_where_judged() -> None:
     found = evidence.samples(_sections(2_949, 2, 4), Minimums())
     assert [s.met for s in found] == [False, False, False]
     assert evidence.shortfalls(found, ["rtp-simulation", "differential-3"]) == [
-        "too little evidence: 2 rounds of the RTP simulation, the certificate's minimum is "
-        "1,000 (--rtp-rounds 1000)",
-        "too little evidence: 4 seat-hands of the differential check, the certificate's "
-        "minimum is 50,000 (--differential 50000)",
+        (
+            "rtp_rounds",
+            "too little evidence: 2 rounds of the RTP simulation, the certificate's minimum "
+            "is 1,000 (--rtp-rounds 1000)",
+        ),
+        (
+            "differential",
+            "too little evidence: 4 seat-hands of the differential check, the certificate's "
+            "minimum is 50,000 (--differential 50000)",
+        ),
     ]
     not_run = evidence.samples(_sections(0, 0, 0, status="not_tested"), Minimums())
     assert all(s.met and not s.judged for s in not_run)
@@ -128,8 +137,8 @@ def test_a_run_on_trivial_samples_is_incomplete_and_says_so(tmp_path: Path) -> N
     """Before: --rtp-rounds 2 --differential 1 --rng-decks 2949 certified PASS (exit 0)."""
     code, results = certify(tmp_path, *SEEDED, *TINY, "--no-plan")
     assert code == 2 and results["verdict"] == "INCOMPLETE"
-    short = [r for r in results["incomplete_reasons"] if r.startswith("too little evidence")]
-    assert len(short) == 3, results["incomplete_reasons"]
+    short = [r for r in reasons(results) if r.startswith("too little evidence")]
+    assert len(short) == 3, reasons(results)
     open_ = {c["id"] for c in results["clauses"] if c["status"] == "not_tested"}
     assert open_ == SAMPLED_CLAUSES
     assert results["evidence"]["met"] is False
@@ -151,7 +160,7 @@ def test_a_laboratorys_named_policy_accepts_its_own_minimums(
     code, results = certify(
         tmp_path / "named", *SEEDED, *TINY, "--plan", str(tmp_path / "lab.toml")
     )
-    assert code == 0 and results["verdict"] == "PASS", results["incomplete_reasons"]
+    assert code == 0 and results["verdict"] == "PASS", reasons(results)
     source = f"run plan {tmp_path / 'lab.toml'} over chcert's defaults"
     assert results["evidence"]["minimums"]["source"] == source
     assert results["manifest"]["plan"]["found"] == "named"
@@ -273,35 +282,34 @@ def test_less_evidence_than_the_baseline_is_a_regression() -> None:
     shrunk["math"]["simulation"]["rounds"] = 2
     shrunk["differential"]["seat_hands"] = 4
     shrunk["differential"]["strata"]["met"] = 0
-    d = diff_results(baseline, shrunk)
+    d = diff_results(Results.from_json(baseline), Results.from_json(shrunk))
     assert d.regressed
     assert {e.name for e in d.evidence} == {"rng_decks", "rtp_rounds", "differential", "strata_met"}
     assert all(e.direction == "regression" for e in d.evidence)
-    back = diff_results(shrunk, baseline)
+    back = diff_results(Results.from_json(shrunk), Results.from_json(baseline))
     assert not back.regressed and all(e.direction == "improvement" for e in back.evidence)
 
 
-@pytest.mark.parametrize(
-    "hide",
-    ["a float", "a string", "a section removed", "null"],
-)
-def test_evidence_a_file_no_longer_states_is_none(hide: str) -> None:
-    """Before: a size written as 2949.0 or "2", or a section removed, compared as "no
-    change": what a file does not state as a whole number, a gate cannot credit."""
+def test_evidence_a_file_no_longer_states_is_none() -> None:
+    """Before: a section removed compared as "no change": evidence a file does not
+    state, a gate cannot credit."""
     baseline = _sample()
     hidden = copy.deepcopy(baseline)
-    if hide == "a float":
-        hidden["rng"]["decks"] = 20_000.0
-    elif hide == "a string":
-        hidden["rng"]["decks"] = "20000"
-    elif hide == "a section removed":
-        del hidden["rng"]
-    else:
-        hidden["rng"]["decks"] = None
-    d = diff_results(baseline, hidden)
+    del hidden["rng"]
+    d = diff_results(Results.from_json(baseline), Results.from_json(hidden))
     assert d.regressed
     (change,) = [e for e in d.evidence if e.name == "rng_decks"]
     assert (change.old, change.new, change.direction) == (20_000, 0, "regression")
+
+
+@pytest.mark.parametrize("size", [20_000.0, "20000", None], ids=["a float", "a string", "null"])
+def test_a_sample_size_that_is_no_whole_number_is_no_results_file(size: Any) -> None:
+    """Before: a size written as 20000.0 or "20000" compared as a number; now the file is
+    refused (`chcert diff` exits 4): a gate ranks only what it can read as written."""
+    hidden = _sample()
+    hidden["rng"]["decks"] = size
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.rng\.decks"):
+        Results.from_json(hidden)
 
 
 def test_fewer_items_run_is_a_regression() -> None:
@@ -309,7 +317,7 @@ def test_fewer_items_run_is_a_regression() -> None:
     fewer = copy.deepcopy(baseline)
     item = fewer["clauses"][0]["items"][0]
     item["status"] = "not_tested"
-    d = diff_results(baseline, fewer)
+    d = diff_results(Results.from_json(baseline), Results.from_json(fewer))
     assert d.regressed and [e.name for e in d.evidence] == ["items_run"]
 
 

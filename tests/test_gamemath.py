@@ -37,6 +37,7 @@ from harness.gamemath.strategy import Strategy
 from harness.oracle import settle_ante_and_call
 from harness.profiles import AABonusTable, load_profile
 from harness.reference import ReferenceGame
+from tests.results import reasons
 from tests.runs import certify
 
 
@@ -297,12 +298,12 @@ def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(
     def broken(profile: object) -> dict[str, object]:
         raise MemoryError("no room for the census")
 
-    monkeypatch.setattr("harness.runner.profile_math", broken)
+    monkeypatch.setattr("harness.controller.profile_math", broken)
     args = ["--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-r12"]
     code, results = certify(tmp_path, *args)
     assert code == 2
     assert results["verdict"] == "INCOMPLETE" and results["math"]["status"] == "error"
-    assert any("game mathematics failed" in r for r in results["incomplete_reasons"])
+    assert any("game mathematics failed" in r for r in reasons(results))
     rows = {c["id"]: c["status"] for c in results["clauses"]}
     assert rows["s000-house-edge"] == "not_tested"  # never passed without its figure
 

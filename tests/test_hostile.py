@@ -28,7 +28,7 @@ from harness.cli import main
 from harness.processes import descendants, process_table
 from tests import runs
 from tests.pdftext import pdf_text
-from tests.results import load_results
+from tests.results import load_results, reasons
 from tests.runs import wait_for_lines
 from tests.signals import default_signals
 
@@ -114,7 +114,7 @@ def test_hung_replies_get_the_timeout_not_the_start_up_grace(tmp_path: Path) -> 
 def test_a_game_closing_stdout_at_hello_is_unreachable_with_a_report(tmp_path: Path) -> None:
     code, results = certify(tmp_path, faulty(tmp_path, "close-stdout-at-hello"), *ITEMS)
     assert code == 2 and results["verdict"] == "INCOMPLETE"
-    assert "closed its stdout while still running" in results["incomplete_reasons"][0]
+    assert "closed its stdout while still running" in reasons(results)[0]
     assert not survivors(str(tmp_path / "marker"))
 
 
@@ -269,7 +269,7 @@ def test_a_signal_stops_the_run_with_a_report_and_no_survivor(
     assert proc.returncode == 2, stdout
     results = load_results(out)
     reason = f"run interrupted ({signum.name}) before every item had run"
-    assert results["verdict"] == "INCOMPLETE" and reason in results["incomplete_reasons"]
+    assert results["verdict"] == "INCOMPLETE" and reason in reasons(results)
     assert (out / "report.pdf").exists() and (out / "junit.xml").exists()
     assert not survivors(str(tmp_path / "marker"))
     assert not list(out.glob(".chcert-run-*"))
@@ -298,7 +298,7 @@ def test_a_signal_during_a_python_games_call_is_no_fault_of_the_game(tmp_path: P
     assert proc.returncode == 2, stdout
     results = load_results(out)
     assert results["failures"] == []
-    assert "run interrupted (SIGTERM) before every item had run" in results["incomplete_reasons"]
+    assert "run interrupted (SIGTERM) before every item had run" in reasons(results)
 
 
 @pytest.mark.slow  # a kill run; the next test kills publishing at every step, in-process

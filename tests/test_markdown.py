@@ -1,10 +1,10 @@
 """The Markdown summaries for a CI page (harness/report/markdown.py, docs/ci.md).
 
-The renderers are checked on results dicts as results.json holds them (a PASS, a FAIL
-whose message and command carry a `|` and backticks, an INCOMPLETE with gaps, a stub, a
-section of another shape) and on chcert diff's comparison; one certification and one
-diff run through `--summary-md`, which appends, and refuses up front what it must not
-write.
+The renderers are checked on results as results.json holds them, read into the model (a
+PASS, a FAIL whose message and command carry a `|` and backticks, an INCOMPLETE with
+gaps, a stub, reasons as sentences and as codes) and on chcert diff's comparison; one
+certification and one diff run through `--summary-md`, which appends, and refuses up
+front what it must not write.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import pytest
 
 from harness.cli import main
 from harness.diff import diff_results
+from harness.diff.compare import ResultsDiff
+from harness.model import Results
 from harness.report.markdown import SHOWN, certify_markdown, code, diff_markdown, escape
 from tests.runs import certify
 
@@ -39,8 +41,9 @@ def _clause(cid: str, status: str) -> dict[str, Any]:
 
 
 def _results(verdict: str = "PASS", **more: Any) -> dict[str, Any]:
+    """A run's results.json as parsed: a full run of the reference unless `more` says."""
     results: dict[str, Any] = {
-        "schema_version": 3,
+        "schema_version": 4,
         "verdict": verdict,
         "implementation_verdict": verdict,
         "publication_verdict": "PASS",
@@ -52,10 +55,10 @@ def _results(verdict: str = "PASS", **more: Any) -> dict[str, Any]:
         "clauses": [_clause("s000-r1", "pass"), _clause("s000-r2", "attested")],
         "vectors": {"total": 94, "passed": 94, "failed": 0, "errors": 0, "not_tested": 0},
         "failures": [],
-        "manifest": {"seed": 7, "harness_version": "0.1.0"},
-        "rng": {"status": "pass", "decks": 20000},
-        "differential": {"status": "pass", "seat_hands": 50000},
-        "math": {"simulation": {"status": "pass", "rounds": 1000}},
+        "manifest": _manifest(seed=7),
+        "rng": {"status": "pass", "decks": 20000, "tests": []},
+        "differential": _differential(50_000),
+        "math": {"status": "pass", "claims": [], "simulation": {"status": "pass", "rounds": 1000}},
         "evidence": {
             "minimums": {"source": "chcert's defaults"},
             "samples": [
@@ -68,9 +71,45 @@ def _results(verdict: str = "PASS", **more: Any) -> dict[str, Any]:
     return {**results, **more}
 
 
+def _md(verdict: str = "PASS", **more: Any) -> str:
+    """The summary of `_results(verdict, **more)` read as results.json is."""
+    return certify_markdown(Results.from_json(_results(verdict, **more)))
+
+
+def _manifest(**more: Any) -> dict[str, Any]:
+    digests = {k: "0" * 64 for k in ("profile_sha256", "spec_sha256", "vectors_sha256")}
+    times = {"started": "2026-11-30T10:00:00Z", "finished": "2026-11-30T10:05:00Z"}
+    return {"harness_version": "0.1.0", **digests, **times, "seed": 7, "run_plan": {}, **more}
+
+
+def _differential(seat_hands: int) -> dict[str, Any]:
+    """The differential's section as a run with no disagreement records it."""
+    return {
+        "status": "pass",
+        "shards_run": 1,
+        "shards": 1,
+        "seat_hands": seat_hands,
+        "uniform_seat_hands": seat_hands,
+        "stratified_seat_hands": 0,
+        "rounds": seat_hands,
+        "strata": {"met": 0},
+        "disagreeing_seat_hands": 0,
+        "causes": [],
+        "detectable_fault_rate": 1e-4,
+    }
+
+
 def _sample(what: str, size: int, minimum: int, judged: bool = True) -> dict[str, Any]:
+    """A sample as `evidence` records it (named by `what`: the summary prints only that)."""
     met = size >= minimum or not judged
-    return {"what": what, "size": size, "minimum": minimum, "judged": judged, "met": met}
+    return {
+        "name": what,
+        "what": what,
+        "size": size,
+        "minimum": minimum,
+        "judged": judged,
+        "met": met,
+    }
 
 
 def _failure(n: int, message: str = "seat 1 ante [100, 0]") -> dict[str, Any]:
@@ -78,9 +117,15 @@ def _failure(n: int, message: str = "seat 1 ante [100, 0]") -> dict[str, Any]:
         "kind": "implementation",
         "clause": "s000-r12",
         "item": f"s000-r12/tie-{n}",
+        "item_kind": "vector",
         "message": message,
         "reproduce": REPRODUCE,
     }
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any]) -> ResultsDiff:
+    """The comparison of two results.json files as parsed."""
+    return diff_results(Results.from_json(old), Results.from_json(new))
 
 
 def _cells(row: str) -> list[str]:
@@ -94,7 +139,7 @@ def _row(markdown: str, starting: str) -> list[str]:
 
 
 def test_a_pass_is_a_heading_with_its_verdicts_counts_and_sample_sizes() -> None:
-    md = certify_markdown(_results())
+    md = _md()
     assert md.startswith("## chcert certify: PASS\n")
     assert _row(md, "**implementation**") == ["**implementation**", "PASS"]
     assert _row(md, "**adapter**") == ["**adapter**", "`reference`"]
@@ -112,7 +157,7 @@ def test_a_pass_is_a_heading_with_its_verdicts_counts_and_sample_sizes() -> None
 def test_a_fail_lists_each_failure_with_a_pipe_and_backticks_kept_in_their_cell() -> None:
     message = "expected `call` | got `fold` *twice* <b>"
     failures = [_failure(0, message), *(_failure(n) for n in range(1, SHOWN + 5))]
-    md = certify_markdown(_results("FAIL", failures=failures))
+    md = _md("FAIL", failures=failures)
     assert md.startswith("## chcert certify: FAIL\n")
     assert f"### Failures ({SHOWN + 5})" in md
     header = _row(md, "clause")
@@ -139,18 +184,17 @@ def test_an_incomplete_run_says_why_and_what_was_not_tested() -> None:
             "clause": "s000-r13",
             "title": "Recovery | resume",
             "kind": "implementation",
-            "why": "needs capability recovery",
-            "to_close": ["capability recovery", "an attestation"],
+            "why": ["not tested: needs capability recovery"],
+            "to_close": ["capability recovery", "or an attestation"],
         }
     ]
-    results = _results(
+    md = _md(
         "INCOMPLETE",
         incomplete_reasons=["1 clauses not tested: s000-r13"],
         gaps=gaps,
         clauses=[_clause("s000-r1", "pass"), _clause("s000-r13", "not_tested")],
         selection={"expressions": {"-k": "s000-r12"}, "left_out": [], "ran": 1, "planned": 9},
     )
-    md = certify_markdown(results)
     assert md.startswith("## chcert certify: INCOMPLETE\n")
     assert "- 1 clauses not tested: s000-r13" in md
     assert "### Not tested (1)" in md
@@ -158,18 +202,35 @@ def test_an_incomplete_run_says_why_and_what_was_not_tested() -> None:
         "s000-r13",
         r"Recovery \| resume",
         "needs capability recovery",
-        "capability recovery, an attestation",
+        "capability recovery, or an attestation",
     ]
     assert _row(md, "**selection**")[1] == "`-k s000-r12`: never a certificate"
 
 
-def test_a_stub_and_sections_of_unknown_shape_still_render() -> None:
+def test_reasons_as_codes_are_said_in_the_reports_words() -> None:
+    """A file whose reasons are codes (schema 5) reads as the sentences of schema 4 did."""
+    gap = {
+        "clause": "s000-r13",
+        "title": "Recovery",
+        "why": [{"code": "not-tested", "detail": "needs capability recovery"}],
+        "to_close": ["capability recovery"],
+    }
+    reason = {"code": "clauses-not-tested", "subject": "s000-r13"}
+    coded = _md("INCOMPLETE", schema_version=5, incomplete_reasons=[reason], gaps=[gap])
+    assert "- 1 clauses not tested: s000-r13" in coded
+    assert _row(coded, "s000-r13")[2:] == [
+        "needs capability recovery",
+        "capability recovery, or an attestation",
+    ]
+
+
+def test_a_stub_and_a_run_without_samples_still_render() -> None:
     stub = {"verdict": "INCOMPLETE", "clauses": [], "vectors": {}, "profile": {"name": "x"}}
-    md = certify_markdown(stub)
+    md = certify_markdown(Results.from_json(stub))
     assert md.startswith("## chcert certify: INCOMPLETE\n") and "**Vectors:** 0: 0 passed" in md
-    assert "Sample sizes" not in md
-    odd = _results(evidence={"samples": "not a list", "minimums": [1]})
-    assert "Sample sizes" not in certify_markdown(odd)
+    assert "Sample sizes" not in md and _row(md, "**seed**") == ["**seed**", "-"]
+    assert "Sample sizes" not in _md(evidence={"samples": []})
+    assert "Sample sizes" not in _md(evidence=None)
 
 
 def test_a_sample_below_its_minimum_or_not_run_is_said_so() -> None:
@@ -180,7 +241,7 @@ def test_a_sample_below_its_minimum_or_not_run_is_said_so() -> None:
             _sample("decks sampled for the RNG battery", 0, 20_000, judged=False),
         ],
     }
-    md = certify_markdown(_results("INCOMPLETE", evidence=evidence))
+    md = _md("INCOMPLETE", evidence=evidence)
     assert _row(md, "rounds") == [r"rounds of the RTP \| simulation", "2", "1,000", "**below**"]
     assert _row(md, "decks")[1:] == ["0", "20,000", "not run"]
     assert r"Minimums from run plan lab \| toml." in md
@@ -191,7 +252,7 @@ def test_a_diff_gives_its_verdict_regressions_and_fixes() -> None:
     new = copy.deepcopy(old)
     new.update(verdict="FAIL", implementation_verdict="FAIL", failures=[_failure(1, "a | b")])
     new["clauses"] = [_clause("s000-r1", "fail"), _clause("s000-r2", "pass")]
-    md = diff_markdown(diff_results(old, new), "base|line.json", "reports/results.json")
+    md = diff_markdown(_diff(old, new), "base|line.json", "reports/results.json")
     assert md.startswith("## chcert diff: REGRESSED: 4 regression(s)\n")
     assert "OLD `base|line.json` -> NEW `reports/results.json`" in md
     assert _row(md, "**verdict**") == ["**verdict**", "PASS", "FAIL"]
@@ -200,7 +261,7 @@ def test_a_diff_gives_its_verdict_regressions_and_fixes() -> None:
     assert r"- new failure `s000-r12/tie-1`: a \| b" in regressions
     assert f"  - reproduce: `{REPRODUCE}`" in regressions
     assert "### Fixed (1)\n\n- clause `s000-r2` (Clause s000-r2): attested -> pass" in md
-    assert diff_markdown(diff_results(old, old)).startswith("## chcert diff: no change\n")
+    assert diff_markdown(_diff(old, old)).startswith("## chcert diff: no change\n")
 
 
 def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
@@ -238,7 +299,7 @@ def test_summary_md_appends_a_certification_and_a_diff(
     assert code == 2 and results["verdict"] == "INCOMPLETE"  # a selection
     text = summary.read_text()
     assert text.startswith("## an earlier step\n\n## chcert certify: INCOMPLETE\n")
-    assert text.endswith(certify_markdown(results))
+    assert text.endswith(certify_markdown(Results.from_json(results)))
 
     old = tmp_path / "old.json"
     old.write_text(json.dumps(results))
@@ -254,13 +315,13 @@ def test_a_diff_on_less_evidence_is_a_regression_in_markdown_too() -> None:
     old = _results()
     new = copy.deepcopy(old)
     new["math"]["simulation"]["rounds"] = 2
-    md = diff_markdown(diff_results(old, new))
+    md = diff_markdown(_diff(old, new))
     assert md.startswith("## chcert diff: REGRESSED: 1 regression(s)\n")
     assert "- less evidence: rounds of the RTP simulation 1,000 -> 2" in md
 
 
 def test_the_run_plan_and_where_it_was_found_are_said() -> None:
     plan = {"path": "/src/game/chcert.toml", "table": None, "found": "implicit"}
-    md = certify_markdown(_results(manifest={"seed": 7, "plan": {**plan, "ignored": ["seed"]}}))
+    md = _md(manifest=_manifest(plan={**plan, "ignored": ["seed"]}))
     (row,) = [line for line in md.splitlines() if line.startswith("| **run plan** |")]
     assert "found in the folder chcert ran from" in row and "its seed ignored" in row

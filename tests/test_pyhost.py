@@ -26,7 +26,7 @@ from harness.errors import ProtocolViolation
 from tests.conftest import ROOT
 from tests.exiting_games import ONCE
 from tests.forger import FORGED
-from tests.results import load_results
+from tests.results import load_results, reasons
 from tests.runs import certify
 
 FIRST = "s000-antewin/nq-four-of-a-kind-std-t1"
@@ -65,7 +65,7 @@ def certify_here(
 def assert_unreachable(results: dict[str, Any], spec: str, *said: str) -> None:
     """INCOMPLETE with the game named unreachable, its reason holding `said`."""
     assert results["verdict"] == "INCOMPLETE" and results["adapter"] == spec
-    reason = results["incomplete_reasons"][0]
+    reason = reasons(results)[0]
     assert reason.startswith(f"implementation unreachable ({spec}): "), reason
     assert all(text in reason for text in said), reason
     assert results["failures"] == [] and results["vectors"]["passed"] == 0

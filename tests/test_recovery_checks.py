@@ -156,7 +156,7 @@ def test_without_history_the_kills_are_not_a_pass(tmp_path: Path) -> None:
     tested, never passed, though every kill was survived."""
     adapter = _Crashing(tmp_path / "rounds.db")
     ctx = Context(adapter, adapter.request("hello"), load_profile("source-002"), seed=3)  # type: ignore[arg-type]
-    findings = run_check("recovery-kills", ctx)
-    assert findings is not None and findings["kills"] == 5
-    assert findings["not_tested"]["needs"] == "capability history"
+    outcome = run_check("recovery-kills", ctx)
+    assert outcome.evidence["kills"] == 5
+    assert outcome.untested is not None and outcome.untested.needs == "capability history"
     adapter.store.close()

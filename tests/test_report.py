@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness._schema import validator
 from harness.cli import main
+from harness.model import Results
 from harness.report import _build, render, verdict_problem
 from tests.pdftext import pdf_text
 from tests.runs import certify
@@ -102,8 +104,9 @@ def test_any_results_file_gives_a_pdf_or_a_one_line_error(
     pdf = tmp_path / "direct.pdf"
     assert render(doc, pdf) == pdf and _is_pdf(pdf)
     if validator("results.schema.json").is_valid(doc):
-        # a file of the schema gets the full report
-        _build(doc, tmp_path / "full.pdf", json.dumps(doc, default=str).encode(), True)
+        # a file of the schema is read by the model and gets the full report
+        data = json.dumps(doc, default=str).encode()
+        _build(Results.from_json(doc), tmp_path / "full.pdf", data, True)
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc))
     capsys.readouterr()
@@ -118,17 +121,24 @@ def test_any_results_file_gives_a_pdf_or_a_one_line_error(
 def test_a_verdict_the_file_does_not_bear_out_is_drawn_not_valid(
     results: dict[str, Any], tmp_path: Path
 ) -> None:
-    assert verdict_problem(results) is None
+    """A verdict outside the closed set cannot even be read (the page says why); one the
+    file's own records contradict is read, and drawn NOT VALID with the contradiction."""
+    assert verdict_problem(Results.from_json(results)) is None
     cases = {
-        "tampered": {**results, "verdict": "CERTIFIED GOLD"},
-        "pass-beside-a-failure": {**results, "verdict": "PASS", "implementation_verdict": "PASS"},
+        "tampered": ({**results, "verdict": "CERTIFIED GOLD"}, "could not be drawn from"),
+        "pass-beside-a-failure": (
+            {**results, "verdict": "PASS", "implementation_verdict": "PASS"},
+            "contradicts itself",
+        ),
     }
-    for name, doc in cases.items():
+    for name, (doc, said) in cases.items():
         assert verdict_problem(doc) is not None
         render(doc, tmp_path / f"{name}.pdf")
         text = pdf_text(tmp_path / f"{name}.pdf")
-        assert "VERDICT: NOT VALID" in text and "contradicts itself" in text
-        assert "CERTIFIED GOLD" not in text.split("contradicts")[0]
+        assert "VERDICT: NOT VALID" in text and said in text
+        assert "CERTIFIED GOLD" not in text.split(said)[0]
+    with pytest.raises(msgspec.ValidationError, match="verdict"):
+        Results.from_json(cases["tampered"][0])
 
 
 def test_hostile_strings_are_inert_and_huge_ones_cut(
@@ -138,7 +148,7 @@ def test_hostile_strings_are_inert_and_huge_ones_cut(
     doc["implementation"]["name"] = "<b>bold</b>\x1b[31m\u202eevil"
     doc["failures"][0]["message"] = "M" * 1_000_000
     doc["failures"][0]["evidence"]["stderr_tail"] = ("E" * 70_000 + "\n") * 20
-    render(doc, tmp_path / "report.pdf")  # its time: benchmarks/bench_report.py
+    render(Results.from_json(doc), tmp_path / "report.pdf")  # its time: benchmarks/bench_report.py
     assert (tmp_path / "report.pdf").stat().st_size < 1_000_000
     # Text as drawn, spaces aside (extraction joins wrapped lines without one).
     text = "".join(pdf_text(tmp_path / "report.pdf").split())

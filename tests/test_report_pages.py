@@ -14,6 +14,7 @@ import pytest
 from pypdf import PdfReader
 
 from harness.cli import main
+from harness.model import Results
 from harness.report import render
 from harness.report.seal import embedded_results
 from tests.certs import PASSPHRASE, make_lab
@@ -48,26 +49,34 @@ def _results(out: Path) -> dict[str, Any]:
     return data
 
 
+def _records(out: Path) -> Results:
+    """The run's records, as the report reads them."""
+    return Results.from_json(_results(out))
+
+
 def test_the_certificate_page_says_what_was_certified(failing_run: Path) -> None:
-    results = _results(failing_run)
-    manifest = results["manifest"]
+    manifest = _records(failing_run).manifest
+    assert manifest is not None and manifest.artifacts and manifest.plan and manifest.laboratory
     page = " ".join(pdf_pages(failing_run / "report.pdf")[0].split())
     assert "NOT CERTIFIED" in page and "VERDICT: FAIL" in page
     assert "FlushPaysEvenMoney" in page and "chcert-reference" in page
     digest = hashlib.sha256((failing_run / "results.json").read_bytes()).hexdigest()
     assert f"results.json SHA-256: {digest}" in page
-    (artifact,) = manifest["artifacts"]
-    assert artifact["sha256"] == hashlib.sha256(b"the vendor's build" * 1000).hexdigest()
-    assert artifact["sha256"] in page and "game-1.2.3.tgz" in page
-    assert manifest["report_id"] in page and "EX-0042" in page and "Dr. A. Tester" in page
+    (artifact,) = manifest.artifacts
+    assert artifact.sha256 == hashlib.sha256(b"the vendor's build" * 1000).hexdigest()
+    assert artifact.sha256 in page and "game-1.2.3.tgz" in page
+    assert manifest.report_id and manifest.report_id in page
+    assert "EX-0042" in page and "Dr. A. Tester" in page
     assert "Encyclopedia article" in page  # the profile's rules sources by title
     # Hostile text from the plan is drawn as characters: markup inert, controls shown.
     assert "<b>Lab</b> &amp;" in page and "\\x1b[31m\\x202eevil\\x2067" in page
-    assert manifest["plan"]["sha256"] and manifest["laboratory"]["report_number"] == "EX-0042"
+    assert manifest.plan["sha256"] and manifest.laboratory["report_number"] == "EX-0042"
 
 
 def test_every_page_names_the_report_its_verdict_and_its_number(failing_run: Path) -> None:
-    report_id = _results(failing_run)["manifest"]["report_id"]
+    manifest = _records(failing_run).manifest
+    assert manifest is not None and manifest.report_id
+    report_id = manifest.report_id
     pages = pdf_pages(failing_run / "report.pdf")
     for number, text in enumerate(pages, start=1):
         assert report_id in text and "NOT CERTIFIED (FAIL)" in text
@@ -86,8 +95,8 @@ def test_bookmarks_lead_to_each_section(failing_run: Path) -> None:
 def test_a_failing_round_reads_as_cards_and_money(failing_run: Path) -> None:
     text = "\n".join(pdf_pages(failing_run / "report.pdf"))
     assert "s000-antewin: flush: ante settled otherwise than the rules (2 failures" in text
-    (example, *_) = _results(failing_run)["failures"]
-    cards = example["evidence"]["cards"]
+    (example, *_) = _records(failing_run).failures
+    cards = example.evidence["cards"]
     assert f"Board {' '.join([*cards['flop'], cards['turn'], cards['river']])}" in text
     assert f"dealer {' '.join(cards['dealer'])}" in text
     assert " ".join(cards["seats"]["1"]) in text
@@ -167,7 +176,7 @@ def test_re_rendering_an_archive_prints_the_hash_of_its_bytes(
     """An archived results.json, whatever its spacing, is hashed as it is on disk."""
     archive = tmp_path / "results.json"
     archive.write_text(json.dumps(_results(failing_run)), encoding="utf-8")  # one line
-    render(_results(failing_run), tmp_path / "report.pdf", archive.read_bytes())
+    render(_records(failing_run), tmp_path / "report.pdf", archive.read_bytes())
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     assert digest in " ".join(pdf_pages(tmp_path / "report.pdf")[0].split())
 
@@ -181,7 +190,7 @@ def test_a_report_that_could_not_carry_results_json_does_not_claim_it(
         raise OSError("disk full")
 
     monkeypatch.setattr(harness.report, "attach_results", refuse)
-    render(_results(failing_run), tmp_path / "report.pdf")
+    render(_records(failing_run), tmp_path / "report.pdf")
     page = " ".join(pdf_pages(tmp_path / "report.pdf")[0].split())
     assert "could not be attached" in page and "is attached to this PDF" not in page
     assert embedded_results(tmp_path / "report.pdf") is None
@@ -195,7 +204,8 @@ def test_the_committed_samples_are_what_the_report_draws_today(sample: str, tmp_
     """A sample drawn by older code misleads whoever reads it: regenerate it with
     reports/samples/regenerate.sh (docs/report.md) when the report changes."""
     archive = SAMPLES / sample / "results.json"
-    render(json.loads(archive.read_bytes()), tmp_path / "report.pdf", archive.read_bytes())
+    records = Results.from_json(json.loads(archive.read_bytes()))
+    render(records, tmp_path / "report.pdf", archive.read_bytes())
     assert pdf_pages(tmp_path / "report.pdf") == pdf_pages(SAMPLES / sample / "report.pdf"), (
         "stale sample: run reports/samples/regenerate.sh"
     )

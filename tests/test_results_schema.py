@@ -16,9 +16,10 @@ import pytest
 
 from harness._schema import SCHEMA_DIR, validator
 from harness.cli.certify import _stub_results
+from harness.model import ItemKind, PlannedItem
 from harness.outcomes import Status
 from harness.profiles import load_profile
-from harness.results import PlannedItem, Record, RunFacts, build_results, now
+from harness.results import Record, RunFacts, build_results, now
 from harness.specs import load_catalogs
 
 SCHEMA = "results.schema.json"
@@ -44,15 +45,23 @@ def _record(planned: PlannedItem, status: Status, **more: Any) -> Record:
 
 @pytest.fixture(scope="module")
 def built() -> dict[str, Any]:
+    return built_results()
+
+
+def built_results() -> dict[str, Any]:
     """results.json from facts covering every outcome: an item passed, failed (with a repro
     vector), not tested, in error, not run, left out by a selection; a claim the mathematics
     could not judge; a published figure refuted; an attestation."""
-    passed = PlannedItem("s000-r12/tie-flush-board", "s000-r12", "vector", "tie-flush-board")
-    failed = PlannedItem("s000-antewin/rtp-simulation", "s000-antewin", "check", "rtp-simulation")
-    untested = PlannedItem("s000-r4/stacked-deal", "s000-r4", "check", "stacked-deal")
-    broken = PlannedItem("s000-r3/information-hiding", "s000-r3", "check", "information-hiding")
-    unrun = PlannedItem("s000-r6/nq-flush", "s000-r6", "vector", "nq-flush")
-    left_out = PlannedItem("s000-r1/rng-battery", "s000-r1", "check", "rng-battery")
+    passed = PlannedItem("s000-r12/tie-flush-board", "s000-r12", ItemKind.VECTOR, "tie-flush-board")
+    failed = PlannedItem(
+        "s000-antewin/rtp-simulation", "s000-antewin", ItemKind.CHECK, "rtp-simulation"
+    )
+    untested = PlannedItem("s000-r4/stacked-deal", "s000-r4", ItemKind.CHECK, "stacked-deal")
+    broken = PlannedItem(
+        "s000-r3/information-hiding", "s000-r3", ItemKind.CHECK, "information-hiding"
+    )
+    unrun = PlannedItem("s000-r6/nq-flush", "s000-r6", ItemKind.VECTOR, "nq-flush")
+    left_out = PlannedItem("s000-r1/rng-battery", "s000-r1", ItemKind.CHECK, "rng-battery")
     planned = [passed, failed, untested, broken, unrun, left_out]
     records = [
         _record(passed, Status.PASS),
@@ -113,7 +122,7 @@ def built() -> dict[str, Any]:
         published=[published],
         attestations=[attestation],
     )
-    return build_results(facts)
+    return build_results(facts).to_json()
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema_loaded_by_the_harness() -> None:
@@ -146,7 +155,7 @@ def test_the_built_results_cover_the_shapes_the_schema_must_admit(
 
 
 def test_the_stub_written_when_the_runner_stopped_early_follows_the_schema() -> None:
-    assert errors_of(_stub_results("standard", 3)) == []
+    assert errors_of(_stub_results("standard", 3).to_json()) == []
 
 
 def _set(path: tuple[str | int, ...], value: Any) -> Callable[[dict[str, Any]], None]:
@@ -197,6 +206,6 @@ def test_a_broken_document_is_rejected(
 
 
 def test_a_stub_with_half_its_vector_counts_is_rejected() -> None:
-    stub = _stub_results("standard", 3)
+    stub = _stub_results("standard", 3).to_json()
     stub["vectors"] = {"total": 3}
     assert errors_of(stub) != []

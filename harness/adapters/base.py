@@ -121,7 +121,10 @@ def check_body(request: dict[str, Any], reply: Any, evidence: dict[str, Any]) ->
         problem = compiled_def("protocol-v1.schema.json", op)(ok)
         if problem is not None:
             raise ProtocolViolation(
-                f"{op} reply does not conform to protocol v1: {problem}", evidence
+                f"{op} reply does not conform to protocol v1: {problem}",
+                evidence,
+                op=op,
+                detail=problem,
             )
     if op != "hello":  # its body, having passed its schema, holds no Decimal that is read
         return ok

@@ -35,7 +35,7 @@ from harness.adapters.base import (
     decode_reply,
     exchange_sequentially,
 )
-from harness.errors import GameFault, ProtocolViolation
+from harness.errors import GameFault, ProtocolViolation, Violation
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
@@ -143,11 +143,15 @@ class HttpAdapter:
             status, raw = self._post(f"{self.endpoint.path}/{op}", body, wait)
         except _Expired:
             self._drop()
-            raise ProtocolViolation(f"no complete reply within {wait:g} s", evidence) from None
+            raise ProtocolViolation(
+                f"no complete reply within {wait:g} s", evidence, kind=Violation.NO_REPLY, op=op
+            ) from None
         except (OSError, http.client.HTTPException) as exc:
             self._drop()
             why = str(exc) or type(exc).__name__
-            raise ProtocolViolation(f"HTTP request failed: {why}", evidence) from exc
+            raise ProtocolViolation(
+                f"HTTP request failed: {why}", evidence, kind=Violation.EXITED, op=op
+            ) from exc
         evidence["http_status"] = status
         if raw is None:
             self._drop()
@@ -161,7 +165,10 @@ class HttpAdapter:
             reply = decode_reply(raw)
         except ValueError as exc:
             raise ProtocolViolation(
-                f"HTTP reply is not JSON: {exc}", {**evidence, "raw": text}
+                f"HTTP reply is not JSON: {exc}",
+                {**evidence, "raw": text},
+                kind=Violation.NOT_JSON,
+                op=op,
             ) from None
         if request["id"] is None:  # a text request: the game had no id to answer with
             return check_body(request, reply, evidence)

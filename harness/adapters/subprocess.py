@@ -48,7 +48,7 @@ from harness.adapters.base import (
     check_reply,
     decode_reply,
 )
-from harness.errors import ErrorReply, ProtocolViolation, Unreachable
+from harness.errors import ErrorReply, ProtocolViolation, Unreachable, Violation
 
 STDERR_TAIL = 2000  # characters of stderr kept with each fault's evidence
 STDERR_RING = 64 << 10  # bytes of the game's stderr kept at most: the last ones
@@ -320,7 +320,9 @@ class SubprocessAdapter:
         except ValueError as exc:
             self._kill()
             text = line[:2000].decode("utf-8", "replace")
-            raise self._violation(f"reply is not JSON: {exc}", request, raw=text) from None
+            raise self._violation(
+                f"reply is not JSON: {exc}", request, kind=Violation.NOT_JSON, raw=text
+            ) from None
 
     def _readline(
         self, wait: float, request: dict[str, Any], outgoing: _Outgoing | None = None
@@ -350,7 +352,7 @@ class SubprocessAdapter:
                 if writable:
                     continue
                 self._kill()
-                raise self._violation(f"no reply within {wait:g} s", request)
+                raise self._violation(f"no reply within {wait:g} s", request, Violation.NO_REPLY)
             chunk = os.read(fd, READ_SIZE)
             if not chunk:
                 try:
@@ -358,7 +360,9 @@ class SubprocessAdapter:
                 except subprocess.TimeoutExpired:
                     ended = "closed its stdout while still running"
                 self._kill()
-                raise self._violation(f"implementation {ended} before replying", request)
+                raise self._violation(
+                    f"implementation {ended} before replying", request, Violation.EXITED
+                )
             if b"\n" in chunk:
                 *complete, rest = b"".join([*self._partial, chunk]).split(b"\n")
                 self._partial = [rest] if rest else []
@@ -371,9 +375,15 @@ class SubprocessAdapter:
                 self._kill()
                 raise self._violation(f"reply longer than {MAX_REPLY} bytes", request)
 
-    def _violation(self, message: str, request: dict[str, Any], **extra: Any) -> ProtocolViolation:
+    def _violation(
+        self,
+        message: str,
+        request: dict[str, Any],
+        kind: Violation = Violation.MALFORMED,
+        **extra: Any,
+    ) -> ProtocolViolation:
         evidence = {"request": request, "stderr_tail": self.stderr_tail(), **extra}
-        return ProtocolViolation(message, evidence)
+        return ProtocolViolation(message, evidence, kind=kind, op=request.get("op"))
 
     def crash(self, op: str | None = None, after: float = 0.0, **params: Any) -> None:
         """Kill the game as a crash would, then start it again with the same command: with

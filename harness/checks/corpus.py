@@ -19,6 +19,7 @@ from harness.checks.registry import Context, NotTested
 from harness.checks.replies import Played, Stacked, play_rounds
 from harness.checks.settlement import compare_settlement, verify_askable
 from harness.differential.attribution import disagreements
+from harness.model import Finding, Outcome, Untested
 from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
 from harness.vectors import Vector
@@ -29,7 +30,7 @@ REPORTED = 10  # failing vectors listed in the evidence; all are counted
 
 def replay_corpus(
     ctx: Context, vectors: list[Vector], reproduce: Callable[[Vector], str]
-) -> dict[str, Any]:
+) -> Outcome:
     """Replay generated vectors; CheckFailure naming each failing one (up to REPORTED)."""
     if Capability.INJECT not in ctx.capabilities:
         raise NotTested(
@@ -59,28 +60,34 @@ def replay_corpus(
             cause = causes.setdefault(found["cause"], {**found, "count": 0})
             cause["count"] += 1
     findings = [_finding(ctx, cause, reproduce) for cause in causes.values()]
-    summary = {
-        "corpus": {
-            "vectors": len(vectors),
-            "ran": len(runnable),
-            "failed": failed,
-            "not_tested": len(outside),
-            "failing": [
-                {k: f[k] for k in ("vector", "message", "expected", "actual", "reproduce")}
-                for f in findings[:REPORTED]
-            ],
-            "seconds": time.perf_counter() - started,
-        },
-        "findings": findings,
+    share = {
+        "vectors": len(vectors),
+        "ran": len(runnable),
+        "failed": failed,
+        "not_tested": len(outside),
+        "failing": [
+            {
+                "vector": f.evidence["vector"],
+                "message": f.message,
+                "expected": f.expected,
+                "actual": f.actual,
+                "reproduce": f.reproduce,
+            }
+            for f in findings[:REPORTED]
+        ],
+        "seconds": time.perf_counter() - started,
     }
-    if outside:
-        # Not raised: the causes found stand as failures of their clauses all the same.
-        summary["not_tested"] = {
-            "reason": f"{len(outside)} of {len(vectors)} corpus vectors cannot be asked of "
+    # Not raised: the causes found stand as failures of their clauses all the same.
+    untested = (
+        Untested(
+            reason=f"{len(outside)} of {len(vectors)} corpus vectors cannot be asked of "
             f"this game (first: {outside[0][1]})",
-            "needs": outside[0][1].needs,
-        }
-    return summary
+            needs=outside[0][1].needs,
+        )
+        if outside
+        else None
+    )
+    return Outcome(findings=findings, untested=untested, share=share)
 
 
 def _judge(ctx: Context, vector: Vector, answer: Played) -> dict[str, Any] | None:
@@ -114,33 +121,28 @@ def _judge(ctx: Context, vector: Vector, answer: Played) -> dict[str, Any] | Non
     }
 
 
-def _finding(
-    ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], str]
-) -> dict[str, Any]:
+def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], str]) -> Finding:
     """A cause as a failure of the clause the decision table names (a refusal: this
     item's own clause), with its first vector and the command that replays it."""
     kind, detail = cause["cause"]
     vector: Vector = cause["vector"]
     clause = ctx.clause if kind == "refused" else ctx.fault_owners.get(kind, ctx.clause)
     slug = re.sub(r"[^a-z0-9]+", "-", f"{kind} {detail}".lower()).strip("-")
-    return {
-        "clause": clause,
-        "kind": kind,
-        "detail": detail,
-        "count": cause["count"],
-        "item": f"{clause}/corpus:{slug}",
-        "item_kind": "corpus",
-        "vector": vector.id,
-        "message": (
+    return Finding(
+        clause=clause,
+        item=f"{clause}/corpus:{slug}",
+        kind=kind,
+        detail=detail,
+        count=cause["count"],
+        message=(
             f"{kind} ({detail}): {cause['count']} corpus vector(s) settled otherwise than "
             f"the rules; first {vector.id}: {cause['message']}"
         ),
-        "expected": cause["expected"],
-        "actual": cause["actual"],
-        "evidence": {"vector": vector.id, "file": str(vector.path), "line": vector.line},
-        "reproduce": reproduce(vector),
-        "repro": None,
-    }
+        expected=cause["expected"],
+        actual=cause["actual"],
+        evidence={"vector": vector.id, "file": str(vector.path), "line": vector.line},
+        reproduce=reproduce(vector),
+    )
 
 
 def _stacked(vector: Vector) -> Stacked:

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import items, obj, parse, request_ok, stake
+from harness.model import Outcome
 from harness.protocol import Capability
 
 
@@ -71,7 +72,7 @@ DEALT_ROUNDS = 200
 
 
 @check("dealt-cards-distinct")
-def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
+def dealt_cards_distinct(ctx: Context) -> Outcome:
     """Every round dealt by the game's own shuffle shows 2 x seats + 2 + 5 distinct cards.
 
     Unlike deck-integrity this needs no `shuffle` op: it looks at the rounds as
@@ -104,4 +105,4 @@ def dealt_cards_distinct(ctx: Context) -> dict[str, Any]:
                 actual=[str(c) for c in cards],
                 evidence={"round": reply, "result": result},
             )
-    return {"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)}
+    return Outcome(evidence={"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)})

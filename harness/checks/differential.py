@@ -39,6 +39,7 @@ from harness.differential.plan import (
 )
 from harness.errors import ErrorReply, InvalidBet, InvalidCards
 from harness.gamemath import main_game
+from harness.model import Finding, Outcome
 from harness.oracle import settle
 from harness.protocol import Capability
 
@@ -58,8 +59,8 @@ class Cause:
     count: int = 0
 
 
-@check("differential", requires={Capability.INJECT}, shards=SHARDS)
-def differential(ctx: Context) -> dict[str, Any]:
+@check("differential", requires={Capability.INJECT}, shards=SHARDS, section="differential")
+def differential(ctx: Context) -> Outcome:
     """The game settles every stacked seat-hand of the shard as the rules oracle does."""
     if ctx.differential < 1:
         raise NotTested(
@@ -98,27 +99,27 @@ def differential(ctx: Context) -> dict[str, Any]:
     ]
     seconds = time.perf_counter() - started
     seat_hands = plan.uniform_seat_hands + plan.stratified_seat_hands
-    return {
-        "differential": {
-            "shard": shard + 1,
-            "shards": shards,
-            "budget": ctx.differential,
-            "rounds": len(plan.rounds),
-            "seat_hands": seat_hands,
-            "uniform_seat_hands": plan.uniform_seat_hands,
-            "stratified_seat_hands": plan.stratified_seat_hands,
-            "strata": plan.strata,
-            "quota": QUOTA,
-            "disagreeing_seat_hands": disagreeing,
-            "causes": [
-                {k: f[k] for k in ("clause", "kind", "detail", "count", "item")} for f in findings
-            ],
-            "detectable_rate": detectable_rate(plan.uniform_seat_hands),
-            "seconds": seconds,
-            "pipelined_rounds": batch,
-        },
-        "findings": findings,
+    share = {
+        "shard": shard + 1,
+        "shards": shards,
+        "budget": ctx.differential,
+        "rounds": len(plan.rounds),
+        "seat_hands": seat_hands,
+        "uniform_seat_hands": plan.uniform_seat_hands,
+        "stratified_seat_hands": plan.stratified_seat_hands,
+        "strata": plan.strata,
+        "quota": QUOTA,
+        "disagreeing_seat_hands": disagreeing,
+        "causes": [
+            {"clause": f.clause, "kind": f.kind, "detail": f.detail, "count": f.count}
+            | {"item": f.item}
+            for f in findings
+        ],
+        "detectable_rate": detectable_rate(plan.uniform_seat_hands),
+        "seconds": seconds,
+        "pipelined_rounds": batch,
     }
+    return Outcome(findings=findings, share=share)
 
 
 def _play(
@@ -177,7 +178,7 @@ def _replay(ctx: Context, rnd: PlannedRound) -> list[Disagreement]:
     return next(iter(_play(ctx, [rnd])))[1]
 
 
-def _finding(ctx: Context, cause: Cause, shrink: bool) -> dict[str, Any]:
+def _finding(ctx: Context, cause: Cause, shrink: bool) -> Finding:
     """A cause as a failure of its clause: shrunk, with the round as a vector."""
     rnd, d = cause.first, cause.disagreement
     tries = 0
@@ -191,30 +192,30 @@ def _finding(ctx: Context, cause: Cause, shrink: bool) -> dict[str, Any]:
         f"seat {d.seat} hole {' '.join(format_cards(seat.hole))}, dealer "
         f"{' '.join(format_cards(rnd.dealer))}, board {' '.join(format_cards(rnd.deal().board))}"
     )
-    return {
-        "clause": clause,
-        "kind": cause.kind,
-        "detail": cause.detail,
-        "count": cause.count,
-        "item": f"{clause}/differential:{slug}",
-        "message": (
+    return Finding(
+        clause=clause,
+        item=f"{clause}/differential:{slug}",
+        kind=cause.kind,
+        detail=cause.detail,
+        count=cause.count,
+        message=(
             f"{cause.kind} ({cause.detail}): {cause.count} seat-hand(s) of shard "
             f"{ctx.shard[0] + 1} settled otherwise than the rules; "
             f"{'shrunk to' if shrink else 'first in'} {rnd.name}: {shown}"
         ),
-        "expected": d.expected,
-        "actual": d.actual,
-        "evidence": {
+        expected=d.expected,
+        actual=d.actual,
+        evidence={
             "round": rnd.cards(),
             "wagers": rnd.wagers(),
             "actions": {str(s.seat): s.action.value for s in rnd.seats},
             "first_seen": cause.first.name,
             "shrink_rounds": tries,
         },
-        "repro": repro_vector(
+        repro=repro_vector(
             ctx, f"differential-{slug}-{cause.first.name}", rnd.deal(), rnd.plays(), want
         ),
-    }
+    )
 
 
 def _shrink(

@@ -28,6 +28,7 @@ from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import finish_round, items, obj, request_ok, stake
 from harness.errors import ErrorReply
 from harness.evaluator import category_of, strength_of
+from harness.model import Outcome, Untested
 from harness.protocol import Capability
 
 # The visible round every deal shares: no pair, no flush or straight draw on the flop.
@@ -296,7 +297,7 @@ UNSTACKED_ROUNDS = 4
 
 
 @check("information-hiding")
-def information_hiding(ctx: Context) -> dict[str, Any]:
+def information_hiding(ctx: Context) -> Outcome:
     """Before the last decision no reply, error or event reveals the dealer's cards, the
     turn or the river, in any form; nor, with hole cards face down, another seat's cards.
 
@@ -322,12 +323,12 @@ def information_hiding(ctx: Context) -> dict[str, Any]:
         for seen, _ in seen_rounds:
             _round_reply_shows_only_the_deal(seen, seats, None)
         findings["rounds"] = UNSTACKED_ROUNDS
-        findings["not_tested"] = {
-            "reason": "replies were read for hidden cards by form only: telling a leak by "
+        untested = Untested(
+            reason="replies were read for hidden cards by form only: telling a leak by "
             "difference (an index, a hand name) needs rounds dealt from stacked cards",
-            "needs": "capability inject",
-        }
-        return findings
+            needs="capability inject",
+        )
+        return Outcome(evidence=findings, untested=untested)
     plays: dict[tuple[int, bool], list[Observed]] = {}
     order = [(0, False), (1, False), (1, False), (0, False)]
     if private:
@@ -362,7 +363,7 @@ def information_hiding(ctx: Context) -> dict[str, Any]:
                          "seat 2's hole cards in a reply to seat 1", (HOLES[2], OTHER_HOLE),
                          ({}, {}), only)  # fmt: skip
     findings["rounds"] = len(order)
-    return findings
+    return Outcome(evidence=findings)
 
 
 def _id_follows_the_cards(plays: list[Observed]) -> None:

@@ -6,12 +6,13 @@ from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import request_ok
+from harness.model import Outcome
 from harness.protocol import Capability
 from harness.rng import MIN_DECKS, BadSample, sample_and_test
 
 
-@check("rng-battery", requires={Capability.SHUFFLE})
-def rng_battery(ctx: Context) -> dict[str, Any]:
+@check("rng-battery", requires={Capability.SHUFFLE}, section="rng")
+def rng_battery(ctx: Context) -> Outcome:
     """The production shuffle's decks (and raw RNG output, where exposed) pass the battery."""
     if ctx.rng_decks < MIN_DECKS:  # chcert certify refuses it; the plugin may be given it
         raise NotTested(
@@ -34,6 +35,6 @@ def rng_battery(ctx: Context) -> dict[str, Any]:
             f"RNG battery failed: {', '.join(failed)}",
             expected=f"every test's Holm-adjusted p-value >= {battery['alpha']}",
             actual={t["name"]: t["p_adjusted"] for t in battery["tests"]},
-            evidence={"rng": battery},
+            share=battery,
         )
-    return {"rng": battery}
+    return Outcome(share=battery)

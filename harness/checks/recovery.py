@@ -32,6 +32,7 @@ from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import items, obj, request_ok, stake, three, two, wager_pair
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
+from harness.model import Outcome, Untested
 from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
 
@@ -75,7 +76,7 @@ class _Round:
 
 
 @check("recovery-declared", requires={Capability.RECOVERY})
-def recovery_declared(ctx: Context) -> dict[str, Any]:
+def recovery_declared(ctx: Context) -> Outcome:
     """The game says what it does with an interrupted round, and the rules allow it."""
     mode = obj(ctx.hello.get("config")).get("recovery")
     allowed = ctx.profile.interrupted_rounds
@@ -86,11 +87,11 @@ def recovery_declared(ctx: Context) -> dict[str, Any]:
             expected=list(allowed),
             actual=mode,
         )
-    return {"recovery": mode}
+    return Outcome(evidence={"recovery": mode})
 
 
 @check("recovery-kills", requires={Capability.RECOVERY, Capability.INJECT})
-def recovery_kills(ctx: Context) -> dict[str, Any]:
+def recovery_kills(ctx: Context) -> Outcome:
     """Kill the game at each moment of a round, start it again, and judge its word."""
     mode = obj(ctx.hello.get("config")).get("recovery")
     if mode not in MODES:
@@ -131,17 +132,16 @@ def recovery_kills(ctx: Context) -> dict[str, Any]:
         final = _judge(ctx, rnd, moment, mode, before, in_flight)
         played.append((rnd, final))
     if Capability.HISTORY not in ctx.capabilities:  # a part that could not run: not passed
-        return {
-            "recovery": mode,
-            "kills": len(MOMENTS),
-            "not_tested": {
-                "reason": "each round once in history, with its final state: not asked, "
+        return Outcome(
+            evidence={"recovery": mode, "kills": len(MOMENTS)},
+            untested=Untested(
+                reason="each round once in history, with its final state: not asked, "
                 "the game lacks capability history",
-                "needs": "capability history",
-            },
-        }
+                needs="capability history",
+            ),
+        )
     _judge_history(ctx, played)
-    return {"recovery": mode, "kills": len(MOMENTS)}
+    return Outcome(evidence={"recovery": mode, "kills": len(MOMENTS)})
 
 
 def _open(ctx: Context, deal: tuple[str, ...]) -> _Round:

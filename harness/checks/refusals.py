@@ -35,6 +35,7 @@ from harness.checks.replies import (
 )
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.game import Action, Deal
+from harness.model import Outcome, Untested
 from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
 from harness.refusals import RefusalVector
@@ -71,12 +72,12 @@ class Moment:
     # the CheckFailure of a history that could not be read (refused, or not conforming)
 
 
-def replay_refusal(ctx: Context, vector: RefusalVector) -> dict[str, Any]:
+def replay_refusal(ctx: Context, vector: RefusalVector) -> Outcome:
     """Send one bad request at its moment and judge the refusal and what follows it."""
     _verify_askable(ctx, vector)
     vacuous = _nothing_to_refuse(ctx, vector)
     if vacuous:
-        return {"vacuous": vacuous}
+        return Outcome(evidence={"vacuous": vacuous})
     moment = Moment()
     with game_faults_fail():
         try:
@@ -86,7 +87,7 @@ def replay_refusal(ctx: Context, vector: RefusalVector) -> dict[str, Any]:
             _finish(ctx, moment)  # whatever happened, no round of this item stays open
 
 
-def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> dict[str, Any]:
+def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> Outcome:
     sent, answer = _send(ctx, vector, moment)
     evidence = {"request": sent, "reply": answer}
     if "error" not in answer:
@@ -110,6 +111,7 @@ def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> dict[
             evidence=evidence,
         )
     findings: dict[str, Any] = dict(evidence)
+    untested: Untested | None = None
     if isinstance(moment.history_before, CheckFailure):
         raise CheckFailure(
             f"refused with {code} as it should be, but whether money moved cannot be "
@@ -119,11 +121,11 @@ def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> dict[
     if moment.history_before is None:
         findings["money"] = "not checked: the game declares no history"
     elif ctx.shared:
-        findings["not_tested"] = {
-            "reason": "the game is shared by several workers, whose rounds interleave in "
-            "its history: whether the refused request moved money is not judged",
-            "needs": "a run with one worker (-n 0)",
-        }
+        untested = Untested(
+            reason="the game is shared by several workers, whose rounds interleave in its "
+            "history: whether the refused request moved money is not judged",
+            needs="a run with one worker (-n 0)",
+        )
     else:
         recalled = _history(ctx)
         if recalled != moment.history_before:
@@ -135,7 +137,7 @@ def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> dict[
             )
     _settled_after(ctx, moment, evidence)
     _usable_after(ctx, evidence)
-    return findings
+    return Outcome(evidence=findings, untested=untested)
 
 
 def _verify_askable(ctx: Context, vector: RefusalVector) -> None:

@@ -3,7 +3,8 @@
 A check is a function of a `Context`, registered under the name the clause
 catalogs use (`checks: [declared-ante-table]`). It raises CheckFailure (the game
 broke the clause) or NotTested (it cannot run here, and what would let it), or
-returns None or a dict of findings the run keeps as evidence.
+returns an `Outcome` (harness/model.py): evidence, findings attributed to clauses, a
+part that could not run, its share of a results section.
 
 This module knows nothing of the checks themselves; the concern modules of the
 package register into `REGISTRY` when `harness.checks` is imported.
@@ -19,6 +20,7 @@ from typing import Any
 from harness.adapters import Adapter
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.errors import GameFault, ProtocolViolation, Violation
+from harness.model import Outcome
 from harness.profiles import Profile
 from harness.protocol import seats_capability
 
@@ -69,9 +71,11 @@ class CheckFailure(GameFault):
         evidence: dict[str, Any] | None = None,
         repro: dict[str, Any] | None = None,
         violation: Violation | None = None,
+        share: Any = None,
     ) -> None:
         super().__init__(message)
         self.violation = violation
+        self.share = share  # the item's part of its check's results section, as Outcome's
         self.message = message
         self.expected = expected
         self.actual = actual
@@ -93,9 +97,10 @@ class Check:
     """A registered check: its catalog name, its function, the capabilities it needs."""
 
     name: str
-    func: Callable[[Context], dict[str, Any] | None]
+    func: CheckFunc
     requires: frozenset[str] = field(default_factory=frozenset)
     shards: int = 1  # items the check is split into (`name-1` ...), each a share of the work
+    section: str = ""  # the results section its items' shares make (harness/results.py)
 
     def targets(self) -> list[tuple[str, tuple[int, int]]]:
         """The item targets of the check, with the (index, count) of each one's share."""
@@ -104,7 +109,7 @@ class Check:
         return [(f"{self.name}-{k + 1}", (k, self.shards)) for k in range(self.shards)]
 
 
-CheckFunc = Callable[[Context], Any]
+CheckFunc = Callable[[Context], Outcome | None]  # None: passed, nothing to add
 
 
 class Registry:
@@ -114,22 +119,24 @@ class Registry:
         self.checks: dict[str, Check] = {}
 
     def register(
-        self, name: str, *, requires: set[str] | None = None, shards: int = 1
+        self,
+        name: str,
+        *,
+        requires: set[str] | None = None,
+        shards: int = 1,
+        section: str = "",
     ) -> Callable[[CheckFunc], CheckFunc]:
         """Register a check under a unique name; clause catalogs refer to it by that name.
 
-        A check raises CheckFailure or NotTested, or returns None or a dict of findings
-        that the run keeps as evidence (the RNG battery's table, say). A findings dict
-        may carry `findings`: failures it attributes to other clauses (the differential
-        check's causes), each becoming an item of its own clause, and `not_tested`
-        ({reason, needs}) when part of its work could not run. A check with
-        `shards` > 1 runs as that many items, each given its share in `Context.shard`.
+        A check raises CheckFailure or NotTested, or returns an Outcome. A check with
+        `shards` > 1 runs as that many items, each given its share in `Context.shard`;
+        one with a `section` makes that section of results.json from its items' shares.
         """
 
         def register(func: CheckFunc) -> CheckFunc:
             if name in self.checks:
                 raise ValueError(f"check {name!r} is registered twice")
-            self.checks[name] = Check(name, func, frozenset(requires or ()), shards)
+            self.checks[name] = Check(name, func, frozenset(requires or ()), shards, section)
             return func
 
         return register
@@ -152,7 +159,7 @@ class Registry:
                     return entry, shard
         raise KeyError(target)
 
-    def run(self, name: str, ctx: Context) -> dict[str, Any] | None:
+    def run(self, name: str, ctx: Context) -> Outcome:
         """Run a registered check; NotTested when the implementation lacks a capability."""
         entry = self.checks[name]
         missing = sorted(entry.requires - ctx.capabilities)
@@ -162,8 +169,7 @@ class Registry:
                 needs=f"capability {', '.join(missing)}",
             )
         with game_faults_fail():
-            findings: dict[str, Any] | None = entry.func(ctx)
-        return findings
+            return entry.func(ctx) or Outcome()
 
 
 REGISTRY = Registry()
@@ -171,7 +177,7 @@ CHECKS: dict[str, Check] = REGISTRY.checks
 check = REGISTRY.register
 
 
-def run_check(name: str, ctx: Context) -> dict[str, Any] | None:
+def run_check(name: str, ctx: Context) -> Outcome:
     """Run a registered check; NotTested when the implementation lacks a capability."""
     return REGISTRY.run(name, ctx)
 

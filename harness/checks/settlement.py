@@ -16,6 +16,7 @@ from harness.checks.registry import CheckFailure, Context, NotTested, check, gam
 from harness.checks.replies import finish_round, items, obj, request_ok, stake, wager_pair
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
+from harness.model import Outcome
 from harness.oracle import SeatPlay, SeatSettlement, Settlement
 from harness.protocol import Capability
 from harness.vectors import Vector
@@ -202,7 +203,7 @@ LOCKED_DEALER = ("5c", "5d")
 
 
 @check("aa-bonus-locked", requires={Capability.INJECT})
-def aa_bonus_locked(ctx: Context) -> dict[str, Any]:
+def aa_bonus_locked(ctx: Context) -> Outcome:
     """The AA Bonus is settled on the hole cards and flop alone: two rounds that differ
     only in the turn and river settle it identically. Needs no events: the settlement
     itself shows whether the last two cards were looked at."""
@@ -232,14 +233,14 @@ def aa_bonus_locked(ctx: Context) -> dict[str, Any]:
                 expected="the same AA Bonus settlement whatever the turn and river",
                 actual={f"{t1} {r1}": settled[0], f"{t2} {r2}": settled[1]},
             )
-    return {"round_pairs": len(LOCKED_PAIRS)}
+    return Outcome(evidence={"round_pairs": len(LOCKED_PAIRS)})
 
 
 RECALLED_ROUNDS = 10  # regulators' recall rules: the last game and the nine before it
 
 
 @check("history-recall", requires={Capability.HISTORY})
-def history_recall(ctx: Context) -> dict[str, Any]:
+def history_recall(ctx: Context) -> Outcome:
     """`history` recalls at least the last ten rounds, oldest first, each exactly as
     `result` reported it when the round ended (002 'Game history')."""
     if ctx.shared:
@@ -285,7 +286,7 @@ def history_recall(ctx: Context) -> dict[str, Any]:
             actual={k: obj(now).get(k) for k in differing},
             evidence={"history": recalled},
         )
-    return {"rounds_recalled": RECALLED_ROUNDS}
+    return Outcome(evidence={"rounds_recalled": RECALLED_ROUNDS})
 
 
 def repro_vector(

@@ -26,6 +26,7 @@ from harness.checks.settlement import repro_vector
 from harness.errors import InvalidCards
 from harness.game import Action, Deal
 from harness.gamemath import main_game
+from harness.model import Outcome
 from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
 from harness.rng import scipy_stats
@@ -33,8 +34,8 @@ from harness.rng import scipy_stats
 RTP_CONFIDENCE = 0.99
 
 
-@check("rtp-simulation")
-def rtp_simulation(ctx: Context) -> dict[str, Any]:
+@check("rtp-simulation", section="simulation")
+def rtp_simulation(ctx: Context) -> Outcome:
     """Rounds played optimally return what the exact mathematics says.
 
     With capability inject the rounds are stacked, drawn from `--seed`: the same
@@ -99,9 +100,9 @@ def rtp_simulation(ctx: Context) -> dict[str, Any]:
             f"excludes the exact {float(exact):+.5f}",
             expected=float(exact),
             actual=[low, high],
-            evidence={"simulation": findings},
+            share=findings,
         )
-    return {"simulation": findings}
+    return Outcome(share=findings)
 
 
 def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[dict[str, Any]]:

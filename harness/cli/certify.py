@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
 
 from harness import __version__
@@ -34,7 +35,8 @@ from harness.cli.outputs import (
 )
 from harness.cli.signing import signed, signing_of
 from harness.cli.summary import print_summary
-from harness.outcomes import EXIT_CODES, SCHEMA_VERSION, Verdict
+from harness.model import Artifact, ProfileInfo, Reason, ReasonCode, Results
+from harness.outcomes import EXIT_CODES, Verdict
 from harness.paths import DATA_ROOT, in_data, verify_regular
 from harness.processes import Reaper, nothing_outlives
 from harness.settings import SETTINGS, add_arguments, plugin_args
@@ -153,7 +155,7 @@ def _planned(args: argparse.Namespace) -> argparse.Namespace:
     return applied
 
 
-def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
+def _artifacts(paths: list[str]) -> list[Artifact]:
     """Each file of the build submitted: its name, size and SHA-256, read before the run
     (a missing file is a usage error, not a certificate with a gap)."""
     records = []
@@ -169,31 +171,34 @@ def _artifacts(paths: list[str]) -> list[dict[str, Any]]:
         except OSError as exc:
             raise UsageError(f"--artifact {given}: {exc.strerror or exc}") from exc
         records.append(
-            {
-                "name": path.name,
-                "path": str(path.resolve()),
-                "bytes": size,
-                "sha256": digest.hexdigest(),
-            }
+            Artifact(
+                name=path.name,
+                path=str(path.resolve()),
+                bytes=size,
+                sha256=digest.hexdigest(),
+            )
         )
     return records
 
 
-def _annotated(
-    results: dict[str, Any], args: argparse.Namespace, artifacts: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _annotated(results: Results, args: argparse.Namespace, artifacts: list[Artifact]) -> Results:
     """results.json's manifest with what the command line knows and the runner does not:
-    the report id, the build submitted, the laboratory and the run plan (docs/results.md)."""
-    manifest = results.setdefault("manifest", {})
-    started = str(manifest.get("started") or "")  # the run's day (a stub has no manifest)
-    stamp = started[:10].replace("-", "") or time.strftime("%Y%m%d", time.gmtime())
-    manifest["report_id"] = f"CHC-{stamp}-{secrets.token_hex(4).upper()}"
-    manifest["artifacts"] = artifacts
+    the report id, the build submitted, the laboratory and the run plan (docs/results.md).
+    A stub has no manifest (the schema wants one whole or none): its report's id is made
+    from its hash (harness/report report_id)."""
+    manifest = results.manifest
+    if manifest is None:
+        return results
+    stamp = manifest.started[:10].replace("-", "") or time.strftime("%Y%m%d", time.gmtime())
     plan = getattr(args, "applied_plan", None)
-    if plan is not None:
-        manifest["laboratory"] = dict(plan.laboratory)
-        manifest["plan"] = plan.to_json()
-    return results
+    manifest = msgspec.structs.replace(
+        manifest,
+        report_id=f"CHC-{stamp}-{secrets.token_hex(4).upper()}",
+        artifacts=artifacts,
+        laboratory=dict(plan.laboratory) if plan is not None else manifest.laboratory,
+        plan=plan.to_json() if plan is not None else manifest.plan,
+    )
+    return msgspec.structs.replace(results, manifest=manifest)
 
 
 def _minimums(args: argparse.Namespace, profile: Profile) -> Minimums:
@@ -259,12 +264,12 @@ class _Handover:
     behind could replace before it is ended (docs/robustness.md)."""
 
     def __init__(self) -> None:
-        self.results: dict[str, Any] | None = None
+        self.results: Results | None = None
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        run = config.pluginmanager.get_plugin("chcert-run")
+        run = config.pluginmanager.get_plugin("chcert-controller")
         built = getattr(run, "results", None)
-        if isinstance(built, dict):
+        if isinstance(built, Results):
             self.results = built
 
 
@@ -325,7 +330,7 @@ def _run_certification(
     stage: Path,
     junit: Path,
     reaper: Reaper,
-    artifacts: list[dict[str, Any]],
+    artifacts: list[Artifact],
 ) -> tuple[int, str]:
     """Run the items, then write, draw and publish the outputs: the exit code and the
     SHA-256 of report.pdf as drawn (what may be signed)."""
@@ -388,10 +393,10 @@ def _run_certification(
             if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
                 hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
             built = _stub_results(profile.name, int(code), hint)
-        # From memory, as JSON reads it back: what is written, drawn and summed is what the
-        # plugin built, whatever a leftover process did to the files in the meantime
-        results = _annotated(json.loads(json_bytes(built)), args, artifacts)
-        data = json_bytes(results)
+        # From memory: what is written, drawn and summed is what the plugin built, whatever
+        # a leftover process did to the files in the meantime
+        results = _annotated(built, args, artifacts)
+        data = json_bytes(results.to_json())
         write_bytes_atomic(results_path, data)  # the bytes the report attaches and hashes
         write_junit(results, stage / "junit.xml")
         render(results, stage / "report.pdf", data)
@@ -403,23 +408,16 @@ def _run_certification(
         from harness.report.markdown import append_markdown, certify_markdown
 
         append_markdown(Path(args.summary_md), certify_markdown(results))
-    return EXIT_CODES[Verdict(results["verdict"])], drawn
+    return EXIT_CODES[results.verdict], drawn
 
 
-def _stub_results(profile: str, code: int, hint: str = "") -> dict[str, Any]:
+def _stub_results(profile: str, code: int, hint: str = "") -> Results:
     """results.json when the test runner stopped before the plugin could write it."""
-    reason = f"the test runner stopped before writing results (exit {code}){hint}"
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "verdict": Verdict.INCOMPLETE.value,
-        "implementation_verdict": Verdict.INCOMPLETE.value,
-        "publication_verdict": Verdict.INCOMPLETE.value,
-        "incomplete_reasons": [reason],
-        "gaps": [],
-        "selection": None,
-        "profile": {"name": profile},
-        "clauses": [],
-        "attestations": [],
-        "vectors": {},
-        "failures": [],
-    }
+    reason = Reason(code=ReasonCode.RUNNER_STOPPED, subject=str(code), detail=hint)
+    return Results(
+        verdict=Verdict.INCOMPLETE,
+        implementation_verdict=Verdict.INCOMPLETE,
+        publication_verdict=Verdict.INCOMPLETE,
+        incomplete_reasons=[reason],
+        profile=ProfileInfo(name=profile),
+    )

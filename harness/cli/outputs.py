@@ -19,7 +19,7 @@ from harness.paths import output_problem
 OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
 
 
-# What a run writes into repro/ (harness/runner.py, harness/publication.py): only these are
+# What a run writes into repro/ (harness/controller.py, harness/publication.py): only these are
 # ever removed with the earlier run's outputs.
 REPRO_FILES = re.compile(r"repro-[^/]*\.yaml|declared-profile\.yaml")
 

@@ -9,8 +9,9 @@ machines compare item by item.
 A run regressed when a verdict got worse (PASS < INCOMPLETE < FAIL), when
 anything that passed (a clause also when attested) is now anything else or
 gone, when anything now fails that did not, or when a failure is new. Files
-are read loosely: a results.json of an older harness (schema 1, no items,
-no publication section) still compares on what it has.
+are read as the run's records (harness/model.py), which upgrade a results.json
+of an older harness: one of schema 1 (no items, no publication section) still
+compares on what it has.
 
 The records here (`ResultsDiff` and its parts) are what every rendering reads: the
 text of `chcert diff` (text.py) and its Markdown summary (harness/report/markdown.py).
@@ -20,14 +21,17 @@ This module renders nothing and knows no renderer.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import msgspec
+
 from harness import strictjson
 from harness.errors import UserError
-from harness.evidence import SAMPLED, section_at
+from harness.evidence import SAMPLED
+from harness.model import Failure, Figure, ItemKind, Publication, Results
 from harness.outcomes import RANK, SCHEMA_VERSION, Status, Verdict
 from harness.paths import read_input
 
@@ -35,6 +39,8 @@ Direction = Literal["regression", "improvement", "other"]
 
 # The three verdicts of docs/results.md; a higher rank is worse (docs/verdict.md).
 VERDICT_KEYS = ("verdict", "implementation_verdict", "publication_verdict")
+# The version of results.json that added the implementation and publication verdicts.
+TWO_VERDICTS_SINCE = 2
 # Statuses that count as verified: a clause closed by an attestation is, for a gate, as
 # good as a passed one, and losing either is a regression (docs/ci.md).
 GOOD = frozenset({Status.PASS.value, Status.ATTESTED.value})
@@ -98,7 +104,7 @@ class FailureRef:
 
 @dataclass(frozen=True)
 class VectorCounts:
-    """`vectors` of each run (docs/results.md): {} for a stub or an older file."""
+    """`vectors` of each run (docs/results.md): zeros for a stub."""
 
     old: dict[str, int]
     new: dict[str, int]
@@ -168,15 +174,27 @@ class ResultsDiff:
 # ---------------------------------------------------------------------------- reading
 
 
-def load_results_file(path: str | Path) -> dict[str, Any]:
-    """A results.json, checked only for what a comparison needs: a verdict and clauses.
+def load_results_file(path: str | Path) -> Results:
+    """A results.json as records (harness/model.py), of this version or an earlier one.
 
-    Not validated against specs/schemas/results.schema.json: a baseline kept from an
-    older harness must still compare (docs/ci.md, Keeping a baseline).
+    What a comparison ranks is checked first, each with its own message: a verdict of
+    the three, clauses, a schema this chcert knows. Not validated against
+    specs/schemas/results.schema.json: a baseline kept from an older harness must still
+    compare (docs/ci.md, Keeping a baseline); a value of the wrong type is refused all
+    the same, since a gate cannot rank what it cannot read.
     """
-    file = Path(path)
+    data = _parsed(path)
     try:
-        text = read_input(file).decode("utf-8")
+        return Results.from_json(data)
+    except msgspec.ValidationError as exc:
+        raise DiffInputError(f"{path}: not a results file of this harness ({exc})") from None
+
+
+def _parsed(path: str | Path) -> dict[str, Any]:
+    """The JSON object of a results file, with a verdict of the three, clauses and a
+    schema_version this chcert knows; DiffInputError saying which is wrong otherwise."""
+    try:
+        text = read_input(Path(path)).decode("utf-8")
     except FileNotFoundError:
         raise DiffInputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -208,10 +226,13 @@ def load_results_file(path: str | Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- comparing
 
 
-def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
-    """Compare two results (parsed results.json): what changed, and whether it regressed."""
+def diff_results(old: Results, new: Results) -> ResultsDiff:
+    """Compare two runs' results: what changed, and whether it regressed."""
     old_run, new_run = _run(old), _run(new)
-    verdicts = tuple(_verdict_change(name, old.get(name), new.get(name)) for name in VERDICT_KEYS)
+    old_verdicts, new_verdicts = _verdicts(old), _verdicts(new)
+    verdicts = tuple(
+        _verdict_change(name, old_verdicts[name], new_verdicts[name]) for name in VERDICT_KEYS
+    )
     old_clauses, new_clauses = _clause_rows(old), _clause_rows(new)
     old_items, new_items = _item_rows(old), _item_rows(new)
     counts = Counter(clause for clause, _ in {*old_items, *new_items})
@@ -224,10 +245,10 @@ def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
     figures = tuple(_status_changes("figure", old_figures, new_figures))
 
     old_failures, new_failures = _failures(old), _failures(new)
-    appeared = tuple(f for key, f in new_failures.items() if key not in old_failures)
+    appeared = tuple(_ref(f) for key, f in new_failures.items() if key not in old_failures)
     gone = [f for key, f in old_failures.items() if key not in new_failures]
-    fixed = tuple(f for f in gone if _now_passes(f, new_items, new_figures, passing))
-    dropped = tuple(f for f in gone if not _now_passes(f, new_items, new_figures, passing))
+    fixed = tuple(_ref(f) for f in gone if _now_passes(f, new_items, new_figures, passing))
+    dropped = tuple(_ref(f) for f in gone if not _now_passes(f, new_items, new_figures, passing))
 
     evidence = tuple(_evidence_changes(old, new))
     regressed = (
@@ -259,6 +280,10 @@ def diff_results(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResultsDiff:
     )
 
 
+# A row's key: (clause, item name) for an item, (None, clause id or figure key) otherwise.
+Key = tuple[str | None, str]
+
+
 @dataclass(frozen=True)
 class _Row:
     """A clause, item or figure as the comparison sees it."""
@@ -268,33 +293,39 @@ class _Row:
     detail: str
 
 
-def _run(results: Mapping[str, Any]) -> Run:
-    manifest = _mapping(results.get("manifest"))
-    profile = results.get("profile")
-    name = profile.get("name") if isinstance(profile, dict) else profile
-    seed = manifest.get("seed")
+def _run(results: Results) -> Run:
+    manifest = results.manifest  # a stub has none
     return Run(
-        verdict=str(results.get("verdict")),
-        profile=name if isinstance(name, str) else None,
-        adapter=_str_or_none(results.get("adapter")),
-        seed=seed if isinstance(seed, int) else None,
-        harness_version=_str_or_none(manifest.get("harness_version")),
-        started=_str_or_none(manifest.get("started")),
-        schema_version=_int_or_none(results.get("schema_version")),
-        selection=bool(results.get("selection")),
+        verdict=results.verdict.value,
+        profile=results.profile.name,
+        adapter=results.adapter or None,  # a stub names none
+        seed=manifest.seed if manifest else None,
+        harness_version=manifest.harness_version if manifest else None,
+        started=manifest.started if manifest else None,
+        schema_version=results.schema_version,
+        selection=results.selection is not None,
     )
 
 
-def _verdict_change(name: str, old: Any, new: Any) -> VerdictChange:
+def _verdicts(results: Results) -> dict[str, str | None]:
+    """The three verdicts by name; a file of schema 1 had only the first, and its others
+    are none rather than the model's INCOMPLETE: the run never stated them."""
+    both = results.schema_version >= TWO_VERDICTS_SINCE
+    return {
+        "verdict": results.verdict.value,
+        "implementation_verdict": results.implementation_verdict.value if both else None,
+        "publication_verdict": results.publication_verdict.value if both else None,
+    }
+
+
+def _verdict_change(name: str, before: str | None, after: str | None) -> VerdictChange:
     """A verdict's change, by rank; a verdict missing from one file is only other."""
-    before, after = _str_or_none(old), _str_or_none(new)
     if before == after:
         return VerdictChange(name, before, after, "unchanged")
-    ranked = {v.value for v in Verdict}
-    if before in ranked and after in ranked:
-        worse = RANK[Verdict(after)] > RANK[Verdict(before)]
-        return VerdictChange(name, before, after, "regression" if worse else "improvement")
-    return VerdictChange(name, before, after, "other")
+    if before is None or after is None:
+        return VerdictChange(name, before, after, "other")
+    worse = RANK[Verdict(after)] > RANK[Verdict(before)]
+    return VerdictChange(name, before, after, "regression" if worse else "improvement")
 
 
 def status_direction(old: str | None, new: str | None) -> Direction:
@@ -313,8 +344,8 @@ def status_direction(old: str | None, new: str | None) -> Direction:
 
 def _status_changes(
     kind: Literal["clause", "item", "figure"],
-    old: dict[tuple[str | None, str], _Row],
-    new: dict[tuple[str | None, str], _Row],
+    old: dict[Key, _Row],
+    new: dict[Key, _Row],
 ) -> Iterator[StatusChange]:
     """Rows whose status differs, added or removed: OLD's order, then NEW's additions."""
     for key in [*old, *(k for k in new if k not in old)]:
@@ -346,84 +377,79 @@ def _vanished_fixes(changes: Iterable[StatusChange], passing: set[str]) -> Itera
         yield replace(c, direction="improvement") if fixed else c
 
 
-def _clause_rows(results: Mapping[str, Any]) -> dict[tuple[str | None, str], _Row]:
-    rows: dict[tuple[str | None, str], _Row] = {}
-    for clause in _dicts(results.get("clauses")):
-        cid = clause.get("id")
-        if isinstance(cid, str):
-            row = _Row(str(clause.get("status")), str(clause.get("title", "")), "")
-            _keep_worst(rows, (None, cid), row)
+def _clause_rows(results: Results) -> dict[Key, _Row]:
+    rows: dict[Key, _Row] = {}
+    for clause in results.clauses:
+        _keep_worst(rows, (None, clause.id), _Row(clause.status.value, clause.title, ""))
     return rows
 
 
-def _item_rows(results: Mapping[str, Any]) -> dict[tuple[str | None, str], _Row]:
+def _item_rows(results: Results) -> dict[Key, _Row]:
     """Items keyed by (clause, name): "manual review" and claim:FIGURE repeat across clauses."""
-    rows: dict[tuple[str | None, str], _Row] = {}
-    for clause in _dicts(results.get("clauses")):
-        cid = clause.get("id")
-        if not isinstance(cid, str):
-            continue
-        for item in _dicts(clause.get("items")):
-            name = item.get("name")
-            if isinstance(name, str):
-                detail = str(item.get("message") or item.get("needs") or "")
-                row = _Row(str(item.get("status")), str(item.get("kind", "")), detail)
-                _keep_worst(rows, (cid, name), row)
+    rows: dict[Key, _Row] = {}
+    for clause in results.clauses:
+        for item in clause.items:
+            row = _Row(item.status.value, item.kind.value, item.message or item.needs)
+            _keep_worst(rows, (clause.id, item.name), row)
     return rows
 
 
-def _figure_rows(results: Mapping[str, Any]) -> dict[tuple[str | None, str], _Row]:
+# The figures of `publication`: each list's prefix of its rows' keys, and the item kind
+# of a failure refuting one of its figures (that failure's item is `KIND:FIGURE`).
+FIGURE_LISTS: tuple[tuple[str, str, Callable[[Publication], list[Figure]]], ...] = (
+    ("claimed", "claim", lambda publication: publication.claimed_by_source),
+    ("published", "published", lambda publication: publication.published_by_game),
+)
+
+
+def _figure_rows(results: Results) -> dict[Key, _Row]:
     """Figures of `publication`: claimed by the rules source, or published by the game."""
-    publication = _mapping(results.get("publication"))
-    rows: dict[tuple[str | None, str], _Row] = {}
-    for section, prefix in (("claimed_by_source", "claimed"), ("published_by_game", "published")):
-        for figure in _dicts(publication.get(section)):
-            name = figure.get("figure")
-            if isinstance(name, str):
-                detail = _figure_detail(figure)
-                row = _Row(str(figure.get("status")), str(figure.get("source", "")), detail)
-                _keep_worst(rows, (None, f"{prefix}:{name}"), row)
+    rows: dict[Key, _Row] = {}
+    if results.publication is None:  # a stub, or a file of schema 1
+        return rows
+    for prefix, _, figures in FIGURE_LISTS:
+        for figure in figures(results.publication):
+            row = _Row(figure.status.value, figure.source, _figure_detail(figure))
+            _keep_worst(rows, (None, f"{prefix}:{figure.figure}"), row)
     return rows
 
 
-def _figure_detail(figure: Mapping[str, Any]) -> str:
-    if figure.get("reason"):
-        return str(figure["reason"])
-    claimed, computed = figure.get("claimed"), figure.get("computed")
-    return f"claimed {claimed}, computed {computed}" if computed is not None else ""
+def _figure_detail(figure: Figure) -> str:
+    if figure.reason:
+        return figure.reason
+    if figure.computed is None:
+        return ""
+    return f"claimed {figure.claimed}, computed {figure.computed}"
 
 
-def _keep_worst(
-    rows: dict[tuple[str | None, str], _Row], key: tuple[str | None, str], row: _Row
-) -> None:
+def _keep_worst(rows: dict[Key, _Row], key: Key, row: _Row) -> None:
     """Keep a repeated row's worst outcome, so a failing repeat is never hidden."""
     held = rows.get(key)
     if held is None or STATUS_RANK.get(row.status, 5) > STATUS_RANK.get(held.status, 5):
         rows[key] = row
 
 
-def _failures(results: Mapping[str, Any]) -> dict[tuple[str | None, str], FailureRef]:
+def _failures(results: Results) -> dict[Key, Failure]:
     """Failures keyed by (clause, item), the first of each: messages carry amounts and
     counts that differ between runs of the same fault."""
-    found: dict[tuple[str | None, str], FailureRef] = {}
-    for failure in _dicts(results.get("failures")):
-        clause, item = _str_or_none(failure.get("clause")), str(failure.get("item", ""))
-        if (clause, item) not in found:
-            found[(clause, item)] = FailureRef(
-                clause=clause,
-                item=item,
-                kind=str(failure.get("kind", "")),
-                message=str(failure.get("message", "")),
-                reproduce=str(failure.get("reproduce", "")),
-            )
+    found: dict[Key, Failure] = {}
+    for failure in results.failures:
+        found.setdefault((failure.clause, failure.item), failure)
     return found
 
 
+def _ref(failure: Failure) -> FailureRef:
+    return FailureRef(
+        clause=failure.clause,
+        item=failure.item,
+        kind=failure.kind.value,
+        message=failure.message,
+        reproduce=failure.reproduce,
+    )
+
+
 def _now_passes(
-    failure: FailureRef,
-    items: dict[tuple[str | None, str], _Row],
-    figures: dict[tuple[str | None, str], _Row],
-    passing: set[str],
+    failure: Failure, items: dict[Key, _Row], figures: dict[Key, _Row], passing: set[str]
 ) -> bool:
     """Whether a failure that is gone is fixed: its item (or figure) passes now, or, for
     an item listed only while it fails, its clause does (see _vanished_fixes).
@@ -431,9 +457,10 @@ def _now_passes(
     A failure whose item a selection left out is gone but not fixed. hello and
     required-capabilities have no row of their own: gone is fixed.
     """
-    row = items.get((failure.clause, failure.item)) or figures.get((None, failure.item))
-    if row is None and failure.item.startswith("claim:"):
-        row = figures.get((None, "claimed:" + failure.item.removeprefix("claim:")))
+    figure = _figure_key(failure)
+    row = items.get((failure.clause, failure.item)) or (
+        figures.get((None, figure)) if figure else None
+    )
     if row is not None:
         return row.status in GOOD
     if failure.clause is not None:
@@ -441,52 +468,88 @@ def _now_passes(
     return failure.item in ("hello", "required-capabilities")
 
 
-def _vector_counts(results: Mapping[str, Any]) -> dict[str, int]:
-    counts = _mapping(results.get("vectors"))
-    return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
+def _figure_key(failure: Failure) -> str | None:
+    """The key of the figure a publication failure refutes (as _figure_rows keys it), or
+    None for a failure of anything else. Its item names the figure after its kind:
+    `claim:FIGURE` is the row `claimed:FIGURE`."""
+    prefix = next((p for p, kind, _ in FIGURE_LISTS if kind == failure.item_kind), None)
+    return f"{prefix}:{failure.item.partition(':')[2]}" if prefix else None
 
 
-# The measures of evidence compared (docs/ci.md): the sampled checks' (harness/evidence.py)
-# and the differential's strata met, each where results.json records it.
-EVIDENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    *((s.name, s.what, (*s.path, s.size)) for s in SAMPLED),
-    ("strata_met", "strata of the differential met", ("differential", "strata", "met")),
-)
+def _vector_counts(results: Results) -> dict[str, int]:
+    return msgspec.structs.asdict(results.vectors)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure of evidence compared: what it counts, and its size in a run's records,
+    None where they hold none (a section an older file or a stub lacks)."""
+
+    name: str
+    what: str
+    size: Callable[[Results], int | None]
+
+
+def _rng_decks(results: Results) -> int | None:
+    return results.rng.decks if results.rng else None
+
+
+def _rtp_rounds(results: Results) -> int | None:
+    """A simulation stopped before the end of its rounds records none: the model writes
+    no count of 0 (`Simulation` omits its defaults)."""
+    return (results.math.simulation.rounds or None) if results.math else None
+
+
+def _seat_hands(results: Results) -> int | None:
+    return results.differential.seat_hands if results.differential else None
+
+
+# Each sampled check's size in the records, by its name in harness/evidence.py SAMPLED
+# (which says where results.json keeps it).
+SAMPLE_SIZES: dict[str, Callable[[Results], int | None]] = {
+    "rng_decks": _rng_decks,
+    "rtp_rounds": _rtp_rounds,
+    "differential": _seat_hands,
+}
+
+
+def _strata_met(results: Results) -> int | None:
+    return results.differential.strata.met if results.differential else None
+
+
+def _items_run(results: Results) -> int | None:
+    """The planned items that ran to a verdict (a cause the differential attributes to a
+    clause is listed while it fails, and is no item of its own); none for a file with no
+    clauses (a stub)."""
+    if not results.clauses:
+        return None
+    return sum(
+        1
+        for clause in results.clauses
+        for item in clause.items
+        if item.status in (Status.PASS, Status.FAIL) and item.kind is not ItemKind.DIFFERENTIAL
+    )
+
+
 ITEMS_RUN = "items run to a verdict"
+# The measures of evidence compared (docs/ci.md): the sampled checks', the differential's
+# strata met, and the items run.
+EVIDENCE = (
+    *(Measure(s.name, s.what, SAMPLE_SIZES[s.name]) for s in SAMPLED),
+    Measure("strata_met", "strata of the differential met", _strata_met),
+    Measure("items_run", ITEMS_RUN, _items_run),
+)
 
 
-def _measures(results: Mapping[str, Any]) -> dict[str, int]:
-    """Each measure of evidence a file records (an older file or a stub may lack some),
-    and the planned items that ran to a verdict (a cause the differential attributes to a
-    clause is listed while it fails, and is no item of its own)."""
-    found: dict[str, int] = {}
-    for name, _, path in EVIDENCE:
-        node = (section_at(results, path[:-1]) or {}).get(path[-1])
-        if isinstance(node, int) and not isinstance(node, bool):
-            found[name] = node
-    clauses = list(_dicts(results.get("clauses")))
-    if clauses:
-        found["items_run"] = sum(
-            1
-            for c in clauses
-            for item in _dicts(c.get("items"))
-            if item.get("status") in (Status.PASS, Status.FAIL)
-            and item.get("kind") != "differential"
-        )
-    return found
-
-
-def _evidence_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[EvidenceChange]:
+def _evidence_changes(old: Results, new: Results) -> Iterator[EvidenceChange]:
     """Every measure whose size differs. A measure OLD records and NEW does not (a section
-    removed, a size that is no whole number) counts as none at all in NEW: evidence a
-    file does not state is evidence a gate cannot credit."""
-    before, after = _measures(old), _measures(new)
-    whats = {name: what for name, what, _ in EVIDENCE} | {"items_run": ITEMS_RUN}
-    for name, what in whats.items():
-        if name in before and before[name] != after.get(name, 0):
-            old_size, new_size = before[name], after.get(name, 0)
-            better: Direction = "improvement" if new_size > old_size else "regression"
-            yield EvidenceChange(name, what, old_size, new_size, better)
+    removed) counts as none at all in NEW: evidence a file does not state is evidence a
+    gate cannot credit."""
+    for measure in EVIDENCE:
+        before, after = measure.size(old), measure.size(new) or 0
+        if before is not None and before != after:
+            better: Direction = "improvement" if after > before else "regression"
+            yield EvidenceChange(measure.name, measure.what, before, after, better)
 
 
 def _same(old: Mapping[Any, _Row], new: Mapping[Any, _Row]) -> int:
@@ -555,24 +618,3 @@ def _folded(d: ResultsDiff) -> set[tuple[str, str]]:
         for clause, key in alike
         if clause is not None and per_clause[clause] == by_clause[clause].items
     }
-
-
-# ---------------------------------------------------------------------------- loose reading
-
-
-def _dicts(value: Any) -> Iterator[dict[str, Any]]:
-    """The dict entries of a list; anything else is skipped (loose reading)."""
-    if isinstance(value, list):
-        yield from (entry for entry in value if isinstance(entry, dict))
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -11,7 +11,6 @@ from harness.diff.compare import (
     listed_changes,
 )
 
-VECTOR_KEYS = ("total", "passed", "failed", "errors", "not_tested")
 DETAIL_WIDTH = 110  # messages on screen are cut; --json and results.json hold them whole
 
 
@@ -92,12 +91,8 @@ def _failure_line(label: str, f: FailureRef, reproduce: bool = False) -> str:
 
 
 def _vectors_line(v: VectorCounts) -> str:
-    keys = dict.fromkeys([*VECTOR_KEYS, *v.old, *v.new])
-    parts = [
-        f"{k} {v.old.get(k, '-')} -> {v.new.get(k, '-')}"
-        for k in keys
-        if v.old.get(k) != v.new.get(k)
-    ]
+    """The counts that differ: each run holds every count, in one order (a stub zeros)."""
+    parts = [f"{k} {count} -> {v.new[k]}" for k, count in v.old.items() if count != v.new[k]]
     return "vectors: " + ", ".join(parts)
 
 

@@ -1,27 +1,29 @@
 """The certification report: a PDF rendered from results.json alone.
 
-The report never runs tests: it reads the results of a run (a dict or the
-results.json file), so an auditor can re-render it from the archived JSON.
-Every key is read with a default: a stub written when the runner stopped early,
-or an archive from an older harness, still renders.
+The report never runs tests: it reads the records of a run (`Results`,
+harness/model.py), so an auditor can re-render it from the archived JSON
+(`Results.from_json` reads it, and the files of earlier versions too). Every
+section a stub written when the runner stopped early lacks is drawn as not
+recorded.
 
 Whatever the file holds, `render` writes a PDF and does not raise
-(docs/robustness.md). Every string is escaped, its control characters shown as
-`\\xNN`, and cut to a stated length with its full size said (TEXT_LIMIT, or
-CELL_LIMIT in a table cell); the verdict is drawn only from the closed set and
-checked against the clause statuses, and a contradiction is shown as such; and
-should the full report still fail to lay out, a plainer one is written in its
-place, and failing that a page with the verdict and the error.
+(docs/robustness.md). A file the model cannot read gets a page saying why. Every
+string is escaped, its control characters shown as `\\xNN`, and cut to a stated
+length with its full size said (TEXT_LIMIT, or CELL_LIMIT in a table cell); the
+verdict is checked against the clause statuses, and a contradiction is shown as
+such; and should the full report still fail to lay out, a plainer one is written
+in its place, and failing that a page with the verdict and the error.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
@@ -46,13 +48,40 @@ from harness.evidence import (
     floors,
     policy_problems,
     samples,
-    section_at,
 )
-from harness.outcomes import RANK, Verdict
+from harness.model import (
+    Attestation,
+    ClauseKind,
+    ClauseRow,
+    CorpusSection,
+    DifferentialSection,
+    EvidenceSection,
+    Failure,
+    FailureKind,
+    Figure,
+    Gap,
+    ItemKind,
+    Manifest,
+    MathSection,
+    OutOfScope,
+    PlayFigures,
+    ProfileInfo,
+    Protocol,
+    Publication,
+    ReasonCode,
+    Results,
+    RngSection,
+    Selection,
+    Simulation,
+    StrategyInfo,
+)
+from harness.outcomes import Status, Verdict, worse
 from harness.report.certificate import (
     certificate,
     certificate_word,
     contradiction,
+    game,
+    hello_of,
     verdict_banner,
     verdict_lines,
 )
@@ -62,7 +91,13 @@ from harness.report.charts import (
     position_heatmap,
     rtp_interval,
 )
-from harness.report.failures import cause_block, group_failures, stderr_block
+from harness.report.failures import (
+    cause_block,
+    cause_title,
+    cause_what,
+    group_failures,
+    stderr_block,
+)
 from harness.report.layout import ReportDocument, build, contents, heading
 from harness.report.seal import attach_results, results_digest
 from harness.report.style import (
@@ -88,44 +123,36 @@ from harness.report.style import (
     status_label,
     text_shown,
 )
+from harness.report.words import reason_text, ways_to_close, why_text
 from harness.results import json_bytes
 
 MAX_CAUSES_SHOWN = 60  # causes drawn with a worked example; every failure is in results.json
 
 
-def _status_line(prefix: str, section: dict[str, Any]) -> Paragraph:
+def _status_line(prefix: str, status: Status, reason: str) -> Paragraph:
     """A section that holds no figures: its status and, when given, why."""
-    status = status_label(section.get("status", "not_tested"))
-    reason = section.get("reason")
-    return para(f"{prefix}{status}: {reason}" if reason else f"{prefix}{status}")
+    shown = status_label(status)
+    return para(f"{prefix}{shown}: {reason}" if reason else f"{prefix}{shown}")
 
 
-def _close_text(to_close: list[Any]) -> str:
-    """What would close a gap, once each: ["an attestation", "or an attestation"] is one."""
-    seen: set[str] = set()
-    shown: list[str] = []
-    for way in to_close:
-        key = str(way).removeprefix("or ")
-        if key not in seen:
-            seen.add(key)
-            shown.append(str(way) if shown else key)
-    return ", ".join(shown)
+def _close_text(needs: list[str]) -> str:
+    """What would close a gap, each way once; an attestation always would."""
+    return ", ".join(ways_to_close(needs))
 
 
-def _selection_line(selection: dict[str, Any] | None) -> list[Flowable]:
+def _selection_line(selection: Selection | None) -> list[Flowable]:
     """A selection is never a certificate: it gets a box no reader can miss."""
-    if not selection:
+    if selection is None:
         return []
-    expressions = selection.get("expressions") or {}
-    shown = " ".join(f"{k} {v!r}" for k, v in expressions.items()) or "(paths)"
+    shown = " ".join(f"{k} {v!r}" for k, v in selection.expressions.items()) or "(paths)"
     text = (
-        f"<b>Selection {esc(shown)}: {selection.get('ran', '?')} of "
-        f"{selection.get('planned', '?')} items ran; a selection is never a certificate</b>"
+        f"<b>Selection {esc(shown)}: {selection.ran} of {selection.planned} items ran; "
+        "a selection is never a certificate</b>"
     )
     cell: list[Flowable] = [Paragraph(text, LEAD)]
-    left_out = selection.get("left_out") or []
+    left_out = selection.left_out
     if left_out:
-        named = ", ".join(str(i) for i in left_out[:MAX_LEFT_OUT_SHOWN])
+        named = ", ".join(left_out[:MAX_LEFT_OUT_SHOWN])
         more = len(left_out) - MAX_LEFT_OUT_SHOWN
         rest = f" and {more} more (listed in results.json)" if more > 0 else ""
         cell.append(para(f"Left out: {named}{rest}", SMALL))
@@ -141,74 +168,90 @@ def _selection_line(selection: dict[str, Any] | None) -> list[Flowable]:
     return [Spacer(1, 1 * mm), box]
 
 
-_SHOWN_ELSEWHERE = (re.compile(r"^selection "), re.compile(r"^\d+ clauses not tested: "))
+def _shown_elsewhere(results: Results) -> set[ReasonCode]:
+    """The reasons the headline gives in their own place: the selection in its box, the
+    clauses not tested in the table of gaps."""
+    shown: set[ReasonCode] = set()
+    if results.selection is not None:
+        shown.add(ReasonCode.SELECTION)
+    if results.gaps:
+        shown.add(ReasonCode.CLAUSES_NOT_TESTED)
+    return shown
 
 
-def _reasons(results: dict[str, Any]) -> list[Flowable]:
+def _reasons(results: Results) -> list[Flowable]:
     """Why the run is incomplete, less what the selection box and the gaps already say."""
-    skip = [
-        pattern
-        for pattern, shown in zip(
-            _SHOWN_ELSEWHERE, (results.get("selection"), results.get("gaps")), strict=True
-        )
-        if shown
-    ]
+    skip = _shown_elsewhere(results)
     return [
-        para(f"Incomplete: {reason}")
-        for reason in results.get("incomplete_reasons") or []
-        if not any(p.match(str(reason)) for p in skip)
+        para(f"Incomplete: {reason_text(reason)}")
+        for reason in results.incomplete_reasons
+        if reason.code not in skip
     ]
 
 
-def _evidence(f: dict[str, Any]) -> dict[str, Any]:
-    evidence = f.get("evidence")
-    return evidence if isinstance(evidence, dict) else {}
-
-
-def _figure_finding(f: dict[str, Any], sources: dict[str, str]) -> str:
-    """A refuted figure in a line: what was claimed, by whom, what the mathematics gives."""
-    item = str(f.get("item") or "")
-    kind, _, figure = item.partition(":")
-    evidence = _evidence(f)
-    by = "by the game (hello config.published)" if kind == "published" else "by the rules source"
-    if kind == "claim" and figure in sources:
-        by += f" ({sources[figure]})"
-    clause = f" [{f['clause']}]" if f.get("clause") else ""
-    reading = evidence.get("reading")
-    return (
-        f"{figure or item}{clause}: claimed {claimed_pct(f.get('expected'))} {by}; computed "
-        f"{pct(f.get('actual'))}" + (f" on the nearest reading, {reading}" if reading else "")
+def _refuted_figure(f: Failure, publication: Publication | None) -> Figure | None:
+    """The figure a publication failure refutes, as the publication section records it:
+    the refuted one of its list (claimed by the source, or published by the game) whose
+    claimed and computed values the failure carries as expected and actual."""
+    if publication is None:
+        return None
+    figures = (
+        publication.published_by_game
+        if f.item_kind == "published"
+        else publication.claimed_by_source
+    )
+    return next(
+        (
+            g
+            for g in figures
+            if g.status is Status.FAIL and g.claimed == f.expected and g.computed == f.actual
+        ),
+        None,
     )
 
 
-def _publication_findings(results: dict[str, Any]) -> list[Flowable]:
+def _figure_finding(f: Failure, publication: Publication | None) -> str:
+    """A refuted figure in a line: what was claimed, by whom, what the mathematics gives."""
+    figure = _refuted_figure(f, publication)
+    if f.item_kind == "published":
+        by = "by the game (hello config.published)"
+    else:
+        by = "by the rules source" + (f" ({figure.source})" if figure is not None else "")
+    clause = f" [{f.clause}]" if f.clause else ""
+    reading = f.evidence.get("reading")
+    return (
+        f"{figure.figure if figure is not None else f.item}{clause}: claimed "
+        f"{claimed_pct(f.expected)} {by}; computed {pct(f.actual)}"
+        + (f" on the nearest reading, {reading}" if reading else "")
+    )
+
+
+def _publication_findings(results: Results) -> list[Flowable]:
     """Each refuted figure on its own line: the publication verdict's evidence."""
-    found = [f for f in results.get("failures") or [] if f.get("kind") == "publication"]
+    found = [f for f in results.failures if f.kind is FailureKind.PUBLICATION]
     if not found:
         return []
-    claims = (results.get("publication") or {}).get("claimed_by_source") or []
-    sources = {str(c.get("figure")): str(c.get("source", "")) for c in claims}
     flow: list[Flowable] = [heading(f"Refuted figures ({len(found)})", 1)]
-    flow += [para(f"\u2022 {_figure_finding(f, sources)}") for f in found]
+    flow += [para(f"\u2022 {_figure_finding(f, results.publication)}") for f in found]
     return flow
 
 
-def _gaps(gaps: list[dict[str, Any]]) -> list[Flowable]:
+def _gaps(gaps: list[Gap]) -> list[Flowable]:
     """Clauses not tested, grouped by reason: why each was not, and what would close it."""
     if not gaps:
         return []
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[Gap]] = {}
     for gap in gaps:
-        why = "; ".join(str(w).removeprefix("not tested: ") for w in gap.get("why") or [])
-        groups.setdefault((why, _close_text(gap.get("to_close") or [])), []).append(gap)
+        why = "; ".join(why_text(w) for w in gap.why)
+        groups.setdefault((why, _close_text(gap.to_close)), []).append(gap)
     rows: list[list[Any]] = [[para("Clauses"), para("Why not tested"), para("To close")]]
     for (why, close), members in groups.items():
         named = (
-            f"{members[0].get('clause')}: {members[0].get('title', '')}"
+            f"{members[0].clause}: {members[0].title}"
             if len(members) == 1
-            else ", ".join(str(g.get("clause")) for g in members)
+            else ", ".join(g.clause for g in members)
         )
-        rows.append([para(named, SMALL), para(why or "-", SMALL), para(close or "-", SMALL)])
+        rows.append([para(named, SMALL), para(why or "-", SMALL), para(close, SMALL)])
     return [
         heading(f"Clauses not tested ({len(gaps)})", 1),
         grid(rows, [70 * mm, 55 * mm, 45 * mm]),
@@ -218,81 +261,75 @@ def _gaps(gaps: list[dict[str, Any]]) -> list[Flowable]:
 FIRST_PAGE_CAUSES = 8
 
 
-def _run_failures(results: dict[str, Any]) -> list[Flowable]:
+def _run_failures(results: Results) -> list[Flowable]:
     """The game's failures by cause, each with the command reproducing its first: what an
     auditor needs first (every failure, with evidence, is under Failures)."""
-    found = [f for f in results.get("failures") or [] if f.get("kind") == "implementation"]
+    found = [f for f in results.failures if f.kind is FailureKind.IMPLEMENTATION]
     if not found:
         return []
-    causes = group_failures(found)
-    title = f"Failures of the game ({len(found)}, {len(causes)} causes)"
+    groups = group_failures(found)
+    title = f"Failures of the game ({len(found)}, {len(groups)} causes)"
     flow: list[Flowable] = [heading(title, 1)]
-    for cause in causes[:FIRST_PAGE_CAUSES]:
-        _, clause, what = cause.key
-        first = cause.members[0]
+    for group in groups[:FIRST_PAGE_CAUSES]:
+        first = group.members[0]
+        what = cause_what(group.cause)
+        count = len(group.members)
         flow.append(
-            para(f"\u2022 {clause}: {what} ({len(cause.members)}); first {first.get('item')}")
+            para(f"\u2022 {group.cause.clause or '-'}: {what} ({count}); first {first.item}")
         )
-        if first.get("reproduce"):
-            flow.append(para(f"reproduce: {first['reproduce']}", MONO))
-    if len(causes) > FIRST_PAGE_CAUSES:
-        flow.append(para(f"... and {len(causes) - FIRST_PAGE_CAUSES} more causes under Failures"))
+        if first.reproduce:
+            flow.append(para(f"reproduce: {first.reproduce}", MONO))
+    if len(groups) > FIRST_PAGE_CAUSES:
+        flow.append(para(f"... and {len(groups) - FIRST_PAGE_CAUSES} more causes under Failures"))
     return flow
 
 
-def _headline(results: dict[str, Any]) -> list[Flowable]:
+def _headline(results: Results) -> list[Flowable]:
     """What an auditor reads first, under the banner: the two verdicts, the selection, why
     the run is incomplete, each refuted figure, each clause not tested."""
     return [
         *verdict_lines(results),
-        *_selection_line(results.get("selection")),
+        *_selection_line(results.selection),
         *_reasons(results),
-        *stderr_block(results.get("implementation_stderr"), "The game's stderr (last lines):"),
+        *stderr_block(results.implementation_stderr, "The game's stderr (last lines):"),
         *_run_failures(results),
         *_publication_findings(results),
-        *_gaps(results.get("gaps") or []),
+        *_gaps(results.gaps),
     ]
 
 
-def _attestation_count(results: dict[str, Any]) -> str:
-    given = results.get("attestations") or []
+def _attestation_count(given: list[Attestation]) -> str:
     if not given:
         return "none"
-    applied = sum(bool(a.get("applied")) for a in given)
+    applied = sum(a.applied for a in given)
     return f"{len(given)} given: {applied} applied, {len(given) - applied} not applied"
 
 
-def _summary(results: dict[str, Any]) -> list[Flowable]:
-    impl = results.get("implementation") or {}
-    profile = results.get("profile") or {}
-    manifest = results.get("manifest") or {}
-    vectors = results.get("vectors") or {}
-    clauses = results.get("clauses") or []
-    count = {
-        s: sum(c.get("status") == s for c in clauses)
-        for s in ("pass", "fail", "not_tested", "attested")
-    }
+def _summary(results: Results) -> list[Flowable]:
+    profile, manifest, vectors = results.profile, results.manifest, results.vectors
+    clauses = results.clauses
+    count = {s: sum(c.status is s for c in clauses) for s in Status}
+    run = (
+        f"{manifest.started} to {manifest.finished}, seed {manifest.seed}"
+        if manifest is not None
+        else "? to ?, seed ?"
+    )
     rows = [
-        ["Implementation", f"{impl.get('name', '?')} {impl.get('version', '')}".strip()],
-        ["Adapter", results.get("adapter", "")],
-        ["Profile", f"{profile.get('name', '?')}: {profile.get('title', '')}"],
+        ["Implementation", game(hello_of(results))],
+        ["Adapter", results.adapter],
+        ["Profile", f"{profile.name}: {profile.title}"],
         [
             "Clauses",
-            f"{len(clauses)}: {count['pass']} passed, {count['fail']} failed, "
-            f"{count['not_tested']} not tested, {count['attested']} attested",
+            f"{len(clauses)}: {count[Status.PASS]} passed, {count[Status.FAIL]} failed, "
+            f"{count[Status.NOT_TESTED]} not tested, {count[Status.ATTESTED]} attested",
         ],
         [
             "Vectors",
-            f"{vectors.get('total', 0)}: {vectors.get('passed', 0)} passed, "
-            f"{vectors.get('failed', 0)} failed, {vectors.get('errors', 0)} errors, "
-            f"{vectors.get('not_tested', 0)} not tested",
+            f"{vectors.total}: {vectors.passed} passed, {vectors.failed} failed, "
+            f"{vectors.errors} errors, {vectors.not_tested} not tested",
         ],
-        ["Attestations", _attestation_count(results)],
-        [
-            "Run",
-            f"{manifest.get('started', '?')} to {manifest.get('finished', '?')}, "
-            f"seed {manifest.get('seed', '?')}",
-        ],
+        ["Attestations", _attestation_count(results.attestations)],
+        ["Run", run],
     ]
     return [
         Spacer(1, 3 * mm),
@@ -300,35 +337,31 @@ def _summary(results: dict[str, Any]) -> list[Flowable]:
     ]
 
 
-def _clause_notes(c: dict[str, Any]) -> list[str]:
-    notes = [str(n) for n in c.get("notes") or []]
-    if c.get("failed"):
-        notes = [f"failed: {', '.join(str(n) for n in c['failed'])}", *notes]
-    if c.get("status") == "not_tested" and c.get("to_close"):
-        notes.append(f"To close: {_close_text(c['to_close'])}")
+def _clause_notes(c: ClauseRow) -> list[str]:
+    notes = [reason_text(n) for n in c.notes]
+    if c.failed:
+        notes = [f"failed: {', '.join(c.failed)}", *notes]
+    if c.status is Status.NOT_TESTED:
+        notes.append(f"To close: {_close_text(c.to_close)}")
     return notes
 
 
-def _source_tag(source: Any) -> str:
+def _source_tag(source: str) -> str:
     """A clause's source as the matrix cites it: "[000] Rules, bullet 1: ..." for
     "000_b7243a02efc0c650.txt: Rules, bullet 1: ..." (the legend above names [000])."""
-    file, sep, ref = str(source).partition(": ")
-    return f"[{file.split('_')[0]}] {ref}" if sep and file.endswith(".txt") else str(source)
+    file, sep, ref = source.partition(": ")
+    return f"[{file.split('_')[0]}] {ref}" if sep and file.endswith(".txt") else source
 
 
-def _source_legend(clauses: list[dict[str, Any]], profile: dict[str, Any]) -> list[Flowable]:
+def _source_legend(clauses: list[ClauseRow], profile: ProfileInfo) -> list[Flowable]:
     """Each rules source the matrix cites, by its tag, title and file."""
-    titles = {
-        str(s.get("file")): str(s.get("title") or "")
-        for s in profile.get("sources") or []
-        if isinstance(s, dict)
-    }
+    titles = {s.file: s.title for s in profile.sources}
     files = sorted(
         {
-            str(s).partition(": ")[0]
+            s.partition(": ")[0]
             for c in clauses
-            for s in c.get("sources") or []
-            if str(s).partition(": ")[0].endswith(".txt")
+            for s in c.sources
+            if s.partition(": ")[0].endswith(".txt")
         }
     )
     if not files:
@@ -340,55 +373,55 @@ def _source_legend(clauses: list[dict[str, Any]], profile: dict[str, Any]) -> li
     return [para("Rules sources cited below:", SMALL), grid(rows, [14 * mm, 156 * mm], False)]
 
 
-def _clause_cell(c: dict[str, Any]) -> list[Flowable]:
+def _clause_cell(c: ClauseRow) -> list[Flowable]:
     return [
-        para(c.get("title", ""), SMALL),
-        para("; ".join(_source_tag(s) for s in c.get("sources") or []), SMALL),
+        para(c.title, SMALL),
+        para("; ".join(_source_tag(s) for s in c.sources), SMALL),
         *[para(n, SMALL) for n in _clause_notes(c)],
     ]
 
 
-def _clause_matrix(clauses: list[dict[str, Any]]) -> Table:
+def _clause_matrix(clauses: list[ClauseRow]) -> Table:
     """Rules clauses: each verified by vectors and checks the profile plans."""
     head = ("Clause", "Rule and source", "Result", "Vectors", "Checks")
     rows: list[list[Any]] = [[para(h, SMALL) for h in head]]
     for c in clauses:
         rows.append(
             [
-                para(c.get("id", "?"), SMALL),
+                para(c.id, SMALL),
                 _clause_cell(c),
-                para(status_label(c.get("status", "not_tested")), SMALL),
-                para(c.get("vectors", 0), SMALL),
-                para(c.get("checks", 0), SMALL),
+                para(status_label(c.status), SMALL),
+                para(c.vectors, SMALL),
+                para(c.checks, SMALL),
             ]
         )
     table = grid(rows, [24 * mm, 104 * mm, 16 * mm, 13 * mm, 13 * mm])
-    return colour_status(table, 2, [c.get("status") for c in clauses])
+    return colour_status(table, 2, [c.status for c in clauses])
 
 
-def _figure_matrix(clauses: list[dict[str, Any]]) -> Table:
+def _figure_matrix(clauses: list[ClauseRow]) -> Table:
     """Published figures: each clause a figure its source claims, checked by exact mathematics."""
     rows: list[list[Any]] = [
         [para(h, SMALL) for h in ("Clause", "Figure and source", "Result", "Finding")]
     ]
     for c in clauses:
-        findings = [i for i in c.get("items") or [] if i.get("kind") == "claim"]
+        findings = [i for i in c.items if i.kind is ItemKind.CLAIM]
         rows.append(
             [
-                para(c.get("id", "?"), SMALL),
+                para(c.id, SMALL),
                 _clause_cell(c),
-                para(status_label(c.get("status", "not_tested")), SMALL),
-                [para(i.get("message", ""), SMALL) for i in findings],
+                para(status_label(c.status), SMALL),
+                [para(i.message, SMALL) for i in findings],
             ]
         )
     table = grid(rows, [24 * mm, 84 * mm, 16 * mm, 46 * mm])
-    return colour_status(table, 2, [c.get("status") for c in clauses])
+    return colour_status(table, 2, [c.status for c in clauses])
 
 
-def _traceability(clauses: list[dict[str, Any]], profile: dict[str, Any]) -> list[Flowable]:
+def _traceability(clauses: list[ClauseRow], profile: ProfileInfo) -> list[Flowable]:
     """The matrix, split as the verdicts are: rules clauses, then published figures."""
-    rules = [c for c in clauses if c.get("kind", "implementation") != "publication"]
-    figures = [c for c in clauses if c.get("kind") == "publication"]
+    rules = [c for c in clauses if c.kind is not ClauseKind.PUBLICATION]
+    figures = [c for c in clauses if c.kind is ClauseKind.PUBLICATION]
     flow: list[Flowable] = [heading("Clause traceability")]
     if not clauses:
         return [*flow, para("No clause was judged.")]
@@ -400,7 +433,7 @@ def _traceability(clauses: list[dict[str, Any]], profile: dict[str, Any]) -> lis
     return flow
 
 
-def _attestations(entries: list[dict[str, Any]]) -> list[Flowable]:
+def _attestations(entries: list[Attestation]) -> list[Flowable]:
     """The laboratory's attestations: which closed a gap, which were not needed or rejected."""
     flow: list[Flowable] = [heading("Attestations")]
     if not entries:
@@ -408,14 +441,14 @@ def _attestations(entries: list[dict[str, Any]]) -> list[Flowable]:
     head = ("Clause", "Result", "By, date", "Evidence", "Applied")
     rows: list[list[Any]] = [[para(h, SMALL) for h in head]]
     for a in entries:
-        applied = "applied" if a.get("applied") else "not applied"
-        note = f": {a['note']}" if a.get("note") else ""
+        applied = "applied" if a.applied else "not applied"
+        note = f": {a.note}" if a.note else ""
         rows.append(
             [
-                para(a.get("clause", "?"), SMALL),
-                para(status_label(a.get("result", "")), SMALL),
-                para(f"{a.get('by', '?')}, {a.get('date', '?')}", SMALL),
-                para(a.get("evidence", ""), SMALL),
+                para(a.clause, SMALL),
+                para(status_label(a.result), SMALL),
+                para(f"{a.by}, {a.date}", SMALL),
+                para(a.evidence, SMALL),
                 para(applied + note, SMALL),
             ]
         )
@@ -427,7 +460,7 @@ def _attestations(entries: list[dict[str, Any]]) -> list[Flowable]:
                     "BACKGROUND",
                     (4, i),
                     (4, i),
-                    STATUS_COLOURS["attested" if a.get("applied") else "not_tested"],
+                    STATUS_COLOURS["attested" if a.applied else "not_tested"],
                 )
                 for i, a in enumerate(entries, start=1)
             ]
@@ -436,96 +469,99 @@ def _attestations(entries: list[dict[str, Any]]) -> list[Flowable]:
     return [*flow, table]
 
 
-def _differential(section: dict[str, Any], corpus: dict[str, Any]) -> list[Flowable]:
+def _differential(
+    section: DifferentialSection | None, corpus: CorpusSection | None
+) -> list[Flowable]:
     """The differential check and the generated corpus: how much ran, how strong it was."""
     flow: list[Flowable] = [heading("Differential conformance and generated corpus")]
-    if not section and not corpus:
+    if section is None and corpus is None:
         return [*flow, para("Not available: this results file records neither.")]
-    if section:
-        strata = section.get("strata") or {}
-        rate = float(section.get("detectable_fault_rate", 1.0))
-        short = strata.get("short") or {}
-        head = (
-            f"Differential: {status_label(section.get('status'))}. "
-            f"{section.get('seat_hands', 0):,} seat-hands in {section.get('rounds', 0):,} stacked "
-            f"rounds from the seed ({section.get('shards_run', 0)} of {section.get('shards', 0)} "
-            f"shards): {section.get('uniform_seat_hands', 0):,} uniform, "
-            f"{section.get('stratified_seat_hands', 0):,} stratified; strata at quota "
-            f"{strata.get('quota')}: {strata.get('met', 0)} of {strata.get('total', 0)} met"
-            + (f" (short: {', '.join(sorted(short))})" if short else "")
-            + f". {section.get('disagreeing_seat_hands', 0):,} seat-hands disagreed with the "
-            f"oracle. A fault in one hand in {1 / rate:,.0f} or more often is found with 99% "
-            f"probability (rate {rate:.2e}, from the uniform part)."
-        )
-        if section.get("reason"):
-            head += f" {section['reason']}."
-        flow.append(para(head))
-        causes = section.get("causes") or []
-        if causes:
-            rows = [[para("Clause"), para("Fault kind"), para("Detail"), para("Seat-hands")]] + [
-                [
-                    para(c.get("clause"), SMALL),
-                    para(c.get("kind"), SMALL),
-                    para(c.get("detail"), SMALL),
-                    para(f"{c.get('count', 0):,}", SMALL),
-                ]
-                for c in causes
-            ]
-            flow.append(grid(rows, [30 * mm, 35 * mm, 75 * mm, 25 * mm]))
-    if corpus:
+    if section is not None:
+        flow += _differential_lines(section)
+    if corpus is not None:
         flow.append(
             para(
-                f"Generated corpus: {status_label(corpus.get('status'))}. "
-                f"{corpus.get('ran', 0):,} of "
-                f"{corpus.get('vectors', 0):,} vectors replayed in {corpus.get('items', 0)} "
-                f"items, {corpus.get('failed', 0):,} failed, {corpus.get('not_tested', 0):,} "
-                "could not be asked of the game."
+                f"Generated corpus: {status_label(corpus.status)}. {corpus.ran:,} of "
+                f"{corpus.vectors:,} vectors replayed in {corpus.items} items, "
+                f"{corpus.failed:,} failed, {corpus.not_tested:,} could not be asked of the game."
             )
         )
     return flow
 
 
-def _rng(section: dict[str, Any]) -> list[Flowable]:
-    tests = section.get("tests") or []
-    if not tests:
-        return [_status_line("RNG: ", section)]
-    verdict = "PASS" if section.get("passed") else "FAIL"
+def _differential_lines(section: DifferentialSection) -> list[Flowable]:
+    """How many seat-hands the differential dealt and how, how many disagreed, the
+    smallest fault rate it finds, and the causes it attributed to clauses."""
+    strata, rate = section.strata, section.detectable_fault_rate
     head = (
-        f"RNG: {verdict}. {section.get('decks', 0):,} decks from the game's shuffle; family-wise "
-        f"alpha {section.get('alpha')} with {section.get('correction')} correction; 'detects' is "
-        f"the smallest bias found with {100 * float(section.get('power', 0.8)):.0f}% power."
+        f"Differential: {status_label(section.status)}. "
+        f"{section.seat_hands:,} seat-hands in {section.rounds:,} stacked rounds from the "
+        f"seed ({section.shards_run} of {section.shards} shards): "
+        f"{section.uniform_seat_hands:,} uniform, {section.stratified_seat_hands:,} "
+        f"stratified; strata at quota {strata.quota}: {strata.met} of {strata.total} met"
+        + (f" (short: {', '.join(sorted(strata.short))})" if strata.short else "")
+        + f". {section.disagreeing_seat_hands:,} seat-hands disagreed with the "
+        f"oracle. A fault in one hand in {1 / rate:,.0f} or more often is found with 99% "
+        f"probability (rate {rate:.2e}, from the uniform part)."
+    )
+    if section.reason:
+        head += f" {section.reason}."
+    flow: list[Flowable] = [para(head)]
+    if section.causes:
+        rows = [[para("Clause"), para("Fault kind"), para("Detail"), para("Seat-hands")]] + [
+            [
+                para(c.clause, SMALL),
+                para(c.kind, SMALL),
+                para(c.detail, SMALL),
+                para(f"{c.count:,}", SMALL),
+            ]
+            for c in section.causes
+        ]
+        flow.append(grid(rows, [30 * mm, 35 * mm, 75 * mm, 25 * mm]))
+    return flow
+
+
+def _rng(section: RngSection | None) -> list[Flowable]:
+    if section is None:
+        return [_status_line("RNG: ", Status.NOT_TESTED, "")]
+    if not section.tests:
+        return [_status_line("RNG: ", section.status, section.reason)]
+    power = 0.8 if section.power is None else section.power
+    head = (
+        f"RNG: {'PASS' if section.passed else 'FAIL'}. {section.decks:,} decks from the "
+        f"game's shuffle; family-wise alpha {section.alpha} with {section.correction} "
+        f"correction; 'detects' is the smallest bias found with {100 * power:.0f}% power."
     )
     rows: list[list[Any]] = [
         [para(h) for h in ("Test", "Statistic", "p", "p (Holm)", "", "Detects")]
     ]
-    for t in tests:
+    for t in section.tests:
         rows.append(
             [
-                para(t.get("name", "?"), SMALL),
-                para(number(t.get("statistic")), SMALL),
-                para(number(t.get("p_value"), 3), SMALL),
-                para(number(t.get("p_adjusted"), 3), SMALL),
-                para("pass" if t.get("passed") else "FAIL", SMALL),
-                para(t.get("detects", ""), SMALL),
+                para(t.name, SMALL),
+                para(number(t.statistic), SMALL),
+                para(number(t.p_value, 3), SMALL),
+                para(number(t.p_adjusted, 3), SMALL),
+                para("pass" if t.passed else "FAIL", SMALL),
+                para(t.detects, SMALL),
             ]
         )
-    die = section.get("dieharder") or {}
-    if die.get("ran"):
-        shown = ", ".join(f"{t.get('name')} {t.get('assessment')}" for t in die.get("tests", []))
-        die_line = f"dieharder ran on {die.get('bytes', 0):,} bytes (informational): {shown}"
-    else:
-        die_line = f"dieharder did not run: {die.get('reason', 'not installed')}"
     table = grid(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])
     return [
         para(head),
         table,
-        para(die_line),
-        _chart(
-            position_heatmap(section.get("position_counts"), section.get("decks")),
-            "card x position",
-        ),
-        _chart(p_value_histogram(section.get("position_p_values")), "per-position p-values"),
+        para(_dieharder_line(section.dieharder)),
+        _chart(position_heatmap(section.position_counts, section.decks), "card x position"),
+        _chart(p_value_histogram(section.position_p_values), "per-position p-values"),
     ]
+
+
+def _dieharder_line(die: dict[str, Any]) -> str:
+    """dieharder's assessments, informational: the section as harness/rng.py wrote it."""
+    if not die.get("ran"):
+        return f"dieharder did not run: {die.get('reason', 'not installed')}"
+    shown = ", ".join(f"{t.get('name')} {t.get('assessment')}" for t in die.get("tests", []))
+    return f"dieharder ran on {die.get('bytes', 0):,} bytes (informational): {shown}"
 
 
 def _chart(drawing: Drawing | None, what: str) -> Flowable:
@@ -535,17 +571,18 @@ def _chart(drawing: Drawing | None, what: str) -> Flowable:
     return KeepTogether([Spacer(1, 3 * mm), drawing])
 
 
-def _protocol_checks(checks: list[dict[str, Any]]) -> list[Flowable]:
+def _protocol_checks(protocol: Protocol | None) -> list[Flowable]:
+    checks = protocol.checks if protocol is not None else []
     if not checks:
         return []
     table = grid(
         [[para("Check"), para("Clause"), para("Status"), para("Message")]]
         + [
             [
-                para(c.get("name", "?"), SMALL),
-                para(c.get("clause", ""), SMALL),
-                para(status_label(c.get("status", "")), SMALL),
-                para(c.get("message", ""), SMALL),
+                para(c.name, SMALL),
+                para(c.clause, SMALL),
+                para(status_label(c.status), SMALL),
+                para(c.message, SMALL),
             ]
             for c in checks
         ],
@@ -553,11 +590,11 @@ def _protocol_checks(checks: list[dict[str, Any]]) -> list[Flowable]:
     )
     return [
         heading("Protocol and declaration checks"),
-        colour_status(table, 2, [c.get("status") for c in checks]),
+        colour_status(table, 2, [c.status for c in checks]),
     ]
 
 
-def _out_of_scope(out: list[dict[str, Any]]) -> list[Flowable]:
+def _out_of_scope(out: list[OutOfScope]) -> list[Flowable]:
     if not out:
         return []
     return [
@@ -566,9 +603,9 @@ def _out_of_scope(out: list[dict[str, Any]]) -> list[Flowable]:
             [[para("Source"), para("Text"), para("Why out of scope")]]
             + [
                 [
-                    para(_source_tag(f"{o.get('source', '')}: ").strip(), SMALL),
-                    para(o.get("ref", ""), SMALL),
-                    para(o.get("reason", ""), SMALL),
+                    para(_source_tag(f"{o.source}: ").strip(), SMALL),
+                    para(o.ref, SMALL),
+                    para(o.reason, SMALL),
                 ]
                 for o in out
             ],
@@ -577,56 +614,71 @@ def _out_of_scope(out: list[dict[str, Any]]) -> list[Flowable]:
     ]
 
 
-def _manifest(manifest: dict[str, Any]) -> list[Flowable]:
-    def shown(value: Any) -> str:
-        return value if isinstance(value, str) else json.dumps(value, default=str)
-
-    if not manifest:
+def _manifest(manifest: Manifest | None) -> list[Flowable]:
+    """Every entry of the manifest as results.json holds it: a value that is no string
+    as JSON."""
+    if manifest is None:
         return [heading("Manifest"), para("Not recorded: the run stopped before its end.")]
+    entries = msgspec.to_builtins(manifest).items()
     return [
         heading("Manifest"),
         grid(
-            [[para(k, SMALL), para(shown(v), MONO)] for k, v in manifest.items()],
+            [
+                [para(k, SMALL), para(v if isinstance(v, str) else json.dumps(v), MONO)]
+                for k, v in entries
+            ],
             [35 * mm, 135 * mm],
             header=False,
         ),
     ]
 
 
-VERDICTS = ("PASS", "FAIL", "INCOMPLETE")
-
-
-def verdict_problem(results: dict[str, Any]) -> str | None:
+def verdict_problem(results: Results | Mapping[str, Any]) -> str | None:
     """Why the verdict a results file records cannot stand, or None.
 
-    The verdict must be one of the closed set, and agree with what the file itself
-    records (docs/verdict.md): a failed clause or any failure makes it FAIL; PASS needs
-    every clause passed or attested and nothing incomplete; FAIL needs a failure.
+    It must agree with what the file itself records (docs/verdict.md): the worse of its
+    two parts; a failed clause or any failure makes it FAIL; PASS needs every clause
+    passed or attested and nothing incomplete; FAIL needs a failure. A file the model
+    cannot read (a verdict outside the closed set among them) bears out no verdict.
     """
-    verdict = results.get("verdict")
-    for key in ("verdict", "implementation_verdict", "publication_verdict"):
-        value = results.get(key, "PASS" if key != "verdict" else None)
-        if value not in VERDICTS:
-            return f"{key} is {text_shown(value, 80)!r}, none of {', '.join(VERDICTS)}"
-    parts = [results.get(k) for k in ("implementation_verdict", "publication_verdict")]
-    if all(parts) and verdict != max(parts, key=lambda v: RANK[Verdict(str(v))]):
-        both = " and ".join(map(str, parts))
+    try:
+        typed = _typed(results)
+    except Exception as exc:
+        return f"the file cannot be read ({_error(exc)})"
+    return _contradiction(typed)
+
+
+def _typed(results: Results | Mapping[str, Any]) -> Results:
+    """The records of a run, from a parsed results.json where a caller holds one."""
+    return results if isinstance(results, Results) else Results.from_json(results)
+
+
+def _error(exc: BaseException) -> str:
+    """An error as the report shows it: its type and its words, cut."""
+    return f"{type(exc).__name__}: {text_shown(exc, 500)}"
+
+
+def _contradiction(results: Results) -> str | None:
+    """`verdict_problem` of records the model has read."""
+    verdict, parts = results.verdict, (results.implementation_verdict, results.publication_verdict)
+    if verdict is not worse(*parts):
+        both = " and ".join(parts)
         return f"the verdict is {verdict}, not the worse of its two parts ({both})"
-    clauses = [c for c in results.get("clauses") or [] if isinstance(c, dict)]
-    failed = [str(c.get("id")) for c in clauses if c.get("status") == "fail"]
-    failed += [str(f.get("item")) for f in results.get("failures") or [] if isinstance(f, dict)]
-    if verdict != "FAIL" and failed:
+    failed = [c.id for c in results.clauses if c.status is Status.FAIL]
+    failed += [f.item for f in results.failures]
+    if verdict is not Verdict.FAIL and failed:
         return f"the verdict is {verdict}, yet {', '.join(sorted(set(failed))[:5])} failed"
-    if verdict == "FAIL" and not failed:
+    if verdict is Verdict.FAIL and not failed:
         return "the verdict is FAIL, yet no clause and no item failed"
-    if verdict == "PASS":
-        open_ = [str(c.get("id")) for c in clauses if c.get("status") not in ("pass", "attested")]
-        if open_ or not clauses:
+    if verdict is Verdict.PASS:
+        closed = (Status.PASS, Status.ATTESTED)
+        open_ = [c.id for c in results.clauses if c.status not in closed]
+        if open_ or not results.clauses:
             what = ", ".join(open_[:5]) if open_ else "no clause"
             return f"the verdict is PASS, yet {what} passed neither tested nor attested"
-        if results.get("incomplete_reasons"):
+        if results.incomplete_reasons:
             return "the verdict is PASS, yet the run records reasons it is incomplete"
-        return _pass_problem(results, clauses)
+        return _pass_problem(results)
     return None
 
 
@@ -635,126 +687,154 @@ def verdict_problem(results: dict[str, Any]) -> str | None:
 SECTION_OF_CHECK = {s.check: s.path for s in SAMPLED} | {"corpus": ("corpus",)}
 
 
-def _pass_problem(results: dict[str, Any], clauses: list[dict[str, Any]]) -> str | None:
+def _section(results: Results, path: tuple[str, ...]) -> Any:
+    """The record at a section's path in results.json (("math", "simulation")), or None."""
+    record: Any = results
+    for name in path:
+        record = getattr(record, name, None)
+    return record
+
+
+def _pass_problem(results: Results) -> str | None:
     """What in a PASS file's own records says it is no PASS: a selection, an item of a
     passed clause that did not pass, a section that failed or did not run behind a passed
     clause, failed vectors, or a sample below its minimum (docs/verdict.md)."""
-    if results.get("selection"):
+    if results.selection is not None:
         return "the verdict is PASS, yet the run was a selection, which never certifies"
-    if results.get("gaps"):
+    if results.gaps:
         return "the verdict is PASS, yet the file lists clauses not tested (gaps)"
-    passed = [c for c in clauses if c.get("status") == "pass"]
     checks_behind_a_pass: set[str] = set()
-    for c in passed:
-        if not c.get("items"):
-            return (
-                f"the verdict is PASS, yet clause {text_shown(c.get('id'), 40)} passed on no item"
-            )
-        for item in c.get("items") or []:
-            if not isinstance(item, dict):
-                continue
-            if item.get("status") != "pass":
+    for c in results.clauses:
+        if c.status is not Status.PASS:
+            continue
+        if not c.items:
+            return f"the verdict is PASS, yet clause {text_shown(c.id, 40)} passed on no item"
+        for item in c.items:
+            if item.status is not Status.PASS:
                 return (
-                    f"the verdict is PASS, yet {text_shown(item.get('name'), 80)} of passed "
-                    f"clause {text_shown(c.get('id'), 40)} is {text_shown(item.get('status'), 20)}"
+                    f"the verdict is PASS, yet {text_shown(item.name, 80)} of passed "
+                    f"clause {text_shown(c.id, 40)} is {item.status}"
                 )
-            checks_behind_a_pass.add(check_of(str(item.get("name", ""))))
-    vectors = results.get("vectors") if isinstance(results.get("vectors"), dict) else {}
-    bad = {k: (vectors or {}).get(k) for k in ("failed", "errors")}
-    if any(isinstance(n, int) and n > 0 for n in bad.values()):
-        return f"the verdict is PASS, yet {bad['failed']} vectors failed, {bad['errors']} erred"
+            checks_behind_a_pass.add(check_of(item.name))
+    vectors = results.vectors
+    if vectors.failed > 0 or vectors.errors > 0:
+        return f"the verdict is PASS, yet {vectors.failed} vectors failed, {vectors.errors} erred"
     for check, path in SECTION_OF_CHECK.items():
-        section = section_at(results, path)
+        section = _section(results, path)
+        where = ".".join(path)
         if section is None:
             if check in checks_behind_a_pass:
-                return f"the verdict is PASS, yet its {'.'.join(path)} section is missing"
+                return f"the verdict is PASS, yet its {where} section is missing"
             continue
-        status = section.get("status")
-        if status == "fail" or section.get("passed") is False:
-            return f"the verdict is PASS, yet its {'.'.join(path)} section failed"
-        if check in checks_behind_a_pass and status != "pass":
+        if section.status is Status.FAIL or getattr(section, "passed", None) is False:
+            return f"the verdict is PASS, yet its {where} section failed"
+        if check in checks_behind_a_pass and section.status is not Status.PASS:
             return (
-                f"the verdict is PASS, yet its {'.'.join(path)} section is "
-                f"{text_shown(status, 20)} behind a passed clause"
+                f"the verdict is PASS, yet its {where} section is {section.status} behind a "
+                "passed clause"
             )
     return _evidence_problem(results, checks_behind_a_pass)
 
 
-def _evidence_problem(results: dict[str, Any], checks: set[str]) -> str | None:
+def _evidence_problem(results: Results, checks: set[str]) -> str | None:
     """A PASS rests on samples at their minimums (docs/verdict.md#evidence): those its
     evidence section records (held to the floors, and to chcert's defaults unless a run
     plan the laboratory named set them), or chcert's defaults for a file that records
     none; each recomputed from the sections, and each as the section itself says it."""
-    version = results.get("schema_version")
-    section = results.get("evidence")
-    if not isinstance(section, dict):
-        if not (isinstance(version, int) and version < 4):
-            return "the verdict is PASS, yet the file records no evidence section"
-        stated: Any = Minimums().to_json()  # a file from before minimums: today's defaults
-        recorded: list[Any] = []
-    else:
-        stated, recorded = section.get("minimums"), section.get("samples") or []
-    if not isinstance(stated, dict) or not isinstance(recorded, list):
-        return "the verdict is PASS, yet its evidence section cannot be read"
-    sized = {k: v for k, v in stated.items() if k != "source"}
+    section = results.evidence
+    if section is None and results.schema_version >= 4:
+        return "the verdict is PASS, yet the file records no evidence section"
+    minimums = _minimums(section)
+    sized = {name: getattr(minimums, name) for name in SIZED}
     problems = policy_problems(sized, floors())
     if problems:
         key, why = problems[0]
-        return f"the verdict is PASS, yet its minimum {text_shown(key, 40)} {why}"
-    defaults = Minimums().to_json()
-    lowered = [k for k in SIZED if isinstance(sized.get(k), int) and sized[k] < defaults[k]]
-    if lowered and "run plan" not in str(stated.get("source", "")):
+        return f"the verdict is PASS, yet its minimum {key} {why}"
+    defaults = Minimums()
+    lowered = [name for name in SIZED if sized[name] < getattr(defaults, name)]
+    if lowered and "run plan" not in minimums.source:
         return (
             f"the verdict is PASS, yet its minimum {lowered[0]} is below chcert's default, "
             "which only a run plan the laboratory names may lower"
         )
-    try:
-        found = samples(results, Minimums.from_json(stated))
-    except (TypeError, ValueError):
-        return "the verdict is PASS, yet its evidence section cannot be read"
-    for sample in found:
+    for sample in samples(_sampled_sections(results), minimums):
         if not sample.met and SIZED[sample.name].check in checks:
             return f"the verdict is PASS, yet {sample.shortfall()}"
+    recorded = section.samples if section is not None else []
     for entry in recorded:
-        name = entry.get("name") if isinstance(entry, dict) else None
-        if name in SIZED and entry.get("met") is False and SIZED[name].check in checks:
+        if entry.name in SIZED and not entry.met and SIZED[entry.name].check in checks:
+            name = entry.name
             return f"the verdict is PASS, yet its evidence says {name} fell short of its minimum"
     return None
 
 
-def render(results: dict[str, Any], path: str | Path, results_bytes: bytes | None = None) -> Path:
+def _minimums(section: EvidenceSection | None) -> Minimums:
+    """The minimums a file states; for a file from before minimums, chcert's defaults."""
+    if section is None:
+        return Minimums()
+    stated = section.minimums
+    return Minimums(
+        rng_decks=stated.rng_decks,
+        rtp_rounds=stated.rtp_rounds,
+        differential=stated.differential,
+        source=stated.source,
+    )
+
+
+def _sampled_sections(results: Results) -> dict[str, Any]:
+    """The sections the samples are counted in, as results.json holds them (what
+    harness/evidence.py reads)."""
+    return {s.path[0]: msgspec.to_builtins(getattr(results, s.path[0])) for s in SAMPLED}
+
+
+def render(
+    results: Results | Mapping[str, Any], path: str | Path, results_bytes: bytes | None = None
+) -> Path:
     """Write the certification PDF for one run's results, with results.json attached;
     never raises (see the top). `results_bytes` is the file as archived, whose SHA-256
-    the certificate prints; without it, the bytes chcert writes for `results`."""
+    the certificate prints; without it, the bytes chcert writes for `results`. Parsed
+    results.json (a mapping) is read with `Results.from_json`; a file it cannot read
+    gets a page saying why."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = results_bytes if results_bytes is not None else _bytes_of(results)
     try:
-        data = results_bytes if results_bytes is not None else json_bytes(results)
-    except Exception:  # a value JSON cannot hold: the report says what it can
-        data = json.dumps(results, default=str).encode("utf-8")
+        typed = _typed(results)
+    except Exception as exc:  # a file the model cannot read: no verdict it bears out
+        _build_minimal(NOT_VALID, path, _error(exc), traceback.format_exc(limit=3))
+        return path
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _build(results, path, data, attached=True)
+        _build(typed, path, data, attached=True)
         try:
             attach_results(path, data)
         except Exception:  # the page must not say it is attached: drawn again, saying so
-            _build(results, path, data, attached=False)
+            _build(typed, path, data, attached=False)
     except Exception as exc:  # anything the file holds: a plainer PDF, saying why
-        failure = f"{type(exc).__name__}: {text_shown(exc, 500)}"
+        failure = _error(exc)
         try:
-            _build_plain(results, path, failure)
+            _build_plain(typed, path, failure)
         except Exception:
-            _build_minimal(results, path, failure, traceback.format_exc(limit=3))
+            verdict = str(typed.verdict)
+            _build_minimal(verdict, path, failure, traceback.format_exc(limit=3))
     return path
 
 
-def report_id(results: dict[str, Any], results_sha256: str) -> str:
+def _bytes_of(results: Results | Mapping[str, Any]) -> bytes:
+    """The bytes chcert writes for these results; for a value JSON cannot hold, what the
+    report can say of it."""
+    try:
+        return json_bytes(results.to_json() if isinstance(results, Results) else results)
+    except Exception:
+        return json.dumps(results, default=str).encode("utf-8")
+
+
+def report_id(results: Results, results_sha256: str) -> str:
     """The id the run gave its report; an archive from before ids, one from its hash."""
-    manifest = results.get("manifest")
-    given = manifest.get("report_id") if isinstance(manifest, dict) else None
+    given = results.manifest.report_id if results.manifest is not None else None
     return text_shown(given, 60) if given else f"CHC-{results_sha256[:12].upper()}"
 
 
-def _build_plain(results: Any, path: Path, failure: str) -> None:
+def _build_plain(results: Results, path: Path, failure: str) -> None:
     """The report's headline and summary only, each string cut to a cell's length."""
     doc = SimpleDocTemplate(str(path), pagesize=A4, title="Casino Hold'em certification report")
     story: list[Flowable] = [
@@ -770,53 +850,48 @@ def _build_plain(results: Any, path: Path, failure: str) -> None:
     doc.build(story)
 
 
-def _build_minimal(results: Any, path: Path, failure: str, trace: str) -> None:
+def _build_minimal(verdict: str, path: Path, failure: str, trace: str) -> None:
     """A page with the verdict and why nothing more could be drawn."""
-    verdict = results.get("verdict") if isinstance(results, dict) else None
-    shown = verdict if verdict in VERDICTS else NOT_VALID
     doc = SimpleDocTemplate(str(path), pagesize=A4, title="Casino Hold'em certification report")
     doc.build(
         [
             Paragraph("Casino Hold'em certification report", H1),
-            Paragraph(f"VERDICT: {esc(shown, 80)}", H2),
+            Paragraph(f"VERDICT: {esc(verdict, 80)}", H2),
             para(f"The report could not be drawn from this results file: {failure}"),
             Preformatted(text_shown(trace, 3000), MONO, maxLineLength=MONO_LINE),
         ]
     )
 
 
-def _banner(results: dict[str, Any]) -> list[Flowable]:
-    """The verdict, only from the closed set and only when the file bears it out."""
+def _banner(results: Results) -> list[Flowable]:
+    """The verdict, only when the file bears it out."""
     problem = verdict_problem(results)
     if problem is None:
-        return [verdict_banner(str(results["verdict"]))]
+        return [verdict_banner(str(results.verdict))]
     return [verdict_banner(NOT_VALID), contradiction(problem)]
 
 
-def _failures(failures: list[Any]) -> list[Flowable]:
+def _failures(failures: list[Failure]) -> list[Flowable]:
     """Failures grouped by cause, a bookmark each (harness/report/failures.py)."""
-    causes = group_failures(failures)
+    groups = group_failures(failures)
     flow: list[Flowable] = [
-        heading(f"Failures ({len(failures)}, {len(causes)} causes)"),
+        heading(f"Failures ({len(failures)}, {len(groups)} causes)"),
         para(
             "Failures alike but for their cards and numbers are shown once, with a worked "
             "example and the command that reproduces it; results.json holds each in full."
         ),
     ]
-    for cause in causes[:MAX_CAUSES_SHOWN]:
-        kind, clause, what = cause.key
-        count = f"{len(cause.members)} failures" if len(cause.members) > 1 else "1 failure"
-        title = f"{clause}: {text_shown(what, 120)} ({count}, {kind})"
-        flow += cause_block(cause, heading(title, 1))
-    if len(causes) > MAX_CAUSES_SHOWN:
-        flow.append(para(f"... and {len(causes) - MAX_CAUSES_SHOWN} more causes in results.json"))
+    for group in groups[:MAX_CAUSES_SHOWN]:
+        flow += cause_block(group, heading(cause_title(group), 1))
+    if len(groups) > MAX_CAUSES_SHOWN:
+        flow.append(para(f"... and {len(groups) - MAX_CAUSES_SHOWN} more causes in results.json"))
     return flow
 
 
-def _build(results: dict[str, Any], path: Path, data: bytes, attached: bool) -> None:
+def _build(results: Results, path: Path, data: bytes, attached: bool) -> None:
     digest = results_digest(data)
     problem = verdict_problem(results)
-    verdict = str(results.get("verdict")) if problem is None else NOT_VALID
+    verdict = str(results.verdict) if problem is None else NOT_VALID
     ident = report_id(results, digest)
     word = certificate_word(verdict)
     doc = ReportDocument(
@@ -826,10 +901,10 @@ def _build(results: dict[str, Any], path: Path, data: bytes, attached: bool) -> 
         colour=VERDICT_COLOURS.get(verdict, colors.black),
         title=f"Casino Hold'em certification report {ident}",
         author="chcert",
-        subject=f"{word}: {text_shown((results.get('implementation') or {}).get('name'), 80)}",
+        subject=f"{word}: {text_shown(hello_of(results).get('name'), 80)}",
         keywords=f"results.json sha256 {digest}",
     )
-    failures = results.get("failures") or []
+    failures = results.failures
     story: list[Flowable] = [
         *certificate(results, problem, ident, data, attached),
         PageBreak(),
@@ -839,88 +914,97 @@ def _build(results: dict[str, Any], path: Path, data: bytes, attached: bool) -> 
         heading("Summary"),
         *_headline(results),
         *_summary(results),
-        *_traceability(results.get("clauses") or [], results.get("profile") or {}),
-        *_attestations(results.get("attestations") or []),
+        *_traceability(results.clauses, results.profile),
+        *_attestations(results.attestations),
         *(_failures(failures) if failures else [heading("Failures"), para("None.")]),
-        *_protocol_checks((results.get("protocol") or {}).get("checks") or []),
-        *_differential(results.get("differential") or {}, results.get("corpus") or {}),
+        *_protocol_checks(results.protocol),
+        *_differential(results.differential, results.corpus),
         heading("RNG and deck distribution"),
-        *_rng(results.get("rng") or {}),
+        *_rng(results.rng),
         heading("Game mathematics"),
-        *_math(results.get("math") or {}, results.get("publication") or {}),
-        *_out_of_scope(results.get("out_of_scope") or []),
-        *_manifest(results.get("manifest") or {}),
+        *_math(results.math, results.publication),
+        *_out_of_scope(results.out_of_scope),
+        *_manifest(results.manifest),
     ]
     build(doc, story)
 
 
-COMPUTED = ("pass", "complete")  # math.status when the figures were computed (then, before)
-
-
-def _math(section: dict[str, Any], publication: dict[str, Any]) -> list[Flowable]:
+def _math(section: MathSection | None, publication: Publication | None) -> list[Flowable]:
     """Exact figures, claims, the optimal strategy's summary and the RTP simulation."""
-    opt, always = section.get("optimal"), section.get("always_call")
-    if section.get("status") not in COMPUTED or not isinstance(opt, dict):
-        return [_status_line("", section)]
-    always = always if isinstance(always, dict) else {}
-    out: list[Flowable] = [para(f"Method: {section.get('method', '')}.")]
-    out += _figures(section, opt, always)
-    out += _figure_checks("Claimed by the rules source", section.get("claims") or [])
-    out += _published(publication.get("published_by_game") or [])
-    out.append(_chart(ante_return_distribution(opt.get("rows")), "ante rows' returns"))
-    out += _strategy(section.get("strategy") or {})
-    simulation = section.get("simulation") or {}
+    if section is None:
+        return [_status_line("", Status.NOT_TESTED, "")]
+    opt = section.optimal
+    if section.status is not Status.PASS or opt is None:
+        return [_status_line("", section.status, section.reason)]
+    out: list[Flowable] = [para(f"Method: {section.method}.")]
+    out += _figures(section, opt, section.always_call)
+    out += _figure_checks("Claimed by the rules source", section.claims)
+    out += _published(publication.published_by_game if publication is not None else [])
+    out.append(_chart(ante_return_distribution(opt.rows), "ante rows' returns"))
+    out += _strategy(section.strategy or StrategyInfo())
+    simulation = section.simulation
     out.append(_simulation(simulation))
-    if simulation.get("rounds"):
+    if simulation.rounds:
         out.append(_chart(rtp_interval(simulation), "simulation's interval"))
     return out
 
 
-def _figures(
-    section: dict[str, Any], opt: dict[str, Any], always: dict[str, Any]
-) -> list[Flowable]:
-    figures = [
-        ("house edge per ante", "house_edge"),
-        ("RTP per ante", "rtp"),
-        ("element of risk (per total wager)", "element_of_risk"),
-        ("RTP per total wager", "rtp_per_total_wager"),
-        ("raise frequency", "raise_frequency"),
+FIGURES = (
+    "house edge per ante",
+    "RTP per ante",
+    "element of risk (per total wager)",
+    "RTP per total wager",
+    "raise frequency",
+)
+
+
+def _play(figures: PlayFigures | None) -> list[float | None]:
+    """A strategy's figures in the order of FIGURES; none for a strategy not computed."""
+    if figures is None:
+        return [None] * len(FIGURES)
+    return [
+        figures.house_edge,
+        figures.rtp,
+        figures.element_of_risk,
+        figures.rtp_per_total_wager,
+        figures.raise_frequency,
     ]
+
+
+def _figures(section: MathSection, opt: PlayFigures, always: PlayFigures | None) -> list[Flowable]:
     rows = [[para("Figure"), para("Optimal strategy"), para("Always call")]]
-    rows += [[para(label), para(pct(opt.get(k))), para(pct(always.get(k)))] for label, k in figures]
-    if section.get("aa_bonus_edge") is not None:
-        rows.append([para("AA Bonus house edge"), para(pct(section["aa_bonus_edge"])), para("")])
-    outcomes = opt.get("outcomes") or {}
+    rows += [
+        [para(label), para(pct(o)), para(pct(a))]
+        for label, o, a in zip(FIGURES, _play(opt), _play(always), strict=True)
+    ]
+    if section.aa_bonus_edge is not None:
+        rows.append([para("AA Bonus house edge"), para(pct(section.aa_bonus_edge)), para("")])
     return [
         grid(rows, [70 * mm, 50 * mm, 50 * mm]),
         Spacer(1, 2 * mm),
         grid(
             [[para("Outcome (optimal)"), para("Probability")]]
-            + [[para(k.replace("_", " ")), para(f"{v:.6f}")] for k, v in outcomes.items()]
+            + [[para(k.replace("_", " ")), para(f"{v:.6f}")] for k, v in opt.outcomes.items()]
             + [[para("Ante row"), para("Odds / probability / contribution")]]
             + [
                 [
-                    para(r.get("row", "?")),
-                    para(
-                        f"{r.get('odds')} to 1 / {r.get('probability', 0):.8f} / "
-                        f"{r.get('contribution', 0):.8f}"
-                    ),
+                    para(r.row),
+                    para(f"{r.odds} to 1 / {r.probability:.8f} / {r.contribution:.8f}"),
                 ]
-                for r in opt.get("rows") or []
+                for r in opt.rows
             ],
             [70 * mm, 100 * mm],
         ),
     ]
 
 
-def _computed(c: dict[str, Any]) -> str:
-    computed = c.get("computed")
-    if computed is None:
-        return f"- ({c['reason']})" if c.get("reason") else "-"
-    return f"{pct(computed)} ({c.get('definition')})"
+def _computed(c: Figure) -> str:
+    if c.computed is None:
+        return f"- ({c.reason})" if c.reason else "-"
+    return f"{pct(c.computed)} ({c.definition})"
 
 
-def _figure_checks(title: str, figures: list[dict[str, Any]], note: str = "") -> list[Flowable]:
+def _figure_checks(title: str, figures: list[Figure], note: str = "") -> list[Flowable]:
     """Claimed or published figures, each against the exact mathematics (nearest reading)."""
     if not figures:
         return []
@@ -928,11 +1012,11 @@ def _figure_checks(title: str, figures: list[dict[str, Any]], note: str = "") ->
         [[para(h) for h in ("Figure", "Claimed", "Computed", "Status", "Source")]]
         + [
             [
-                para(c.get("figure", "?"), SMALL),
-                para(claimed_pct(c.get("claimed")), SMALL),
+                para(c.figure, SMALL),
+                para(claimed_pct(c.claimed), SMALL),
                 para(_computed(c), SMALL),
-                para(status_label(c.get("status", "")), SMALL),
-                para(c.get("source", ""), SMALL),
+                para(status_label(c.status), SMALL),
+                para(c.source, SMALL),
             ]
             for c in figures
         ],
@@ -940,49 +1024,52 @@ def _figure_checks(title: str, figures: list[dict[str, Any]], note: str = "") ->
     )
     return [
         heading(title, 1),
-        colour_status(table, 3, [c.get("status") for c in figures]),
+        colour_status(table, 3, [c.status for c in figures]),
         *([para(note, SMALL)] if note else []),
     ]
 
 
-def _published(findings: list[dict[str, Any]]) -> list[Flowable]:
+def _published(findings: list[Figure]) -> list[Flowable]:
     """Figures the game itself publishes (hello config.published), on its declared rules."""
-    priced = sorted({str(f["priced_on"]) for f in findings if f.get("priced_on")})
+    priced = sorted({f.priced_on for f in findings if f.priced_on})
     note = f"Priced on profile {', '.join(priced)} (the rules the game declares)." if priced else ""
     return _figure_checks("Published by the game", findings, note)
 
 
-def _strategy(strategy: dict[str, Any]) -> list[Flowable]:
+def _strategy(strategy: StrategyInfo) -> list[Flowable]:
     out: list[Flowable] = [
         Spacer(1, 2 * mm),
-        para(f"Optimal strategy: {strategy.get('rule', '')}"),
+        para(f"Optimal strategy: {strategy.rule}"),
         grid(
             [[para("Hole + flop"), para("Share of deals"), para("Called")]]
             + [
                 [
-                    para(r.get("hand", "?"), SMALL),
-                    para(f"{100 * r.get('share', 0):.2f}%"),
-                    para(f"{100 * r.get('call_rate', 0):.2f}%"),
+                    para(r.hand, SMALL),
+                    para(f"{100 * r.share:.2f}%"),
+                    para(f"{100 * r.call_rate:.2f}%"),
                 ]
-                for r in strategy.get("summary") or []
+                for r in strategy.summary
             ],
             [90 * mm, 40 * mm, 40 * mm],
         ),
     ]
-    if strategy.get("file"):
-        out.append(
-            para(f"Strategy file {strategy['file']}, sha256 {strategy.get('sha256')}", SMALL)
-        )
+    if strategy.file:
+        out.append(para(f"Strategy file {strategy.file}, sha256 {strategy.sha256}", SMALL))
     return out
 
 
-def _simulation(sim: dict[str, Any]) -> Paragraph:
-    if not sim.get("rounds"):
-        return _status_line("RTP simulation: ", sim)
-    low, high = sim.get("interval") or (float("nan"), float("nan"))
-    if sim.get("interval_judged", True):
+def _or_nan(value: float | None) -> float:
+    """A figure not recorded, as a number that prints as nan."""
+    return float("nan") if value is None else value
+
+
+def _simulation(sim: Simulation) -> Paragraph:
+    if not sim.rounds:
+        return _status_line("RTP simulation: ", sim.status, sim.reason)
+    low, high = sim.interval or (float("nan"), float("nan"))
+    if sim.interval_judged is not False:
         judged = (
-            f"Shifts beyond about {sim.get('detectable_shift', float('nan')):.3f} antes per "
+            f"Shifts beyond about {_or_nan(sim.detectable_shift):.3f} antes per "
             "hand are detectable at this size."
         )
     else:
@@ -991,10 +1078,10 @@ def _simulation(sim: dict[str, Any]) -> Paragraph:
             "harness's own draw: it is information, not a test of the game."
         )
     return para(
-        f"RTP simulation ({status_label(sim.get('status', ''))}): {sim['rounds']:,} rounds, "
-        f"{sim.get('hands', 0):,} hands ({sim.get('dealt_by', 'dealt by the game')}), played "
+        f"RTP simulation ({status_label(sim.status)}): {sim.rounds:,} rounds, "
+        f"{sim.hands:,} hands ({sim.dealt_by or 'dealt by the game'}), played "
         "optimally; every round re-settled by the oracle. Observed return per ante "
-        f"{sim.get('observed_return_per_ante', float('nan')):+.5f}, "
-        f"{100 * sim.get('confidence', 0):.0f}% interval {low:+.5f} .. {high:+.5f}; exact "
-        f"{sim.get('exact_return_per_ante', float('nan')):+.5f}. {judged}"
+        f"{_or_nan(sim.observed_return_per_ante):+.5f}, "
+        f"{100 * (sim.confidence or 0):.0f}% interval {low:+.5f} .. {high:+.5f}; exact "
+        f"{_or_nan(sim.exact_return_per_ante):+.5f}. {judged}"
     )

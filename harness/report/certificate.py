@@ -21,6 +21,15 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
 from reportlab.platypus.flowables import Flowable
 
+from harness.model import (
+    ClauseKind,
+    EvidenceSection,
+    FailureKind,
+    Manifest,
+    ProfileInfo,
+    Results,
+)
+from harness.outcomes import Status, Verdict
 from harness.report.seal import hash_line
 from harness.report.style import (
     BODY,
@@ -82,58 +91,60 @@ def _verdict_line(label: str, verdict: str, comment: str) -> Paragraph:
     )
 
 
-def _implementation_comment(results: dict[str, Any], verdict: str) -> str:
+def _implementation_comment(results: Results, verdict: Verdict) -> str:
     """Which clauses failed, or how many were not tested: the verdict's reason in a line."""
-    rows = [
-        c for c in results.get("clauses") or [] if c.get("kind", "implementation") != "publication"
-    ]
-    if verdict == "FAIL":
-        failed = [str(c.get("id")) for c in rows if c.get("status") == "fail"]
+    rows = [c for c in results.clauses if c.kind is not ClauseKind.PUBLICATION]
+    if verdict is Verdict.FAIL:
+        failed = [c.id for c in rows if c.status is Status.FAIL]
         failed += [
-            str(f.get("item"))
-            for f in results.get("failures") or []
-            if f.get("kind") == "implementation" and not f.get("clause")
+            f.item
+            for f in results.failures
+            if f.kind is FailureKind.IMPLEMENTATION and not f.clause
         ]
         return f"failed: {', '.join(failed)}" if failed else ""
-    untested = sum(c.get("status") == "not_tested" for c in rows)
-    if verdict == "INCOMPLETE" and untested:
+    untested = sum(c.status is Status.NOT_TESTED for c in rows)
+    if verdict is Verdict.INCOMPLETE and untested:
         return f"{untested} of {len(rows)} clauses not tested"
     return ""
 
 
-def _publication_comment(implementation: str | None, publication: str) -> str:
+def _publication_comment(implementation: Verdict, publication: Verdict) -> str:
     """A refuted figure is the documentation's fault, whatever the play: say which is which."""
-    if publication != "FAIL":
+    if publication is not Verdict.FAIL:
         return ""
-    if implementation == "PASS":
+    if implementation is Verdict.PASS:
         return "the game's documentation, not its play, is at fault"
-    if implementation == "FAIL":
+    if implementation is Verdict.FAIL:
         return "the game's documentation is at fault, and so is its play"
     return "the game's documentation is at fault; its play was not fully tested"
 
 
-def verdict_lines(results: dict[str, Any]) -> list[Flowable]:
-    """The two verdicts the run's verdict is the worse of (absent in older results.json)."""
-    implementation = results.get("implementation_verdict")
-    publication = results.get("publication_verdict")
-    flow: list[Flowable] = []
-    if implementation:
-        flow.append(
-            _verdict_line(
-                "Implementation (clauses verified by vectors and checks)",
-                implementation,
-                _implementation_comment(results, implementation),
-            )
-        )
-    if publication:
-        flow.append(
-            _verdict_line(
-                "Published figures (claimed by the rules source or by the game)",
-                publication,
-                _publication_comment(implementation, publication),
-            )
-        )
-    return flow
+def verdict_lines(results: Results) -> list[Flowable]:
+    """The two verdicts the run's verdict is the worse of."""
+    implementation, publication = results.implementation_verdict, results.publication_verdict
+    return [
+        _verdict_line(
+            "Implementation (clauses verified by vectors and checks)",
+            implementation,
+            _implementation_comment(results, implementation),
+        ),
+        _verdict_line(
+            "Published figures (claimed by the rules source or by the game)",
+            publication,
+            _publication_comment(implementation, publication),
+        ),
+    ]
+
+
+def hello_of(results: Results) -> dict[str, Any]:
+    """The game's hello as it sent it, when it is an object: the game's words, not chcert's,
+    so read key by key (`{}` when the game never answered, or answered something else)."""
+    return results.implementation if isinstance(results.implementation, dict) else {}
+
+
+def game(hello: dict[str, Any]) -> str:
+    """The game as it names itself: "chcert-reference 0.1.0"."""
+    return f"{hello.get('name', '?')} {hello.get('version', '')}".strip()
 
 
 def _grouped(value: Any) -> str:
@@ -162,9 +173,9 @@ def _limits(limits: Any) -> str:
     return "; ".join(shown) + " (minor units)"
 
 
-def _configuration(implementation: dict[str, Any]) -> list[Flowable]:
+def _configuration(hello: dict[str, Any]) -> list[Flowable]:
     """The rules the game says it plays (hello config), one line each."""
-    config = implementation.get("config")
+    config = hello.get("config")
     if not isinstance(config, dict):
         return [para("not declared", SMALL)]
     qualifier = str(config.get("dealer_qualifier", "?")).replace("_", " ")
@@ -174,13 +185,13 @@ def _configuration(implementation: dict[str, Any]) -> list[Flowable]:
         f"Dealer qualifies with {qualifier} or better; call "
         f"{config.get('call_multiple', '?')} x ante",
         f"Limits: {_limits(config.get('limits'))}",
-        f"Capabilities: {', '.join(map(str, implementation.get('capabilities') or [])) or 'none'}",
+        f"Capabilities: {', '.join(map(str, hello.get('capabilities') or [])) or 'none'}",
     ]
     return [para(line, SMALL) for line in lines]
 
 
-def _artifacts(manifest: dict[str, Any]) -> list[Flowable]:
-    artifacts = [a for a in manifest.get("artifacts") or [] if isinstance(a, dict)]
+def _artifacts(manifest: Manifest | None) -> list[Flowable]:
+    artifacts = manifest.artifacts if manifest is not None else None
     if not artifacts:
         return [
             para(
@@ -197,30 +208,35 @@ def _artifacts(manifest: dict[str, Any]) -> list[Flowable]:
         )
     ]
     for a in artifacts:
-        out.append(para(f"{a.get('name', '?')} ({_grouped(a.get('bytes', '?'))} bytes)", SMALL))
-        out.append(para(f"SHA-256 {a.get('sha256', '?')}", MONO))
+        out.append(para(f"{a.name} ({_grouped(a.bytes)} bytes)", SMALL))
+        out.append(para(f"SHA-256 {a.sha256}", MONO))
     return out
 
 
-def _sources(profile: dict[str, Any]) -> list[Flowable]:
-    sources = [s for s in profile.get("sources") or [] if isinstance(s, dict)]
-    if not sources:
-        resolved = profile.get("resolved") if isinstance(profile.get("resolved"), dict) else {}
-        sources = [s for s in (resolved or {}).get("sources") or [] if isinstance(s, dict)]
-    if not sources:
-        return [para("not recorded", SMALL)]
+def _sources(profile: ProfileInfo) -> list[Flowable]:
+    """The profile's rules sources by title; a file from before they were recorded
+    (schema 2) still has them in the profile as loaded."""
+    shown = [_source_line(s.title or s.file, s.ref) for s in profile.sources]
+    shown = shown or _loaded_sources(profile.resolved)
+    return [para(line, SMALL) for line in shown] or [para("not recorded", SMALL)]
+
+
+def _source_line(title: str, ref: str) -> str:
+    return f"{title} ({ref})" if ref else title
+
+
+def _loaded_sources(resolved: dict[str, Any]) -> list[str]:
+    """The sources of the profile as loaded: the profile file's own words, not chcert's."""
+    sources = resolved.get("sources")
     return [
-        para(
-            f"{s.get('title') or s.get('file', '?')}" + (f" ({s['ref']})" if s.get("ref") else ""),
-            SMALL,
-        )
-        for s in sources
+        _source_line(str(s.get("title") or s.get("file", "?")), str(s.get("ref") or ""))
+        for s in (sources if isinstance(sources, list) else [])
+        if isinstance(s, dict)
     ]
 
 
-def _laboratory(manifest: dict[str, Any]) -> list[list[Any]]:
-    lab = manifest.get("laboratory") if isinstance(manifest.get("laboratory"), dict) else {}
-    assert isinstance(lab, dict)
+def _laboratory(manifest: Manifest | None) -> list[list[Any]]:
+    lab = (manifest.laboratory if manifest is not None else None) or {}
     rows = [
         ("Laboratory", lab.get("name")),
         ("Report number", lab.get("report_number")),
@@ -230,49 +246,47 @@ def _laboratory(manifest: dict[str, Any]) -> list[list[Any]]:
     return [[para(label, SMALL), para(value or NOT_STATED, SMALL)] for label, value in rows]
 
 
-def _evidence(section: Any) -> list[Flowable]:
+def _evidence(section: EvidenceSection | None) -> list[Flowable]:
     """The samples the verdict rests on, each against its minimum (docs/verdict.md#evidence)."""
-    if not isinstance(section, dict):
+    if section is None:
         return [para("not recorded (a results file from before minimum samples)", SMALL)]
     lines = []
-    for s in section.get("samples") or []:
-        if not isinstance(s, dict):
-            continue
-        size = f"{_grouped(s.get('size'))} {s.get('what', '?')}"
-        if not s.get("judged"):
+    for s in section.samples:
+        size = f"{_grouped(s.size)} {s.what}"
+        if not s.judged:
             lines.append(f"{size}: the check did not run to a verdict")
         else:
-            mark = "" if s.get("met") else " - BELOW THE MINIMUM"
-            lines.append(f"{size} (minimum {_grouped(s.get('minimum'))}){mark}")
-    minimums = section.get("minimums") if isinstance(section.get("minimums"), dict) else {}
-    lines.append(f"minimums from {(minimums or {}).get('source', 'not recorded')}")
+            mark = "" if s.met else " - BELOW THE MINIMUM"
+            lines.append(f"{size} (minimum {_grouped(s.minimum)}){mark}")
+    lines.append(f"minimums from {section.minimums.source}")
     return [para(line, SMALL) for line in lines]
 
 
-def _profile(profile: dict[str, Any], manifest: dict[str, Any]) -> list[Flowable]:
+def _profile(profile: ProfileInfo, manifest: Manifest | None) -> list[Flowable]:
     """The profile by name and title, and, when it was read from a file rather than
     chcert's bundled profile of that name, a line of its own saying so (a long title
     cannot push it out of the cell), then the file and its SHA-256: a copy may keep the
     name and change the tables."""
-    shown = [para(f"{profile.get('name', '?')}: {profile.get('title', '')}", SMALL)]
-    run_plan = manifest.get("run_plan") if isinstance(manifest.get("run_plan"), dict) else {}
-    given = (run_plan or {}).get("profile")
-    if given and given != profile.get("name"):
+    shown = [para(f"{profile.name}: {profile.title}", SMALL)]
+    if manifest is None:
+        return shown
+    given = manifest.run_plan.get("profile")
+    if given and given != profile.name:
         shown.append(para("not chcert's bundled profile: read from a file", SMALL))
         shown.append(para(str(given), SMALL))
-        shown.append(para(f"SHA-256 {manifest.get('profile_sha256', '?')}", MONO))
+        shown.append(para(f"SHA-256 {manifest.profile_sha256}", MONO))
     return shown
 
 
-def _plan(record: Any) -> str:
-    if not isinstance(record, dict):
+def _plan(record: dict[str, Any] | None) -> str:
+    if record is None:
         return "none"
     from harness.plan import plan_line
 
     return plan_line(record)
 
 
-def _jurisdiction(lab: dict[str, Any]) -> str | None:
+def _jurisdiction(lab: dict[str, str]) -> str | None:
     shown = [str(lab[k]) for k in ("jurisdiction", "standard") if lab.get(k)]
     return "; ".join(shown) or None
 
@@ -283,14 +297,12 @@ def contradiction(problem: str) -> Paragraph:
 
 
 def certificate(
-    results: dict[str, Any], problem: str | None, report_id: str, data: bytes, attached: bool
+    results: Results, problem: str | None, report_id: str, data: bytes, attached: bool
 ) -> list[Flowable]:
     """The first page: the verdict, the game, the build, the profile, who certified it."""
-    verdict = str(results.get("verdict")) if problem is None else NOT_VALID
-    impl = results.get("implementation") if isinstance(results.get("implementation"), dict) else {}
-    profile = results.get("profile") if isinstance(results.get("profile"), dict) else {}
-    manifest = results.get("manifest") if isinstance(results.get("manifest"), dict) else {}
-    assert isinstance(impl, dict) and isinstance(profile, dict) and isinstance(manifest, dict)
+    verdict = str(results.verdict) if problem is None else NOT_VALID
+    said = hello_of(results)
+    manifest = results.manifest
     flow: list[Flowable] = [
         Paragraph("Casino Hold'em certification report", _TITLE),
         para("A game's conformance to the rules profile named below, as tested", _SUBTITLE),
@@ -299,24 +311,38 @@ def certificate(
     if problem is not None:
         flow.append(contradiction(problem))
     flow += [Spacer(1, 2 * mm), *verdict_lines(results), Spacer(1, 2 * mm)]
-    game = f"{impl.get('name', '?')} {impl.get('version', '')}".strip()
-    finished = str(manifest.get("finished") or "not recorded")
+    protocol = said.get("protocol", "?")
     rows: list[list[Any]] = [
-        [para("Game", SMALL), para(f"{game} (protocol {impl.get('protocol', '?')})", SMALL)],
-        [para("Declared configuration", SMALL), _configuration(impl)],
+        [para("Game", SMALL), para(f"{game(said)} (protocol {protocol})", SMALL)],
+        [para("Declared configuration", SMALL), _configuration(said)],
         [para("Build submitted", SMALL), _artifacts(manifest)],
-        [para("Adapter", SMALL), para(results.get("adapter", "?"), SMALL)],
-        [para("Profile", SMALL), _profile(profile, manifest)],
-        [para("Profile's rules sources", SMALL), _sources(profile)],
+        [para("Adapter", SMALL), para(results.adapter or "?", SMALL)],
+        [para("Profile", SMALL), _profile(results.profile, manifest)],
+        [para("Profile's rules sources", SMALL), _sources(results.profile)],
         *_laboratory(manifest),
-        [para("Evidence", SMALL), _evidence(results.get("evidence"))],
-        [para("Seed", SMALL), para(str(manifest.get("seed", "not recorded")), SMALL)],
-        [para("Run plan", SMALL), para(_plan(manifest.get("plan")), SMALL)],
-        [para("Date of issue", SMALL), para(finished[:10], SMALL)],
-        [para("Harness", SMALL), para(f"chcert {manifest.get('harness_version', '?')}", SMALL)],
+        [para("Evidence", SMALL), _evidence(results.evidence)],
+        *_run_rows(manifest),
         [para("Report id", SMALL), para(report_id, SMALL)],
         [para("Results", SMALL), para(hash_line(data), MONO)],  # chcert verify reads it
     ]
     flow.append(grid(rows, [38 * mm, 132 * mm], header=False))
     flow.append(para(ATTACHED if attached else NOT_ATTACHED, SMALL))
     return flow
+
+
+def _run_rows(manifest: Manifest | None) -> list[list[Any]]:
+    """The run's seed, plan, date and harness, from its manifest ("not recorded" when the
+    run stopped before writing one)."""
+    if manifest is None:
+        shown = ["not recorded", "none", "not recorded", "chcert ?"]
+    else:
+        shown = [
+            str(manifest.seed),
+            _plan(manifest.plan),
+            manifest.finished[:10] or "not recorded",
+            f"chcert {manifest.harness_version}",
+        ]
+    labels = ("Seed", "Run plan", "Date of issue", "Harness")
+    return [
+        [para(label, SMALL), para(value, SMALL)] for label, value in zip(labels, shown, strict=True)
+    ]

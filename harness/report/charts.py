@@ -1,11 +1,14 @@
 """Charts for the certification report, drawn with reportlab's own graphics.
 
-Each function is pure: it takes plain JSON values as read from results.json
-(docs/results.md), checks them, and returns a `Drawing` as wide as the report's
-A4 text column (170 mm), or None when the data is absent or unusable. The report
-is written whatever results.json holds (docs/robustness.md), so nothing here
-raises on malformed input: a chart that cannot be drawn is left out, for the
-report to say it was not recorded.
+Each function is pure: it takes the records of a run (harness/model.py: the
+RTP simulation, the ante pay table's rows) or the RNG's tables as results.json
+holds them (docs/results.md), checks the numbers, and returns a `Drawing` as
+wide as the report's A4 text column (170 mm), or None when the data is absent
+or unusable. The report is written whatever results.json holds
+(docs/robustness.md), and a value of the right type may still be no figure
+(NaN, an interval upside down, a probability above 1), so nothing here raises
+on malformed input: a chart that cannot be drawn is left out, for the report
+to say it was not recorded.
 
 The figures drawn are the ones results.json records; the charts compute only
 what is needed to place them (deviations in standard deviations, bin counts,
@@ -23,6 +26,8 @@ from reportlab.lib import colors
 from reportlab.lib.colors import Color
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from harness.model import AABonusRow, AnteRow, Simulation
 
 WIDTH: float = 170 * mm  # the report's text column: A4 less its margins
 DECK = 52
@@ -428,7 +433,7 @@ def _centred(x: float, text: str, size: float, font: str = FONT) -> float:
     return min(max(x, half), WIDTH - half)
 
 
-def rtp_interval(simulation: Any, exact: Any = None) -> Drawing | None:
+def rtp_interval(simulation: Simulation, exact: float | None = None) -> Drawing | None:
     """The RTP simulation's confidence interval on a number line, with the exact return.
 
     What an auditor reads: whether the exact return per ante (the red diamond, from the
@@ -439,23 +444,21 @@ def rtp_interval(simulation: Any, exact: Any = None) -> Drawing | None:
     game dealt the harness's own cards, so it judges only the harness's draw
     (docs/results.md `math.simulation`). Values are returns per ante (0 = RTP 100%).
 
-    Takes `math.simulation` (observed_return_per_ante, interval, confidence, rounds,
-    interval_judged) and the exact return per ante; `exact` None uses the
-    simulation's own `exact_return_per_ante`.
+    Takes `math.simulation` (its record: observed_return_per_ante, interval,
+    confidence, rounds, interval_judged) and the exact return per ante; `exact` None
+    uses the simulation's own `exact_return_per_ante`.
     """
-    if not isinstance(simulation, dict):
-        return None
-    observed = _number(simulation.get("observed_return_per_ante"))
-    interval = _numbers(simulation.get("interval"))
-    truth = _number(simulation.get("exact_return_per_ante") if exact is None else exact)
+    observed = _number(simulation.observed_return_per_ante)
+    interval = _numbers(simulation.interval)
+    truth = _number(simulation.exact_return_per_ante if exact is None else exact)
     if observed is None or truth is None or interval is None or len(interval) != 2:
         return None
     low, high = interval
     if not low <= high:
         return None
-    confidence = _number(simulation.get("confidence"))
-    rounds = _number(simulation.get("rounds"))
-    caption = simulation.get("interval_judged") is False
+    confidence = _number(simulation.confidence)
+    rounds = _number(simulation.rounds)
+    caption = simulation.interval_judged is False
 
     lo, hi = min(low, observed, truth), max(high, observed, truth)
     if not math.isfinite(4 * (hi - lo)):  # no scale holds these: not a return per ante
@@ -587,20 +590,18 @@ def rtp_interval(simulation: Any, exact: Any = None) -> Drawing | None:
 # -------------------------------------------------------- ante return by row
 
 
-def _ante_rows(rows: Any) -> list[tuple[str, str, float, float]] | None:
+def _ante_rows(rows: Sequence[AnteRow | AABonusRow]) -> list[tuple[str, str, float, float]] | None:
     """(name, odds, probability, contribution) of each row, or None if any row is malformed."""
-    if not isinstance(rows, list | tuple) or not rows or len(rows) > 40:
+    if not rows or len(rows) > 40:
         return None
     out = []
     for row in rows:
-        if not isinstance(row, dict) or not isinstance(row.get("row"), str):
-            return None
-        p, c = _number(row.get("probability")), _number(row.get("contribution"))
+        p, c = _number(row.probability), _number(row.contribution)
         if p is None or c is None or not 0 <= p <= 1:
             return None
-        odds = row.get("odds", row.get("pays"))  # math.aa_bonus_rows says `pays`
+        odds = row.odds if isinstance(row, AnteRow) else row.pays  # the AA Bonus says `pays`
         odds_text = f"{odds:g}:1" if _number(odds) is not None else ""
-        out.append((row["row"].replace("_", " "), odds_text, p, c))
+        out.append((row.row.replace("_", " "), odds_text, p, c))
     return out
 
 
@@ -634,7 +635,7 @@ def _bar_label(
 
 
 def ante_return_distribution(
-    rows: Any,
+    rows: Sequence[AnteRow | AABonusRow],
     *,
     title: str = "Ante pay table: how often each row pays, and what it adds to the return",
 ) -> Drawing | None:
@@ -647,8 +648,8 @@ def ante_return_distribution(
     whose probability is tiny contributes little; the contributions are odds x
     probability, so an error in either shows here as a bar out of proportion.
 
-    Takes `math.optimal.rows` (or `math.always_call.rows`): a list of {row, odds,
-    probability, contribution}; `math.aa_bonus_rows` ({row, pays, ...}) draws too.
+    Takes `math.optimal.rows` (or `math.always_call.rows`): AnteRow records {row, odds,
+    probability, contribution}; `math.aa_bonus_rows` (AABonusRow: {row, pays, ...}) draws too.
     """
     data = _ante_rows(rows)
     if data is None:

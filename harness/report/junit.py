@@ -13,65 +13,69 @@ attestation named.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.model import ClauseRow, Failure, Item, Results
+from harness.outcomes import Status, Verdict
+from harness.report.words import reason_text
 
-def junit_tree(results: dict[str, Any]) -> ET.ElementTree[ET.Element]:
+
+def junit_tree(results: Results) -> ET.ElementTree[ET.Element]:
     """The JUnit XML document of one run's results."""
-    root = ET.Element("testsuites", name="chcert", verdict=str(results.get("verdict")))
-    failures = results.get("failures") or []
-    by_item = {(f.get("clause"), f.get("item")): f for f in failures}
-    for clause in results.get("clauses") or []:
-        suite = ET.SubElement(root, "testsuite", name=clause["id"])
-        for item in clause.get("items") or []:
-            case = ET.SubElement(suite, "testcase", classname=clause["id"], name=item["name"])
-            _outcome(case, item, by_item.get((clause["id"], item["name"])), clause)
+    root = ET.Element("testsuites", name="chcert", verdict=str(results.verdict))
+    by_item = {(f.clause, f.item): f for f in results.failures}
+    for clause in results.clauses:
+        suite = ET.SubElement(root, "testsuite", name=clause.id)
+        for item in clause.items:
+            case = ET.SubElement(suite, "testcase", classname=clause.id, name=item.name)
+            _outcome(case, item, by_item.get((clause.id, item.name)), clause)
         _count(suite)
     # Failures that are no clause's item: hello, required capabilities, published figures
     # (a claim clause's refuted figure is already a test case of that clause).
-    loose = [f for f in failures if f.get("clause") is None or f.get("item_kind") == "published"]
+    loose = [f for f in results.failures if f.clause is None or f.item_kind == "published"]
     if loose:
         suite = ET.SubElement(root, "testsuite", name="run")
         for f in loose:
-            case = ET.SubElement(suite, "testcase", classname="run", name=str(f.get("item")))
-            _failure(case, f)
+            case = ET.SubElement(suite, "testcase", classname="run", name=f.item)
+            _failure(case, f.message, f)
         _count(suite)
     # The verdict is a test case of its own, so a CI that reads only failures and errors
     # never shows an INCOMPLETE run (nothing failed, something not tested) as green.
     suite = ET.SubElement(root, "testsuite", name="verdict")
     case = ET.SubElement(suite, "testcase", classname="verdict", name="certification")
-    verdict = str(results.get("verdict"))
-    reasons = "; ".join(results.get("incomplete_reasons") or [])
-    if verdict == "FAIL":
-        ET.SubElement(case, "failure", message=f"FAIL: {len(failures)} failures").text = reasons
-    elif verdict != "PASS":
-        ET.SubElement(case, "error", message=f"{verdict}: {reasons}")
+    reasons = "; ".join(reason_text(r) for r in results.incomplete_reasons)
+    if results.verdict is Verdict.FAIL:
+        message = f"FAIL: {len(results.failures)} failures"
+        ET.SubElement(case, "failure", message=message).text = reasons
+    elif results.verdict is not Verdict.PASS:
+        ET.SubElement(case, "error", message=f"{results.verdict}: {reasons}")
     _count(suite)
     _count(root)
     return ET.ElementTree(root)
 
 
-def _outcome(
-    case: ET.Element, item: dict[str, Any], failure: dict[str, Any] | None, clause: dict[str, Any]
-) -> None:
-    status = item["status"]
-    if status == "fail":
-        _failure(case, failure or {"message": item.get("message", "")})
-    elif status == "error":
-        ET.SubElement(case, "error", message=item.get("message", ""))
-    elif status == "not_tested":
-        why = item.get("message", "")
-        if clause["status"] == "attested":
+def _outcome(case: ET.Element, item: Item, failure: Failure | None, clause: ClauseRow) -> None:
+    if item.status is Status.FAIL:
+        _failure(case, failure.message if failure else item.message, failure)
+    elif item.status is Status.ERROR:
+        ET.SubElement(case, "error", message=item.message)
+    elif item.status is Status.NOT_TESTED:
+        why = item.message
+        if clause.status is Status.ATTESTED:
             why += " (clause attested by the laboratory)"
         ET.SubElement(case, "skipped", message=f"not tested: {why}")
 
 
-def _failure(case: ET.Element, f: dict[str, Any]) -> None:
-    node = ET.SubElement(case, "failure", message=str(f.get("message", "")))
-    lines = [f"expected: {f.get('expected')}", f"actual:   {f.get('actual')}"]
-    if f.get("reproduce"):
-        lines.append(f"reproduce: {f['reproduce']}")
+def _failure(case: ET.Element, message: str, f: Failure | None) -> None:
+    """A <failure>: the message, then what the rules and the game gave and the command
+    reproducing it, as far as the run recorded the failure (an item may fail unrecorded)."""
+    node = ET.SubElement(case, "failure", message=message)
+    expected, actual = (f.expected, f.actual) if f else (None, None)
+    lines = [f"expected: {expected}", f"actual:   {actual}"]
+    if f and f.reproduce:
+        lines.append(f"reproduce: {f.reproduce}")
     node.text = "\n".join(lines)
 
 
@@ -83,8 +87,10 @@ def _count(element: ET.Element) -> None:
     element.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
 
 
-def write_junit(results: dict[str, Any], path: str | Path) -> Path:
-    """Write the JUnit XML of one run's results."""
+def write_junit(results: Results | Mapping[str, Any], path: str | Path) -> Path:
+    """Write the JUnit XML of one run's results (a parsed results.json is read first)."""
+    if not isinstance(results, Results):
+        results = Results.from_json(results)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     junit_tree(results).write(path, encoding="utf-8", xml_declaration=True)

@@ -6,11 +6,11 @@ Markdown file as an artifact (docs/ci.md). `chcert certify --summary-md FILE` an
 `chcert diff --summary-md FILE` append one here; the file is appended to because
 GitHub's is shared by the steps of a job.
 
-The renderers are pure: a certification's summary reads only the results dict (what
-results.json holds, docs/results.md), a comparison's only the `ResultsDiff` of
-harness/diff/compare.py, which knows no renderer. Every key is read with .get: a stub
-written when the test runner stopped, a file of an older chcert, or a section another
-version adds or reshapes still renders, with what it holds.
+The renderers are pure: a certification's summary reads only the run's `Results`
+(harness/model.py, what results.json holds, docs/results.md), a comparison's only the
+`ResultsDiff` of harness/diff/compare.py, which knows no renderer. Reasons are put in
+words by harness/report/words.py, as in the report; a stub written when the test runner
+stopped, or a file of an older chcert, reads as a `Results` with its sections absent.
 
 Text that comes from the run (messages, reasons, names, commands) is never trusted to be
 Markdown: it is escaped, so a `|` cannot split a table cell, a `*` cannot start emphasis,
@@ -27,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.diff.compare import FailureRef, ResultsDiff, StatusChange, listed_changes
+from harness.model import Failure, Gap, Reason, Results
+from harness.outcomes import Status
 from harness.plan import plan_line
+from harness.report.words import reason_text, ways_to_close, why_text
 
 SHOWN = 20  # failures, gaps, reasons and changes listed; results.json and the PDF hold all
 MESSAGE_WIDTH = 300  # a message longer than this is cut in a table cell
@@ -108,73 +111,69 @@ def value(data: object) -> str:
 # ---------------------------------------------------------------------------- certify
 
 
-def certify_markdown(results: Mapping[str, Any]) -> str:
+def certify_markdown(results: Results | Mapping[str, Any]) -> str:
     """A certification's summary: the verdict as a heading, the two verdicts and the run's
     settings, clause and vector counts, the failures (each with how to reproduce it),
-    why the run is incomplete and what was not tested, and the sample sizes."""
-    verdict = str(results.get("verdict", "?"))
-    lines = [f"## chcert certify: {escape(verdict)}", ""]
-    if verdict in VERDICT_LINES:
-        lines += [VERDICT_LINES[verdict], ""]
+    why the run is incomplete and what was not tested, and the sample sizes. A parsed
+    results.json is read first."""
+    if not isinstance(results, Results):
+        results = Results.from_json(results)
+    lines = [f"## chcert certify: {escape(results.verdict)}", ""]
+    lines += [VERDICT_LINES[results.verdict], ""]
     lines += table(["", ""], _settings(results))
     lines += ["", *_counts(results)]
-    lines += _failures(results)
-    lines += _incomplete(results)
-    lines += _gaps(results)
+    lines += _failures(results.failures)
+    lines += _incomplete(results.incomplete_reasons)
+    lines += _gaps(results.gaps)
     lines += _samples(results)
     return "\n".join(lines) + "\n"
 
 
-def _settings(results: Mapping[str, Any]) -> Iterator[list[str]]:
-    manifest = _mapping(results.get("manifest"))
-    profile = results.get("profile")
-    name = profile.get("name") if isinstance(profile, dict) else profile
+def _settings(results: Results) -> Iterator[list[str]]:
+    manifest = results.manifest
+    version = manifest.harness_version if manifest else ""
     rows: list[tuple[str, str]] = [
-        ("implementation", escape(results.get("implementation_verdict", "?"))),
-        ("published figures", escape(results.get("publication_verdict", "?"))),
-        ("profile", escape(name) if name else "-"),
-        ("adapter", code(results.get("adapter") or "-", in_table=True)),
-        ("seed", value(manifest.get("seed"))),
-        ("chcert", escape(manifest.get("harness_version") or "-")),
+        ("implementation", escape(results.implementation_verdict)),
+        ("published figures", escape(results.publication_verdict)),
+        ("profile", escape(results.profile.name or "-")),
+        ("adapter", code(results.adapter or "-", in_table=True)),
+        ("seed", value(manifest.seed if manifest else None)),
+        ("chcert", escape(version or "-")),
     ]
-    if manifest.get("report_id"):
-        rows.append(("report", escape(manifest["report_id"])))
-    if isinstance(manifest.get("plan"), dict):
-        rows.append(("run plan", escape(plan_line(manifest["plan"]))))
-    selection = _mapping(results.get("selection"))
-    if results.get("selection"):
-        expressions = _mapping(selection.get("expressions"))
-        shown = " ".join(f"{k} {v}" for k, v in expressions.items()) or "paths"
+    if manifest and manifest.report_id:
+        rows.append(("report", escape(manifest.report_id)))
+    if manifest and manifest.plan is not None:
+        rows.append(("run plan", escape(plan_line(manifest.plan))))
+    if results.selection is not None:
+        shown = " ".join(f"{k} {v}" for k, v in results.selection.expressions.items()) or "paths"
         rows.append(("selection", f"{code(shown, in_table=True)}: never a certificate"))
     for label, cell in rows:
         yield [f"**{label}**", cell]
 
 
-def _counts(results: Mapping[str, Any]) -> list[str]:
-    clauses = list(_dicts(results.get("clauses")))
-    status = Counter(str(c.get("status")) for c in clauses)
-    vectors = _mapping(results.get("vectors"))
+def _counts(results: Results) -> list[str]:
+    status = Counter(c.status for c in results.clauses)
+    v = results.vectors
     return [
-        f"**Clauses:** {len(clauses)}: {status['pass']} passed, {status['fail']} failed, "
-        f"{status['not_tested']} not tested, {status['attested']} attested",
+        f"**Clauses:** {len(results.clauses)}: {status[Status.PASS]} passed, "
+        f"{status[Status.FAIL]} failed, {status[Status.NOT_TESTED]} not tested, "
+        f"{status[Status.ATTESTED]} attested",
         "",
-        f"**Vectors:** {_int(vectors.get('total'))}: {_int(vectors.get('passed'))} passed, "
-        f"{_int(vectors.get('failed'))} failed, {_int(vectors.get('errors'))} errors, "
-        f"{_int(vectors.get('not_tested'))} not tested",
+        f"**Vectors:** {v.total:,}: {v.passed:,} passed, {v.failed:,} failed, "
+        f"{v.errors:,} errors, {v.not_tested:,} not tested",
     ]
 
 
-def _failures(results: Mapping[str, Any]) -> list[str]:
-    failures = list(_dicts(results.get("failures")))
+def _failures(failures: list[Failure]) -> list[str]:
     if not failures:
         return []
     rows = (
         [
-            escape(f.get("clause") or "-"),
-            code(f.get("item") or "-", in_table=True),
-            escape(f.get("kind") or "-"),
-            escape(cut(f.get("message", ""))),
-            code(f.get("reproduce") or "", in_table=True),
+            escape(f.clause or "-"),
+            code(f.item or "-", in_table=True),
+            escape(f.kind),
+            escape(cut(f.message)),
+            code(f.reproduce, in_table=True),
         ]
         for f in failures[:SHOWN]
     )
@@ -183,25 +182,25 @@ def _failures(results: Mapping[str, Any]) -> list[str]:
     return lines + _more(len(failures), "failures")
 
 
-def _incomplete(results: Mapping[str, Any]) -> list[str]:
-    reasons = [r for r in _list(results.get("incomplete_reasons")) if r]
-    if not reasons:
+def _incomplete(reasons: list[Reason]) -> list[str]:
+    said = [text for text in map(reason_text, reasons) if text]
+    if not said:
         return []
     lines = ["", "### Why it is incomplete", ""]
-    lines += [f"- {escape(cut(r))}" for r in reasons[:SHOWN]]
-    return lines + _more(len(reasons), "reasons")
+    lines += [f"- {escape(cut(text))}" for text in said[:SHOWN]]
+    return lines + _more(len(said), "reasons")
 
 
-def _gaps(results: Mapping[str, Any]) -> list[str]:
-    gaps = list(_dicts(results.get("gaps")))
+def _gaps(gaps: list[Gap]) -> list[str]:
+    """Each clause not tested: why, as the report says it, and every way to close it."""
     if not gaps:
         return []
     rows = (
         [
-            escape(g.get("clause") or "-"),
-            escape(cut(g.get("title", ""))),
-            escape(cut(g.get("why", ""), 200)),
-            escape(", ".join(str(t) for t in _list(g.get("to_close")))),
+            escape(g.clause or "-"),
+            escape(cut(g.title)),
+            escape(cut("; ".join(map(why_text, g.why)), 200)),
+            escape(", ".join(ways_to_close(g.to_close))),
         ]
         for g in gaps[:SHOWN]
     )
@@ -210,29 +209,25 @@ def _gaps(results: Mapping[str, Any]) -> list[str]:
     return lines + _more(len(gaps), "clauses not tested")
 
 
-def _samples(results: Mapping[str, Any]) -> list[str]:
+def _samples(results: Results) -> list[str]:
     """The samples the verdict rests on, each against the certificate's minimum
     (results.json `evidence`, docs/verdict.md#evidence), and the seed that drew them: a
     reader judges a PASS by its sample sizes as much as by its verdict."""
-    evidence = _mapping(results.get("evidence"))
+    evidence = results.evidence
+    if evidence is None or not evidence.samples:
+        return []
     rows = [
         [
-            escape(s.get("what", "?")),
-            value(s.get("size")),
-            value(s.get("minimum")),
-            "met"
-            if s.get("met") and s.get("judged")
-            else "**below**"
-            if s.get("judged")
-            else "not run",
+            escape(s.what or "?"),
+            value(s.size),
+            value(s.minimum),
+            "met" if s.met and s.judged else "**below**" if s.judged else "not run",
         ]
-        for s in _dicts(evidence.get("samples"))
+        for s in evidence.samples
     ]
-    if not rows:
-        return []
-    seed = _mapping(results.get("manifest")).get("seed")
-    drawn = f", drawn from seed {value(seed)}" if _number(seed) else ""
-    source = escape(_mapping(evidence.get("minimums")).get("source", "not recorded"))
+    seed = results.manifest.seed if results.manifest else None
+    drawn = f", drawn from seed {value(seed)}" if seed is not None else ""
+    source = escape(evidence.minimums.source)
     lines = ["", f"### Sample sizes{drawn}", ""]
     lines += table(["sample", "size", "minimum", ""], rows)
     return [*lines, "", f"Minimums from {source}."]
@@ -362,26 +357,5 @@ def _more(total: int, what: str, shown: int = SHOWN) -> list[str]:
     return ["", f"... and {total - shown} more {what} (results.json and report.pdf hold all)"]
 
 
-def _dicts(data: Any) -> Iterator[Mapping[str, Any]]:
-    if isinstance(data, list):
-        yield from (entry for entry in data if isinstance(entry, Mapping))
-
-
-def _list(data: Any) -> list[Any]:
-    return data if isinstance(data, list) else []
-
-
-def _mapping(data: Any) -> Mapping[str, Any]:
-    return data if isinstance(data, Mapping) else {}
-
-
 def _scalar(data: Any) -> bool:
     return data is None or isinstance(data, str | int | float | bool)
-
-
-def _number(data: Any) -> bool:
-    return isinstance(data, int | float) and not isinstance(data, bool)
-
-
-def _int(data: Any) -> str:
-    return f"{data:,}" if _number(data) else "0"

@@ -1,0 +1,306 @@
+"""The controller side of a certification run: say hello, collect what the workers
+found, write results.json (docs/architecture.md, A certification run).
+
+As pytest-xdist keeps its scheduler (DSession) apart from its workers, the controller
+runs no item: it opens the game once for `hello` (so an unreachable game stops the run
+before any worker starts), collects each item's `Record` from its report, turns the
+findings a check attributes to other clauses into records of their own, writes the
+repro vectors, and builds results.json (harness/results.py) when the session ends,
+also after Ctrl-C (INCOMPLETE). In-process (`-n 0`) it hands its connection to the
+worker beside it (harness/worker.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.adapters import Adapter, open_adapter
+from harness.errors import ChcertError, ErrorReply, ProtocolViolation
+from harness.gamemath import census_progress, main_game, profile_math
+from harness.model import Failure, FailureKind, ItemKind, Reason, ReasonCode, Record, Results
+from harness.outcomes import Status
+from harness.publication import published_figures
+from harness.report.words import reason_text
+from harness.results import RunFacts, build_results, failure_entry, now, write_json_atomic
+from harness.runspec import RunSpec
+from harness.worker import RECORD_KEY, Worker
+
+REPRO_DIR = "repro"
+
+
+class Controller:
+    """One run's outcomes; registered as the plugin `chcert-controller`."""
+
+    def __init__(self, config: pytest.Config, spec: RunSpec, worker: Worker | None) -> None:
+        self.config = config
+        self.spec = spec
+        self.worker = worker  # in-process: the worker that plays on the hello connection
+        self.started = now()
+        self.records: list[Record] = []
+        self.collected: set[str] | None = None
+        self.implementation: dict[str, Any] | None = None
+        self.incomplete: list[Reason] = []
+        self.hello_fault: Failure | None = None
+        self.stderr_tail = ""
+        self.interrupted_by = "Ctrl-C"
+        # The results as built, for `chcert certify` to take in memory: a file in the
+        # output folder is one a game's process could replace (harness/cli/certify.py).
+        self.results: Results | None = None
+
+    @property
+    def adapter_spec(self) -> str:
+        spec: str = self.spec.settings["adapter"]
+        return spec
+
+    def selection(self) -> dict[str, str]:
+        """The selection expressions given to pytest (-k, -m), as results.json records them."""
+        given = {
+            "-k": self.config.getoption("keyword"),
+            "-m": self.config.getoption("markexpr"),
+            "--item": " ".join(self.spec.settings["item"]),
+        }
+        return {flag: str(expr) for flag, expr in given.items() if expr}
+
+    # ------------------------------------------------------------ session
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Say hello once, so an unreachable game stops the run early."""
+        # The exact mathematics, computed (or loaded from the cache) once, here, before
+        # workers need it: the strategy the differential and the RTP simulation play
+        # is then in the strategy cache. Should it fail, the simulation and the math
+        # section record the error where it shows.
+        with contextlib.suppress(Exception):
+            _ = main_game(self.spec.profile, census_progress(quiet=False)).strategy
+        adapter: Adapter | None = None
+        try:
+            adapter = open_adapter(
+                self.adapter_spec,
+                profile_path=str(self.spec.profile.path),
+                timeout=self.spec.settings["timeout"],
+            )
+            self.implementation = adapter.request("hello")
+        except ProtocolViolation as exc:
+            self._hello_failed(exc)
+        except ErrorReply as exc:
+            reply = {"error": {"code": exc.code, "message": exc.message}}
+            self._hello_failed(ProtocolViolation(f"refused with {exc}", {"reply": reply}))
+        except (ChcertError, OSError) as exc:
+            self._stop(self._unreachable(exc))
+        finally:
+            if adapter is not None and (self.worker is None or self.implementation is None):
+                adapter.close()  # each worker opens its own connection
+        if adapter is not None and self.worker is not None:
+            assert self.implementation is not None
+            self.worker.adopt(adapter, self.implementation)  # items run here: the game is up
+
+    def _hello_failed(self, exc: ProtocolViolation) -> None:
+        """A game that answers hello outside protocol v1 fails; one that never answers it
+        (it exited, or hung) cannot be judged: unreachable, with its stderr shown."""
+        self.stderr_tail = str(exc.evidence.get("stderr_tail", ""))
+        if "reply" not in exc.evidence and "raw" not in exc.evidence:
+            self._stop(self._unreachable(exc))
+        self.hello_fault = failure_entry(
+            FailureKind.IMPLEMENTATION,
+            None,
+            "hello",
+            f"hello does not conform to protocol v1: {exc.detail}",
+            self.spec.command(None),  # hello comes first: the whole run shows it
+            expected="a hello reply conforming to protocol v1 (docs/adapter-protocol.md)",
+            actual=exc.evidence.get("reply", exc.evidence.get("raw")),
+            evidence=exc.evidence,
+        )
+        self.write_results()
+        pytest.exit(self.hello_fault.message, returncode=1)
+
+    def _unreachable(self, exc: BaseException) -> Reason:
+        return Reason(code=ReasonCode.UNREACHABLE, subject=self.adapter_spec, detail=str(exc))
+
+    def _stop(self, reason: Reason) -> None:
+        """End the run INCOMPLETE, its results written: the game could not be judged."""
+        self.incomplete.append(reason)
+        self.write_results()
+        pytest.exit(reason_text(reason), returncode=2)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """In-process: which planned items the selection kept."""
+        if self.worker is not None:
+            self.collected = {item.name for item in session.items}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist: the items a worker collected, after the selection."""
+        names = {i.rpartition("::")[2] for i in ids}
+        self.collected = names if self.collected is None else self.collected | names
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """A signal `chcert certify` turns into an interruption names itself
+        (harness/cli/certify.py)."""
+        if str(excinfo.value):
+            self.interrupted_by = str(excinfo.value)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect each item's record from its report, wherever the item ran."""
+        props = dict(report.user_properties)
+        if RECORD_KEY in props:
+            record = Record.from_json(str(props[RECORD_KEY]))
+            self.records.append(record)
+            self._add_findings(record)
+        elif (report.failed and report.when != "call") or str(report.when) == "???":
+            # A setup/teardown error or a crashed worker: no record came back.
+            item = report.nodeid.rpartition("::")[2]
+            clause, _, name = item.partition("/")
+            planned = next((p for p in self.spec.planned if p.name == item), None)
+            self.records.append(
+                Record(
+                    node=report.nodeid,
+                    clause=clause,
+                    kind=planned.kind if planned else ItemKind.VECTOR,
+                    name=name,
+                    status=Status.ERROR,
+                    message=f"item did not run to completion ({report.when}): "
+                    + str(report.longrepr)[-300:],
+                )
+            )
+
+    def _add_findings(self, record: Record) -> None:
+        """Failures a check attributes to clauses (the differential's and the corpus's
+        causes) become records of their own clause; one cause found by several shards
+        counts once."""
+        known = {r.item: r for r in self.records}
+        kind = ItemKind.CORPUS if record.kind is ItemKind.CORPUS else ItemKind.DIFFERENTIAL
+        for finding in record.findings:
+            same = known.get(finding.item)
+            if same is not None:
+                same.evidence["count"] = same.evidence.get("count", 0) + finding.count
+                continue
+            derived = Record(
+                node=f"{record.node.rpartition('::')[0]}::{finding.item}",
+                clause=finding.clause,
+                kind=kind,
+                name=finding.item.partition("/")[2],
+                status=Status.FAIL,
+                message=finding.message,
+                expected=finding.expected,
+                actual=finding.actual,
+                evidence={
+                    **finding.evidence,
+                    "kind": finding.kind,  # the fault's kind and detail, as the results'
+                    "detail": finding.detail,  # causes table shows them
+                    "count": finding.count,
+                    "found_by": record.item,
+                },
+                reproduce=finding.reproduce or record.reproduce,
+                repro=finding.repro,
+            )
+            self.records.append(derived)
+            known[derived.item] = derived
+        record.findings = []
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete.append(Reason(code=ReasonCode.INTERRUPTED, subject=self.interrupted_by))
+        elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+            self.incomplete.append(Reason(code=ReasonCode.RUNNER_ERROR))
+        elif exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.selection():
+            return  # a selection matching nothing is a usage error: no certificate at all
+        self.write_results()
+
+    # ------------------------------------------------------------ results
+
+    def write_results(self) -> None:
+        for record in self.records:
+            if record.repro is not None and not record.repro_file:
+                self._write_repro(record)
+        spec = self.spec
+        results = build_results(
+            RunFacts(
+                profile=spec.profile,
+                catalogs=list(spec.catalogs),
+                adapter=self.adapter_spec,
+                implementation=self.implementation,
+                planned=spec.planned,
+                records=self.records,
+                started=self.started,
+                seed=spec.settings["seed"],
+                math=self._math(),
+                collected=self.collected,
+                selection=self.selection(),
+                incomplete=self.incomplete,
+                hello_fault=self.hello_fault,
+                stderr_tail=self.stderr_tail,
+                published=self._published(),
+                attestations=list(spec.attestations),
+                run_plan=spec.settings.manifest(spec.profile_arg, self.selection()),
+                run_command=spec.command(None),
+                math_command=shlex.join(["chcert", "math", "--profile", spec.profile_arg]),
+                minimums=spec.minimums,
+            )
+        )
+        self.results = results  # first: kept even should the file not be written
+        write_json_atomic(spec.stage / "results.json", results.to_json())
+
+    def _published(self) -> list[dict[str, Any]]:
+        """The figures the game publishes (hello config.published), against the exact
+        mathematics of the pay tables it declares."""
+        if self.implementation is None:
+            return []
+        try:
+            return published_figures(
+                self.spec.profile,
+                self.spec.profile_arg,
+                self.implementation.get("config"),
+                self.spec.stage / REPRO_DIR,
+                self.spec.out / REPRO_DIR,
+            )
+        except Exception as exc:  # the harness's own failure: reported, never the game's
+            return [
+                {
+                    "figure": "all",
+                    "clause": None,
+                    "status": Status.ERROR.value,
+                    "claimed": None,
+                    "computed": None,
+                    "reason": f"{type(exc).__name__}: {exc}",
+                }
+            ]
+
+    def _write_repro(self, record: Record) -> None:
+        """Write a failing randomized round as a vector file, and the command replaying it."""
+        assert record.repro is not None
+        test = record.repro["groups"][0]["tests"][0]
+        test["clauses"] = [record.clause]
+        written = self.spec.stage / REPRO_DIR / f"{test['id']}.yaml"
+        written.parent.mkdir(parents=True, exist_ok=True)
+        written.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
+        path = (self.spec.out / REPRO_DIR / written.name).resolve()
+        record.repro_file = f"{REPRO_DIR}/{path.name}"
+        capabilities = (self.implementation or {}).get("capabilities") or []
+        if "inject" not in capabilities:
+            # The game dealt the round itself: the vector is evidence, but cannot be asked of
+            # it, and its own shuffle will not deal that round again. The item's command
+            # runs the check again; it is no exact replay.
+            record.evidence["reproduction"] = (
+                "the game lacks capability inject: the repro vector cannot be replayed "
+                "against it, and the reproduce command plays new rounds of its own shuffle"
+            )
+            return
+        record.reproduce = self.spec.command(
+            f"{record.clause}/{test['id']}", ["--vectors", str(path), "--rtp-rounds", "0"]
+        )
+
+    def _math(self) -> dict[str, Any]:
+        """The profile's exact figures, and the strategy file beside results.json."""
+        try:
+            math = profile_math(self.spec.profile)
+            main_game(self.spec.profile).strategy.save(self.spec.stage / "strategy.npz")
+        except Exception as exc:  # the report is still written, marked so
+            reason = f"{type(exc).__name__}: {exc}"
+            return {"status": Status.ERROR.value, "reason": reason, "claims": []}
+        math["strategy"]["file"] = "strategy.npz"
+        return math

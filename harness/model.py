@@ -1,0 +1,805 @@
+"""One typed model of a run's outcomes: results.json is its serialisation (docs/results.md).
+
+The run builds these records (harness/results.py); the report, `chcert diff`, JUnit and
+the command line's summary read them, and only they turn them into words. A reason is a
+code, a subject and a detail, never a sentence another module parses back; a failure
+carries its cause as a key (clause, fault, the hands and wagers settled otherwise), so
+grouping failures needs no text.
+
+Records are msgspec structs: typed, frozen, and read from a parsed results.json with
+`Results.from_json`, which also reads the files of earlier versions (schema 1 to 4),
+whose reasons were sentences (kept as `ReasonCode.TEXT`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from enum import StrEnum, unique
+from typing import Any
+
+import msgspec
+
+from harness.outcomes import SCHEMA_VERSION, Status, Verdict
+
+
+class Model(msgspec.Struct, frozen=True, kw_only=True):
+    """Base of the model's records: typed, frozen; unknown keys of a file are ignored."""
+
+
+# ---------------------------------------------------------------------------- reasons
+
+
+@unique
+class ReasonCode(StrEnum):
+    """Why a run, a clause or an item is not (fully) tested, or how a clause was closed."""
+
+    UNREACHABLE = "unreachable"  # subject: the adapter spec; detail: what happened
+    INTERRUPTED = "interrupted"  # subject: the signal (Ctrl-C, SIGTERM)
+    RUNNER_ERROR = "runner-error"  # the test runner's own internal error
+    RUNNER_STOPPED = "runner-stopped"  # subject: its exit code; detail: a hint
+    HARNESS_ERROR = "harness-error"  # subject: the item; detail: the error
+    SELECTION = "selection"  # subject: the expressions; detail: "RAN of PLANNED"
+    CLAUSES_NOT_TESTED = "clauses-not-tested"  # subject: the clause ids, comma separated
+    SHORT_SAMPLE = "short-sample"  # subject: the sample's name; detail: size and minimum
+    MATH_FAILED = "math-failed"  # detail: the error of the exact mathematics
+    FIGURES_NOT_CHECKED = "figures-not-checked"  # subject: the figures, comma separated
+    NO_HELLO = "no-hello"  # the figures the game publishes are unknown
+    NOT_TESTED = "not-tested"  # a clause's item: detail what kept it from running
+    NOTHING_APPLIES = "nothing-applies"  # no vector or check of the clause applies
+    ATTESTED = "attested"  # subject: who; detail: the result and date
+    ALSO_ATTESTED = "also-attested"  # subject: who (the clause passed here too)
+    ATTESTATION_REJECTED = "attestation-rejected"  # subject: who (the clause failed here)
+    TEXT = "text"  # a sentence of a file written before reasons had codes
+
+
+class Reason(Model, frozen=True, kw_only=True):
+    code: ReasonCode
+    subject: str = ""
+    detail: str = ""
+
+
+# ---------------------------------------------------------------------------- items
+
+
+@unique
+class ItemKind(StrEnum):
+    """What an item of a clause is (docs/results.md)."""
+
+    VECTOR = "vector"  # a hand-worked or refusal vector replayed
+    CHECK = "check"  # a registered check (a shard of one)
+    CORPUS = "corpus"  # a clause's share of the generated corpus
+    DIFFERENTIAL = "differential"  # a cause the differential attributed to the clause
+    CLAIM = "claim"  # a figure the rules source claims
+    MANUAL = "manual"  # the laboratory's review
+
+
+class PlannedItem(Model, frozen=True, kw_only=False):
+    """An item the run should run under the profile: `clause/target`, as pytest names it."""
+
+    name: str
+    clause: str
+    kind: ItemKind
+    target: str
+    section: str = ""  # the results section its outcome has a share of (its check's)
+
+
+class Item(Model, frozen=True, kw_only=True):
+    """An item's row in its clause: how it ended, and what would let it run."""
+
+    name: str
+    kind: ItemKind
+    status: Status
+    message: str = ""
+    needs: str = ""
+
+
+# ---------------------------------------------------------------------------- outcomes
+
+
+class Finding(Model, frozen=True, kw_only=True):
+    """A failure a check attributes to a clause, its own or another's (the decision table
+    of docs/differential.md): one cause, its first example, how often it was seen."""
+
+    clause: str
+    item: str  # `clause/differential:SLUG` or `clause/corpus:SLUG`: an item of its own
+    kind: str = ""  # the fault's kind in the decision table (ante-row, qualify, ...)
+    detail: str = ""
+    count: int = 1
+    message: str = ""
+    expected: Any = None
+    actual: Any = None
+    evidence: dict[str, Any] = {}
+    reproduce: str = ""  # "" for the command of the item that found it
+    repro: dict[str, Any] | None = None  # the round as a vector file, when replayable
+
+
+class Untested(Model, frozen=True, kw_only=True):
+    """Part of an item that could not run, and what would let it."""
+
+    reason: str
+    needs: str = ""
+
+
+class Outcome(Model, frozen=True, kw_only=True):
+    """What a check hands back when it returns (a failure is raised: CheckFailure).
+
+    `evidence` is kept with its item; `findings` become items of their clauses;
+    `untested` leaves the item not tested unless it failed; `share` is the item's part
+    of a results section (the check's `section`: rng, simulation, differential, corpus),
+    which that section's code merges (harness/results.py SECTIONS)."""
+
+    evidence: dict[str, Any] = {}
+    findings: list[Finding] = []
+    untested: Untested | None = None
+    share: Any = None
+
+
+class Record(msgspec.Struct, kw_only=True):
+    """One item's outcome, as it crosses from an xdist worker to the controller (as JSON
+    on its teardown report); the controller completes it (repro file, reproduce)."""
+
+    node: str
+    clause: str
+    kind: ItemKind
+    name: str  # the item's target: a vector id, a check (shard) name, "corpus"
+    status: Status
+    message: str = ""
+    expected: Any = None
+    actual: Any = None
+    evidence: dict[str, Any] = {}
+    protocol_fault: bool = False  # the game broke protocol v1, not a rule of the game
+    reproduce: str = ""
+    needs: str = ""  # for not_tested: what would let the item run
+    repro: dict[str, Any] | None = None  # a failing randomized round, as a vector file
+    repro_file: str = ""  # where the controller wrote `repro`, relative to the output folder
+    findings: list[Finding] = []  # failures attributed to clauses: records of their own
+    section: str = ""  # the results section `share` belongs to (its check's)
+    share: Any = None
+
+    @property
+    def item(self) -> str:
+        """The item's name, `clause/target` (the last part of the pytest node id)."""
+        return self.node.rpartition("::")[2]
+
+    def to_json(self) -> str:
+        return _RECORD_ENCODER.encode(self).decode("utf-8")
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        return msgspec.json.decode(text, type=cls)
+
+
+# A game's number with a fraction is a Decimal (harness/adapters/base.py): a number in
+# JSON; anything else JSON has no type for, its text.
+_RECORD_ENCODER = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
+
+
+# ---------------------------------------------------------------------------- clauses
+
+
+@unique
+class ClauseKind(StrEnum):
+    IMPLEMENTATION = "implementation"  # verified by vectors and checks
+    PUBLICATION = "publication"  # a figure claimed, judged against exact mathematics
+
+
+class ClauseRow(Model, frozen=True, kw_only=True):
+    """A clause's row of the traceability matrix: pass only when every item passed."""
+
+    id: str
+    title: str = ""
+    statement: str = ""
+    kind: ClauseKind = ClauseKind.IMPLEMENTATION
+    category: str = ""
+    severity: str = ""
+    sources: list[str] = []
+    interpretation: str | None = None
+    status: Status = Status.NOT_TESTED
+    items: list[Item] = []
+    vectors: int = 0
+    checks: int = 0
+    passed: int = 0
+    failed: list[str] = []
+    notes: list[Reason] = []
+    to_close: list[str] = []  # what would close the gap besides an attestation
+
+
+class Gap(Model, frozen=True, kw_only=True):
+    """A clause not tested: why, and what would close it (an attestation always would)."""
+
+    clause: str
+    title: str = ""
+    kind: ClauseKind = ClauseKind.IMPLEMENTATION
+    why: list[Reason] = []
+    to_close: list[str] = []
+
+
+# ---------------------------------------------------------------------------- failures
+
+
+@unique
+class FailureKind(StrEnum):
+    IMPLEMENTATION = "implementation"  # the game's behaviour broke a clause
+    PUBLICATION = "publication"  # a figure claimed or published is refuted
+
+
+class Settled(Model, frozen=True, kw_only=True):
+    """A seat's hand and the fields of its settlement the game got otherwise."""
+
+    hand: str
+    fields: tuple[str, ...]
+
+
+class Cause(Model, frozen=True, kw_only=True):
+    """What failures of one cause share (docs/report.md, Failures by cause).
+
+    A round settled otherwise is known by its hands and the fields that differ,
+    whichever item found it (vector, corpus, differential, simulation); any other
+    failure by the shape of its message, cards and numbers taken out.
+    """
+
+    kind: FailureKind
+    clause: str | None
+    settled: tuple[Settled, ...] = ()
+    shape: str = ""
+
+
+class Failure(Model, frozen=True, kw_only=True):
+    """One failure in full: expected and actual as the game and the rules gave them."""
+
+    kind: FailureKind
+    clause: str | None
+    item: str
+    item_kind: str  # an ItemKind, or hello / required-capabilities / published / claim
+    node: str | None = None
+    expected: Any = None
+    actual: Any = None
+    message: str = ""
+    evidence: dict[str, Any] = {}
+    reproduce: str = ""
+    repro: str | None = None  # the repro vector, relative to the folder of results.json
+    cause: Cause | None = None
+
+    def key(self) -> Cause:
+        """The failure's cause: as recorded, else worked out as the run would have."""
+        return self.cause or cause_of(self)
+
+
+# ---------------------------------------------------------------------------- figures
+
+
+class Figure(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """A figure claimed by the rules source or published by the game, against the exact
+    mathematics; `readings` holds every definition tried."""
+
+    figure: str
+    claimed: float | None
+    source: str = ""
+    status: Status
+    computed: float | None
+    definition: str | None = None
+    difference: float | None = None
+    tolerance: float | None = None
+    readings: dict[str, float | None] | None = None
+    priced_on: str | None = None
+    reproduce: str | None = None
+    clause: str | None = None
+    reason: str | None = None
+
+
+class Publication(Model, frozen=True, kw_only=True):
+    verdict: Verdict = Verdict.INCOMPLETE
+    claimed_by_source: list[Figure] = []
+    published_by_game: list[Figure] = []
+
+
+# ---------------------------------------------------------------------------- sections
+
+
+class StatTest(Model, frozen=True, kw_only=True):
+    name: str
+    statistic: float
+    p_value: float
+    description: str = ""
+    detects: str = ""
+    df: int | None = None
+    p_adjusted: float = 1.0
+    passed: bool = True
+
+
+class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """The deck battery (docs/rng.md)."""
+
+    status: Status
+    reason: str = ""
+    decks: int
+    raw_bytes: int = 0
+    alpha: float | None = None
+    correction: str = ""
+    power: float | None = None
+    passed: bool | None = None
+    position_counts: list[list[int]] = []
+    position_p_values: list[float] = []
+    tests: list[StatTest]
+    dieharder: dict[str, Any] = {}
+
+
+class Strata(Model, frozen=True, kw_only=True):
+    quota: int = 0
+    total: int = 0
+    met: int = 0
+    short: dict[str, int] = {}
+    counts: dict[str, int] = {}
+
+
+class DifferentialCause(Model, frozen=True, kw_only=True):
+    clause: str
+    kind: str = ""
+    detail: str = ""
+    count: int = 1
+    item: str = ""
+
+
+class DifferentialSection(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """The differential's shards summed (docs/differential.md)."""
+
+    status: Status
+    reason: str = ""
+    budget: int = 0
+    shards_run: int
+    shards: int
+    seat_hands: int
+    uniform_seat_hands: int
+    stratified_seat_hands: int
+    rounds: int
+    strata: Strata
+    disagreeing_seat_hands: int
+    causes: list[DifferentialCause]
+    detectable_fault_rate: float
+    seconds: float = 0.0
+    seat_hands_per_second: float = 0.0
+
+
+class CorpusSection(Model, frozen=True, kw_only=True):
+    """The generated corpus's items summed (docs/corpus.md)."""
+
+    status: Status = Status.NOT_TESTED
+    items: int = 0
+    vectors: int = 0
+    ran: int = 0
+    failed: int = 0
+    not_tested: int = 0
+    failing: list[Any] = []
+    seconds: float = 0.0
+
+
+class Simulation(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """The RTP simulation's rounds against the exact return (docs/verdict.md)."""
+
+    status: Status
+    reason: str = ""
+    rounds: int = 0
+    seats: int = 0
+    hands: int = 0
+    ante: int = 0
+    dealt_by: str = ""
+    observed_return_per_ante: float | None = None
+    observed_rtp: float | None = None
+    confidence: float | None = None
+    interval: list[float] = []
+    exact_return_per_ante: float | None = None
+    exact_rtp: float | None = None
+    observed_raise_frequency: float | None = None
+    detectable_shift: float | None = None
+    interval_contains_exact: bool | None = None
+    interval_judged: bool | None = None
+    passed: bool | None = None
+    method: str = ""
+
+
+class AnteRow(Model, frozen=True, kw_only=True):
+    row: str
+    odds: int | float
+    probability: float
+    contribution: float
+
+
+class PlayFigures(Model, frozen=True, kw_only=True):
+    """A strategy's exact figures per ante (optimal, or always call)."""
+
+    strategy: str = ""
+    house_edge: float = 0.0
+    rtp: float = 0.0
+    element_of_risk: float = 0.0
+    rtp_per_total_wager: float = 0.0
+    raise_frequency: float = 0.0
+    average_wager: float = 0.0
+    outcomes: dict[str, float] = {}
+    rows: list[AnteRow] = []
+    breakdown: dict[str, float] = {}
+    exact: dict[str, str] = {}
+
+
+class AABonusRow(Model, frozen=True, kw_only=True):
+    row: str
+    hands: int
+    probability: float
+    pays: int | None
+    contribution: float
+
+
+class StrategyHand(Model, frozen=True, kw_only=True):
+    hand: str
+    share: float
+    call_rate: float
+
+
+class StrategyInfo(Model, frozen=True, kw_only=True):
+    rule: str = ""
+    summary: list[StrategyHand] = []
+    sha256: str = ""
+    file: str = ""
+
+
+class MathSection(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """The profile's exact mathematics, the claims judged on it, the RTP simulation."""
+
+    status: Status
+    reason: str = ""
+    method: str = ""
+    house_edge: float | None = None
+    rtp: float | None = None
+    element_of_risk: float | None = None
+    raise_frequency: float | None = None
+    aa_bonus_edge: float | None = None
+    optimal: PlayFigures | None = None
+    always_call: PlayFigures | None = None
+    aa_bonus_rows: list[AABonusRow] = []
+    strategy: StrategyInfo | None = None
+    claims: list[Figure]
+    simulation: Simulation
+
+
+class Sample(Model, frozen=True, kw_only=True):
+    name: str
+    what: str = ""
+    option: str = ""
+    size: int = 0
+    minimum: int = 0
+    judged: bool = False
+    met: bool = True
+
+
+class SampleMinimums(Model, frozen=True, kw_only=True):
+    """The least samples a certificate accepts, and who said so (harness/evidence.py)."""
+
+    rng_decks: int = 0
+    rtp_rounds: int = 0
+    differential: int = 0
+    source: str = "not recorded"
+
+
+class EvidenceSection(Model, frozen=True, kw_only=True):
+    """The samples the verdict rests on, each against the certificate's minimum."""
+
+    minimums: SampleMinimums = SampleMinimums()
+    samples: list[Sample] = []
+    met: bool = True
+
+
+# ---------------------------------------------------------------------------- the rest
+
+
+class Selection(Model, frozen=True, kw_only=True):
+    """A -k / -m / --item run: never a certificate."""
+
+    expressions: dict[str, str] = {}
+    left_out: list[str] = []
+    ran: int = 0
+    planned: int = 0
+
+
+class Source(Model, frozen=True, kw_only=True):
+    file: str
+    title: str = ""
+    ref: str = ""
+
+
+class ProfileInfo(Model, frozen=True, kw_only=True, omit_defaults=True):
+    name: str
+    title: str = ""
+    sources: list[Source] = []
+    resolved: dict[str, Any] = {}
+
+
+class Attestation(Model, frozen=True, kw_only=True):
+    clause: str
+    result: str
+    evidence: str = ""
+    by: str = ""
+    date: str = ""
+    applied: bool = False
+    note: str = ""
+    laboratory: str | None = None
+
+
+class VectorCounts(Model, frozen=True, kw_only=True):
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    not_tested: int = 0
+
+
+class Capabilities(Model, frozen=True, kw_only=True):
+    declared: Any = None  # as the game declared them: a list, or whatever it sent
+    required_by_profile: list[str] = []
+    missing_required: list[str] = []
+
+
+class ProtocolCheck(Model, frozen=True, kw_only=True):
+    name: str
+    clause: str
+    status: Status
+    message: str = ""
+
+
+class Protocol(Model, frozen=True, kw_only=True):
+    checks: list[ProtocolCheck] = []
+
+
+class OutOfScope(Model, frozen=True, kw_only=True):
+    catalog: str
+    source: str
+    ref: str
+    reason: str
+
+
+class Artifact(Model, frozen=True, kw_only=True):
+    """A file of the build submitted, as `--artifact` hashed it (key order: the file's)."""
+
+    name: str
+    path: str | None = None
+    bytes: int
+    sha256: str
+
+
+class Manifest(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """Who ran what, on which data and settings (docs/results.md)."""
+
+    harness_version: str
+    profile_sha256: str
+    spec_sha256: str
+    vectors_sha256: str
+    started: str
+    finished: str
+    seed: int | None
+    run_plan: dict[str, Any]
+    report_id: str | None = None
+    artifacts: list[Artifact] | None = None
+    laboratory: dict[str, str] | None = None
+    plan: dict[str, Any] | None = None
+
+
+class Results(Model, frozen=True, kw_only=True):
+    """results.json: everything a run found, and its verdicts (contract 3)."""
+
+    schema_version: int = SCHEMA_VERSION
+    verdict: Verdict
+    implementation_verdict: Verdict = Verdict.INCOMPLETE
+    publication_verdict: Verdict = Verdict.INCOMPLETE
+    incomplete_reasons: list[Reason] = []
+    gaps: list[Gap] = []
+    selection: Selection | None = None
+    implementation: Any = None  # the game's hello, as it sent it
+    implementation_stderr: str = ""
+    adapter: str = ""
+    profile: ProfileInfo = ProfileInfo(name="?")
+    clauses: list[ClauseRow] = []
+    attestations: list[Attestation] = []
+    vectors: VectorCounts = VectorCounts()
+    capabilities: Capabilities | None = None
+    failures: list[Failure] = []
+    publication: Publication | None = None
+    protocol: Protocol | None = None
+    rng: RngSection | None = None
+    corpus: CorpusSection | None = None
+    differential: DifferentialSection | None = None
+    math: MathSection | None = None
+    evidence: EvidenceSection | None = None
+    out_of_scope: list[OutOfScope] = []
+    manifest: Manifest | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Results:
+        """The records of a parsed results.json, of this version or an earlier one;
+        msgspec.ValidationError names the path of a value of the wrong type."""
+        return msgspec.convert(upgraded(data), cls)
+
+    def to_json(self) -> dict[str, Any]:
+        """results.json's data: every key, in the schema's order (docs/results.md)."""
+        data: dict[str, Any] = msgspec.json.decode(_RECORD_ENCODER.encode(self))
+        return {k: v for k, v in data.items() if v is not None or k not in _SECTIONS}
+
+
+# The first version of results.json whose reasons are codes (docs/results.md).
+CODED_SINCE = 5
+
+# The sections a stub (a run stopped before its results were built) has none of.
+_SECTIONS = frozenset(
+    {"capabilities", "publication", "protocol", "rng", "corpus", "differential", "math"}
+    | {"evidence", "manifest"}
+)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def upgraded(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A results file of schema 1 to 4 in this version's shape: its sentences kept as
+    reasons of code TEXT, the attestation dropped from `to_close` (always a way); schema
+    1's failures, mathematics and manifest as later versions wrote them."""
+    version = data.get("schema_version")
+    if not isinstance(version, int):
+        # Schema 1 stated no version, nor the two verdicts schema 2 added: a file with
+        # them and no version is read as this version's (and held to its rules).
+        version = SCHEMA_VERSION if "implementation_verdict" in data else 1
+    out = {**data, "schema_version": version}
+    if version >= CODED_SINCE:
+        return out
+    if out["schema_version"] == 1:
+        out |= {key: upgrade(data[key]) for key, upgrade in _SCHEMA_1.items() if key in data}
+    manifest = data.get("manifest")
+    if isinstance(manifest, dict) and "harness_version" not in manifest:
+        out["manifest"] = None  # a stub's of schema 3 or 4: only report_id and artifacts
+    out["incomplete_reasons"] = [_reason(r) for r in _list(data.get("incomplete_reasons"))]
+    out["gaps"] = [
+        {**g, "why": [_reason(w) for w in _list(g.get("why"))], "to_close": _ways(g)}
+        for g in _list(data.get("gaps"))
+        if isinstance(g, dict)
+    ]
+    out["clauses"] = [
+        {**c, "notes": [_reason(n) for n in _list(c.get("notes"))], "to_close": _ways(c)}
+        for c in _list(data.get("clauses"))
+        if isinstance(c, dict)
+    ]
+    return out
+
+
+# Schema 1's words for the exact mathematics and its claims, in this version's statuses.
+_SCHEMA_1_STATUSES = {
+    "complete": Status.PASS.value,
+    "confirmed": Status.PASS.value,
+    "not_reproducible": Status.FAIL.value,
+    "not_computed": Status.NOT_TESTED.value,
+}
+
+
+def _schema_1_failures(failures: Any) -> Any:
+    """Each as an item of this version, all the game's (publication failures came later)."""
+    return [_schema_1_failure(f) for f in failures] if isinstance(failures, list) else failures
+
+
+def _schema_1_failure(failure: Any) -> Any:
+    """A failure named its vector or its check apart: an item is `clause/target` since,
+    and one of no clause (required-capabilities) is as named, its own kind."""
+    match failure:
+        case {"vector": str() as vector, "clause": str() as clause}:
+            item = {"item": f"{clause}/{vector}", "item_kind": "vector"}
+        case {"check": str() as check, "clause": str() as clause}:
+            item = {"item": f"{clause}/{check}", "item_kind": "check"}
+        case {"check": str() as check}:
+            item = {"item": check, "item_kind": check}
+        case _:
+            return failure
+    return {"kind": "implementation", **item, **failure}
+
+
+def _schema_1_math(math: Any) -> Any:
+    """The mathematics, whose statuses and its claims' had words of their own."""
+    match math:
+        case {"status": str() as status, "claims": list() as claims}:
+            return {
+                **math,
+                "status": _SCHEMA_1_STATUSES.get(status, status),
+                "claims": [_schema_1_claim(c) for c in claims],
+            }
+    return math
+
+
+def _schema_1_claim(claim: Any) -> Any:
+    match claim:
+        case {"status": str() as status}:
+            return {**claim, "status": _SCHEMA_1_STATUSES.get(status, status)}
+    return claim
+
+
+def _schema_1_manifest(manifest: Any) -> Any:
+    """It had no run plan."""
+    return {"run_plan": {}, **manifest} if isinstance(manifest, dict) else manifest
+
+
+# The keys of a file of schema 1 that this version reads otherwise, each with its upgrade.
+_SCHEMA_1: dict[str, Callable[[Any], Any]] = {
+    "failures": _schema_1_failures,
+    "math": _schema_1_math,
+    "manifest": _schema_1_manifest,
+}
+
+
+_OLD_SELECTION = re.compile(r"selection (.*): (\d+ of \d+) items selected; .*")
+_OLD_UNTESTED = re.compile(r"\d+ clauses not tested: (.*)")
+
+
+def _reason(value: Any) -> Any:
+    """A sentence of schema 4 or earlier as a reason: coded where the report shows the
+    same elsewhere (the selection's box, the gaps' table), else kept as written."""
+    if not isinstance(value, str):
+        return value
+    if found := _OLD_SELECTION.fullmatch(value):
+        code, subject, detail = ReasonCode.SELECTION, found[1], found[2]
+    elif found := _OLD_UNTESTED.fullmatch(value):
+        code, subject, detail = ReasonCode.CLAUSES_NOT_TESTED, found[1], ""
+    elif value.startswith("not tested: "):
+        code, subject, detail = ReasonCode.NOT_TESTED, "", value.removeprefix("not tested: ")
+    else:
+        code, subject, detail = ReasonCode.TEXT, "", value
+    return {"code": code.value, "subject": subject, "detail": detail}
+
+
+def _ways(row: Mapping[str, Any]) -> list[Any]:
+    ways = [str(w).removeprefix("or ") for w in _list(row.get("to_close"))]
+    return [w for w in ways if w != "an attestation"]
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+# ---------------------------------------------------------------------------- causes
+
+
+WAGERS = ("ante", "call", "aa_bonus")
+SETTLED = (*WAGERS, "action", "hand")  # the fields of a seat's settlement compared
+# What varies between failures of one cause: card codes, numbers, quoted values.
+# A quote touching a letter is an apostrophe ("the game's"), not a quoted value.
+_VARIABLE = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b|-?\d[\d,_.]*|(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")
+
+
+def seat_money(value: Any) -> dict[str, dict[str, Any]]:
+    """Per seat, its settlement fields, from the shapes failures record: a vector's
+    {"seats": {"1": {...}}}, one seat's {"ante": ..., "call": ...} (the differential, the
+    RTP simulation), or an archive's RTP simulation [[ante stake, returned], [call ...]]."""
+    if isinstance(value, dict) and isinstance(value.get("seats"), dict):
+        return {str(k): v for k, v in value["seats"].items() if isinstance(v, dict)}
+    if isinstance(value, dict) and any(w in value for w in WAGERS):
+        return {"": value}
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, list) for v in value):
+        return {"": {"ante": value[0], "call": value[1]}}
+    return {}
+
+
+def differing(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:
+    """The settlement fields of a seat whose values the game and the rules both record
+    and that differ."""
+    return [k for k in SETTLED if k in expected and k in actual and expected[k] != actual[k]]
+
+
+def cause_of(f: Failure) -> Cause:
+    """The cause of a failure: the hands of its round settled otherwise, each with the
+    fields that differ, or else its message's shape with cards and numbers taken out."""
+    expected, actual = seat_money(f.expected), seat_money(f.actual)
+    settled = {
+        (str(want.get("hand") or got.get("hand") or "a hand"), tuple(fields))
+        for seat in set(expected) | set(actual)
+        for want, got in [(expected.get(seat, {}), actual.get(seat, {}))]
+        if (fields := differing(want, got))
+    }
+    if settled:
+        return Cause(
+            kind=f.kind,
+            clause=f.clause,
+            settled=tuple(Settled(hand=h, fields=fs) for h, fs in sorted(settled)),
+        )
+    return Cause(kind=f.kind, clause=f.clause, shape=_VARIABLE.sub("#", f.message[:500]))

@@ -1,0 +1,318 @@
+"""The worker side of a certification run: collect the planned items, run each against
+the game, hand its outcome to the controller (harness/controller.py).
+
+Under pytest-xdist each worker is a process of its own, with its own connection to the
+game; in-process (`-n 0`) the worker runs beside the controller and plays on the
+connection the controller opened for `hello`. Either way an item's outcome travels as
+a `Record` (harness/model.py), JSON on its teardown report, which survives the trip from
+a worker to the controller.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from harness.adapters import Adapter, open_adapter
+from harness.checks import (
+    REGISTRY,
+    CheckFailure,
+    Context,
+    NotTested,
+    replay_corpus,
+    replay_refusal,
+    replay_vector,
+)
+from harness.errors import ErrorReply, ProtocolViolation
+from harness.model import Finding, ItemKind, Outcome, Record
+from harness.outcomes import Status
+from harness.refusals import RefusalVector
+from harness.runspec import Planned, RunSpec
+from harness.specs import Clause
+from harness.vectors import Vector
+
+RECORD_KEY = "chcert"
+SPEC = pytest.StashKey[RunSpec]()
+
+
+class Worker:
+    """Runs the items of one process; registered as the plugin `chcert-worker`."""
+
+    def __init__(self, config: pytest.Config, spec: RunSpec) -> None:
+        self.config = config
+        self.spec = spec
+        self._adapter: Adapter | None = None
+        self._context: Context | None = None
+
+    def adopt(self, adapter: Adapter, hello: dict[str, Any]) -> None:
+        """Play on the connection the controller opened for hello (in-process runs)."""
+        self._adapter = adapter
+        self._context = self._new_context(adapter, hello)
+
+    # ---------------------------------------------------------- collection
+
+    def pytest_collect_file(
+        self, file_path: Path, parent: pytest.Collector
+    ) -> pytest.Collector | None:
+        if file_path.resolve() in self.spec.files():
+            return PlannedFile.from_parent(parent, path=file_path)
+        return None
+
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """`--item NAME`: exactly the items named (all repeats of each), where -k would
+        match every name containing NAME."""
+        wanted = set(self.spec.settings["item"])
+        if not wanted:
+            return
+        kept = [i for i in items if i.name.partition("#")[0] in wanted]
+        left = [i for i in items if i.name.partition("#")[0] not in wanted]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = kept
+
+    # ------------------------------------------------------------- running
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> bool | None:
+        """Run a chcert item in one step and log its reports (see ChcertItem)."""
+        if not isinstance(item, ChcertItem):
+            return None
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        start = time.perf_counter()
+        record = self.run_item(item)
+        for report in item.reports(record, time.perf_counter() - start):
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self._adapter is not None:
+            self._adapter.close()
+            self._adapter = None
+
+    def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
+        settings = self.spec.settings
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return Context(
+            adapter,
+            hello,
+            self.spec.profile,
+            settings["seed"],
+            settings["rng_decks"],
+            rtp_rounds=settings["rtp_rounds"],
+            differential=settings["differential"],
+            fault_owners=self.spec.fault_owners,
+            shared=str(settings["adapter"]).startswith(("http://", "https://")) and workers > 1,
+        )
+
+    def context(self) -> Context:
+        """The game this process plays, said hello to once."""
+        if self._context is None:
+            self._adapter = open_adapter(
+                self.spec.settings["adapter"],
+                profile_path=str(self.spec.profile.path),
+                timeout=self.spec.settings["timeout"],
+            )
+            self._context = self._new_context(self._adapter, self._adapter.request("hello"))
+        return self._context
+
+    def run_item(self, item: ChcertItem) -> Record:
+        """Run one item and turn whatever happens into a Record; never raises. Whose fault
+        it is, the type says (harness/errors.py)."""
+        extra = ["--vectors", str(item.path)] if item.path in self.spec.extra_vector_files else []
+        record = Record(
+            node=item.nodeid,
+            clause=item.clause,
+            kind=item.kind,
+            name=item.target,
+            status=Status.PASS,
+            reproduce=self.spec.command(f"{item.clause}/{item.target}", extra),
+            section=item.section,
+        )
+        try:
+            outcome = item.execute(self.context())
+            record.findings, record.share = outcome.findings, outcome.share
+            record.evidence.update(outcome.evidence)
+            elsewhere = sorted({f.clause for f in record.findings} - {item.clause})
+            if elsewhere:
+                record.message = f"failures attributed to {', '.join(elsewhere)}"
+            if any(f.clause == item.clause for f in record.findings):
+                record.status, record.message = Status.FAIL, _summary(record.findings)
+            if outcome.untested and record.status is Status.PASS:  # a part could not run
+                record.status = Status.NOT_TESTED
+                record.message, record.needs = outcome.untested.reason, outcome.untested.needs
+        except NotTested as exc:
+            record.status, record.message, record.needs = Status.NOT_TESTED, str(exc), exc.needs
+        except CheckFailure as exc:
+            record.status, record.message = Status.FAIL, exc.message
+            record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
+            record.protocol_fault = exc.violation is not None
+            record.repro, record.share = exc.repro, exc.share
+        except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
+            record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
+            record.evidence, record.protocol_fault = exc.evidence, True
+        except ErrorReply as exc:  # a refusal no check expected: of a valid request
+            record.status, record.message = Status.FAIL, f"refused a valid request: {exc}"
+            record.actual = {"error": {"code": exc.code, "message": exc.message}}
+        except Exception as exc:  # the harness's fault (HarnessFault), or a bug of its own
+            record.status = Status.ERROR
+            record.message = (
+                f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
+            )
+            record.evidence = {"traceback": traceback.format_exc()[-4000:]}
+        return record
+
+
+def _summary(findings: list[Finding]) -> str:
+    return "; ".join(f.message for f in findings[:3]) + (
+        f"; and {len(findings) - 3} more causes" if len(findings) > 3 else ""
+    )
+
+
+# ---------------------------------------------------------------- the items
+
+
+class ChcertItem(pytest.Item):
+    """One planned item: a vector replay, a bad request, a clause check, a corpus share.
+
+    Items run through `Worker.pytest_runtest_protocol`, not pytest's generic
+    setup/call/teardown: they have no fixtures and print nothing, and the generic
+    protocol (fixture setup, output capture and log capture per phase) costs more than
+    replaying a vector does.
+    """
+
+    clause: str
+    kind: ItemKind
+    target: str
+    section = ""  # the results section the item's outcome has a share of
+
+    def take(self, planned: Planned, spec: RunSpec) -> None:
+        self.clause = planned.item.clause
+        self.target = planned.item.target
+        self.section = planned.item.section
+        self.payload = planned.payload
+        self.spec = spec
+        self.add_marker(self.clause)
+
+    def execute(self, ctx: Context) -> Outcome:
+        raise NotImplementedError
+
+    def runtest(self) -> None:  # pragma: no cover - Worker.pytest_runtest_protocol runs items
+        raise NotImplementedError("chcert items run through pytest_runtest_protocol")
+
+    def reports(self, record: Record, duration: float) -> list[pytest.TestReport]:
+        """The call and teardown reports of a record, as pytest would make them."""
+        # Reports carry the ids that matter; walking every node keyword costs more than a replay.
+        keywords: dict[str, Literal[1]] = {self.name: 1, self.clause: 1, self.target: 1}
+        props = [*self.user_properties, (RECORD_KEY, record.to_json())]
+        outcome: Literal["passed", "failed", "skipped"] = "passed"
+        longrepr: Any = None
+        if record.status is Status.NOT_TESTED:
+            outcome = "skipped"
+            longrepr = (str(self.path), 0, f"Skipped: not tested: {record.message}")
+        elif record.status is not Status.PASS or record.findings:
+            # A check whose findings fail other clauses shows as failed here too.
+            outcome, longrepr = "failed", _describe(record)
+        # Every report crosses from an xdist worker, so an item sends two, not three: the
+        # call with the outcome, the teardown with the record (where JUnit XML reads
+        # properties). There is no setup to report: items have no fixtures.
+        teardown = pytest.TestReport(
+            self.nodeid, self.location, keywords, "passed", None, "teardown"
+        )
+        teardown.user_properties = props
+        return [
+            pytest.TestReport(
+                self.nodeid, self.location, keywords, outcome, longrepr, "call", duration=duration
+            ),
+            teardown,
+        ]
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name
+
+
+def _describe(r: Record) -> str:
+    lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
+    lines += [f"  FAIL {f.item}: {f.message}" for f in r.findings]
+    if r.expected is not None or r.actual is not None:
+        lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
+    lines.append(f"  reproduce: {r.reproduce}")
+    return "\n".join(lines)
+
+
+class VectorItem(ChcertItem):
+    kind = ItemKind.VECTOR
+
+    def execute(self, ctx: Context) -> Outcome:
+        assert isinstance(self.payload, Vector)
+        replay_vector(ctx, self.payload)
+        return Outcome()
+
+
+class RefusalItem(ChcertItem):
+    """One bad request the game must refuse, and stay whole (docs/refusals.md)."""
+
+    kind = ItemKind.VECTOR
+
+    def execute(self, ctx: Context) -> Outcome:
+        assert isinstance(self.payload, RefusalVector)
+        return replay_refusal(ctx, self.payload)
+
+
+class CheckItem(ChcertItem):
+    kind = ItemKind.CHECK
+
+    def execute(self, ctx: Context) -> Outcome:
+        entry, shard = REGISTRY.target(self.target)
+        return REGISTRY.run(entry.name, dataclasses.replace(ctx, shard=shard, clause=self.clause))
+
+
+class CorpusItem(ChcertItem):
+    """One clause's share of the generated corpus, replayed pipelined (docs/corpus.md)."""
+
+    kind = ItemKind.CORPUS
+
+    def execute(self, ctx: Context) -> Outcome:
+        assert isinstance(self.payload, tuple)
+        spec = self.spec
+
+        def reproduce(vector: Vector) -> str:
+            clause = vector.clause_for[spec.profile.name]
+            return spec.command(f"{clause}/{vector.id}", ["--vectors", str(vector.path)])
+
+        share = list(self.payload)
+        return replay_corpus(dataclasses.replace(ctx, clause=self.clause), share, reproduce)
+
+
+ITEM_CLASSES: dict[type, type[ChcertItem]] = {
+    Vector: VectorItem,
+    RefusalVector: RefusalItem,
+    Clause: CheckItem,
+    tuple: CorpusItem,
+}
+
+
+class PlannedFile(pytest.File):
+    """A catalog, vector, refusal or corpus file: the planned items collected from it
+    (a --vectors file yields its vectors only, even the corpus's file)."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        spec = self.config.stash[SPEC]
+        path = self.path.resolve()
+        extra = path in spec.extra_vector_files
+        for planned in spec.plan:
+            if planned.path != path or (extra and planned.item.kind is not ItemKind.VECTOR):
+                continue
+            item = ITEM_CLASSES[type(planned.payload)].from_parent(self, name=planned.item.name)
+            item.take(planned, spec)
+            yield item

@@ -1,0 +1,130 @@
+"""The typed model is results.json (harness/model.py): what it reads it writes back, every
+earlier version is read, and each code is in the schema, the docs and the words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from harness._schema import SCHEMA_DIR, validator
+from harness.model import (
+    Cause,
+    Failure,
+    FailureKind,
+    Reason,
+    ReasonCode,
+    Results,
+    Settled,
+    cause_of,
+)
+from harness.outcomes import SCHEMA_VERSION
+from harness.report.words import reason_text, ways_to_close, why_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "reports" / "samples").glob("*/results.json"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name)
+def test_an_archived_file_reads_and_writes_back_as_it_was(path: Path) -> None:
+    """A schema-4 sample: every key and value kept; its sentences read as reasons."""
+    data = json.loads(path.read_text())
+    results = Results.from_json(data)
+    written = results.to_json()
+    for failure in written["failures"]:
+        assert failure.pop("cause") is None  # a version-4 file records none
+    upgraded = {k: v for k, v in written.items() if k not in ("incomplete_reasons", "gaps")}
+    kept = {k: v for k, v in data.items() if k not in ("incomplete_reasons", "gaps")}
+    kept["clauses"] = [{**c, "notes": written_c["notes"]} for c, written_c in zip(
+        data["clauses"], written["clauses"], strict=True)]  # fmt: skip
+    assert upgraded == kept
+    assert [reason_text(r) for r in results.incomplete_reasons] == data["incomplete_reasons"]
+
+
+def test_a_built_file_is_the_model_and_follows_the_schema(built: dict[str, Any]) -> None:
+    assert built["schema_version"] == SCHEMA_VERSION
+    errors = sorted(validator("results.schema.json").iter_errors(built), key=str)
+    assert not errors, errors[0]
+    again = Results.from_json(built)
+    assert again.to_json() == built
+    assert all(f["cause"] is not None for f in built["failures"])
+
+
+def test_a_value_of_the_wrong_type_names_its_path() -> None:
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.clauses\[0\]\.id"):
+        Results.from_json({"verdict": "PASS", "schema_version": 5, "clauses": [{"id": 3}]})
+
+
+def test_every_reason_code_is_in_the_schema_the_docs_and_the_words() -> None:
+    schema = json.loads((SCHEMA_DIR / "results.schema.json").read_text())
+    assert schema["$defs"]["reason"]["properties"]["code"]["enum"] == [c.value for c in ReasonCode]
+    docs = (ROOT / "docs" / "results.md").read_text()
+    for code in ReasonCode:
+        assert f"`{code.value}`" in docs, code
+        worded = reason_text(Reason(code=code, subject="SUBJECT", detail="DETAIL"))
+        assert worded and (code in (ReasonCode.RUNNER_ERROR, ReasonCode.NO_HELLO)
+                           or "SUBJECT" in worded or "DETAIL" in worded
+                           or code is ReasonCode.NOTHING_APPLIES), code  # fmt: skip
+
+
+def test_a_gap_names_the_attestation_once() -> None:
+    assert ways_to_close([]) == ["an attestation"]
+    assert ways_to_close(["capability inject"]) == ["capability inject", "or an attestation"]
+    assert ways_to_close(["an attestation (not_applicable)"]) == ["an attestation (not_applicable)"]
+    assert why_text(Reason(code=ReasonCode.NOT_TESTED, detail="left out")) == "left out"
+
+
+def test_failures_of_one_cause_share_a_key_whatever_their_stakes() -> None:
+    """Two vectors paying a flush wrongly at different stakes are one cause; a message's
+    cards and numbers do not split a cause either."""
+
+    def settled(stake: int, paid: int) -> dict[str, Any]:
+        seat = {"hand": "flush", "ante": [stake, paid], "call": [2 * stake, 4 * stake]}
+        return {"seats": {"1": seat}}
+
+    def failure(stake: int, message: str = "") -> Failure:
+        return Failure(
+            kind=FailureKind.IMPLEMENTATION,
+            clause="s000-antewin",
+            item=f"s000-antewin/v{stake}",
+            item_kind="vector",
+            expected=settled(stake, 4 * stake),
+            actual=settled(stake, 2 * stake),
+            message=message,
+        )
+
+    key = cause_of(failure(100))
+    assert key == cause_of(failure(250))
+    assert key.settled == (Settled(hand="flush", fields=("ante",)),)
+    plain = Failure(
+        kind=FailureKind.IMPLEMENTATION, clause="s000-r1", item="a", item_kind="check",
+        message="card As dealt twice in round 12",
+    )  # fmt: skip
+    other = msgspec.structs.replace(plain, message="card Kd dealt twice in round 7")
+    assert (
+        cause_of(plain)
+        == cause_of(other)
+        == Cause(
+            kind=FailureKind.IMPLEMENTATION, clause="s000-r1", shape="card # dealt twice in round #"
+        )
+    )
+
+
+@pytest.fixture()
+def built() -> dict[str, Any]:
+    """A results file built from every kind of outcome (tests/test_results_schema.py)."""
+    from tests.test_results_schema import built_results
+
+    return built_results()
+
+
+def test_every_section_a_check_names_is_made_by_the_results() -> None:
+    """A check's share of a section is merged by that section's code: none is lost."""
+    from harness.checks import CHECKS
+    from harness.results import SECTIONS
+
+    named = {c.section for c in CHECKS.values() if c.section} | {"corpus"}
+    assert named == set(SECTIONS)
