@@ -154,17 +154,19 @@ class Controller:
         elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
             item = report.nodeid.rpartition("::")[2]
-            clause, _, name = item.partition("/")
             planned = next((p for p in self.spec.planned if p.name == item), None)
+            if planned is None:  # no item of the plan: nothing of the game's was judged
+                return
             self.records.append(
                 Record(
                     node=report.nodeid,
-                    clause=clause,
-                    kind=planned.kind if planned else ItemKind.VECTOR,
-                    name=name,
+                    clause=planned.clause,
+                    kind=planned.kind,
+                    name=planned.target,
                     status=Status.ERROR,
                     message=f"item did not run to completion ({report.when}): "
                     + str(report.longrepr)[-300:],
+                    section=planned.section,
                 )
             )
 
@@ -172,6 +174,8 @@ class Controller:
         """Failures a check attributes to clauses (the differential's and the corpus's
         causes) become records of their own clause; one cause found by several shards
         counts once."""
+        if not record.findings:
+            return
         known = {r.item: r for r in self.records}
         kind = ItemKind.CORPUS if record.kind is ItemKind.CORPUS else ItemKind.DIFFERENTIAL
         for finding in record.findings:

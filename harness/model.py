@@ -170,9 +170,14 @@ class Record(msgspec.Struct, kw_only=True):
         return msgspec.json.decode(text, type=cls)
 
 
-# A game's number with a fraction is a Decimal (harness/adapters/base.py): a number in
-# JSON; anything else JSON has no type for, its text.
-_RECORD_ENCODER = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
+def _plain(value: Any) -> Any:
+    """What JSON has no type for: a numpy scalar as its number, anything else as text."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else str(value)
+
+
+# A game's number with a fraction is a Decimal (harness/adapters/base.py): a number in JSON.
+_RECORD_ENCODER = msgspec.json.Encoder(enc_hook=_plain, decimal_format="number")
 
 
 # ---------------------------------------------------------------------------- clauses

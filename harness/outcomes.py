@@ -8,6 +8,7 @@ applies was tested and passed, or attested by the laboratory.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum, unique
 
 # The version of results.json this harness writes (specs/schemas/results.schema.json), in
@@ -50,3 +51,16 @@ def verdict_of(failed: bool, gaps: bool) -> Verdict:
     if failed:
         return Verdict.FAIL
     return Verdict.INCOMPLETE if gaps else Verdict.PASS
+
+
+def clause_status(items: Iterable[Status], attested: bool = False) -> Status:
+    """A clause's status from its items' (docs/verdict.md): FAIL when any failed; PASS
+    only when it has items and every one passed; else ATTESTED when the laboratory
+    attests it; else NOT_TESTED. The run's results and the report's check of a file's
+    verdict both judge by it."""
+    statuses = list(items)
+    if Status.FAIL in statuses:
+        return Status.FAIL
+    if statuses and all(s is Status.PASS for s in statuses):
+        return Status.PASS
+    return Status.ATTESTED if attested else Status.NOT_TESTED

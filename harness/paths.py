@@ -12,7 +12,7 @@ chcert reads its clause catalogs, profiles and JSON schemas (`specs/`) and its v
 
 Every module that reads data takes its folder from here, never from its own `__file__`.
 The folders are resolved (no symlinks): the plugin gives them to pytest as the paths to
-collect (harness/plugin.py) and the runner recognises collected files by them
+collect (harness/plugin.py) and the worker recognises collected files by them
 (harness/controller.py), so both must spell a folder alike.
 """
 

@@ -91,12 +91,16 @@ def pytest_configure(config: pytest.Config) -> None:
     from harness.controller import Controller
     from harness.errors import SpecError, UserError
     from harness.runspec import build
-    from harness.settings import from_plugin
+    from harness.settings import from_plugin, range_problems
     from harness.worker import SPEC, Worker
 
+    settings = from_plugin(config.option)
+    problems = range_problems(settings.values)  # as `chcert certify` checks them
+    if problems:
+        raise pytest.UsageError(f"chcert: {problems[0]}")
     try:
         spec = build(
-            from_plugin(config.option),
+            settings,
             config.getoption("chcert_stage"),
             config.getoption("chcert_minimums"),
         )

@@ -65,7 +65,7 @@ from harness.model import (
     VectorCounts,
     cause_of,
 )
-from harness.outcomes import SCHEMA_VERSION, Status, verdict_of, worse
+from harness.outcomes import SCHEMA_VERSION, Status, clause_status, verdict_of, worse
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile
 from harness.specs import Catalog, Clause, load_catalogs
@@ -176,7 +176,8 @@ def _differential_section(
         status = (
             Status.ERROR if any(r.status is Status.ERROR for r in shards) else Status.NOT_TESTED
         )
-        reason = "; ".join(sorted(set(not_run))) or f"shards not run: {', '.join(missing)}"
+        # the first shard's own words; each shard's item keeps its own
+        reason = min(not_run, default=f"shards not run: {', '.join(missing)}")
     else:
         status = Status.FAIL if causes else Status.PASS
         reason = ""
@@ -247,49 +248,11 @@ def clause_items(
     (planned before the run), the claimed figure, the laboratory's manual review. A check
     that passed on a sample below the certificate's minimum (`samples`) is not tested:
     its pass proves too little (docs/verdict.md#evidence); a failure stands."""
-    items = []
-    for planned in (p for p in facts.planned if p.clause == clause.id):
-        record = by_name.get(planned.name)
-        short = (
-            evidence.short_sample(record.name, samples or [])
-            if record is not None and record.kind == "check" and record.status is Status.PASS
-            else None
-        )
-        kind = ItemKind(planned.kind)
-        if short is not None:
-            needs = f"{short.option} {short.minimum}"
-            item = Item(name=planned.name, kind=kind, status=Status.NOT_TESTED, needs=needs)
-            items.append(msgspec.structs.replace(item, message=short.shortfall() or ""))
-        elif record is not None:
-            items.append(
-                Item(
-                    name=planned.name,
-                    kind=kind,
-                    status=record.status,
-                    message=record.message,
-                    needs=record.needs,
-                )
-            )
-        elif facts.collected is not None and planned.name not in facts.collected:
-            items.append(
-                Item(
-                    name=planned.name,
-                    kind=kind,
-                    status=Status.NOT_TESTED,
-                    message="left out by the selection",
-                    needs="a run without a selection",
-                )
-            )
-        else:
-            items.append(
-                Item(
-                    name=planned.name,
-                    kind=kind,
-                    status=Status.NOT_TESTED,
-                    message="did not run",
-                    needs="a complete run",
-                )
-            )
+    items = [
+        Item(name=p.name, kind=p.kind, **_outcome(p, facts, by_name.get(p.name), samples or []))
+        for p in facts.planned
+        if p.clause == clause.id
+    ]
     planned_names = {p.name for p in facts.planned}
     for record in facts.records:  # failures attributed here by another item (differential)
         if record.clause == clause.id and record.item not in planned_names:
@@ -314,6 +277,28 @@ def clause_items(
             )
         )
     return items
+
+
+def _outcome(
+    planned: PlannedItem, facts: RunFacts, record: Record | None, samples: list[evidence.Sample]
+) -> dict[str, Any]:
+    """A planned item's status, message and needs: as its record says, unless it passed
+    on too small a sample, or did not run (left out by a selection, or never reached)."""
+    short = (
+        evidence.short_sample(record.name, samples)
+        if record is not None and record.kind is ItemKind.CHECK and record.status is Status.PASS
+        else None
+    )
+    if short is not None:
+        message, needs = short.shortfall() or "", f"{short.option} {short.minimum}"
+        return {"status": Status.NOT_TESTED, "message": message, "needs": needs}
+    if record is not None:
+        return {"status": record.status, "message": record.message, "needs": record.needs}
+    if facts.collected is not None and planned.name not in facts.collected:
+        message, needs = "left out by the selection", "a run without a selection"
+    else:
+        message, needs = "did not run", "a complete run"
+    return {"status": Status.NOT_TESTED, "message": message, "needs": needs}
 
 
 def _claim_item(clause: Clause, facts: RunFacts) -> Item:
@@ -350,23 +335,23 @@ def _claim_message(claim: Mapping[str, Any]) -> str:
 
 def clause_row(clause: Clause, items: list[Item], attestation: dict[str, Any] | None) -> ClauseRow:
     """A clause's row in the traceability matrix: pass only when every item passed."""
-    statuses = [i.status for i in items]
+    status = clause_status((i.status for i in items), attested=attestation is not None)
     notes: list[Reason] = []
-    by = str(attestation["by"]) if attestation else ""
-    if Status.FAIL in statuses:
-        status = Status.FAIL
-        if attestation:
-            notes.append(Reason(code=ReasonCode.ATTESTATION_REJECTED, subject=by))
-    elif statuses and all(s is Status.PASS for s in statuses):
-        status = Status.PASS
-        if attestation:
-            notes.append(Reason(code=ReasonCode.ALSO_ATTESTED, subject=by))
-    elif attestation:
-        status = Status.ATTESTED
-        detail = f"{attestation['result']} ({attestation['date']})"
-        notes.append(Reason(code=ReasonCode.ATTESTED, subject=by, detail=detail))
-    else:
-        status = Status.NOT_TESTED
+    if attestation:
+        by = str(attestation["by"])
+        notes.append(
+            {
+                Status.FAIL: Reason(code=ReasonCode.ATTESTATION_REJECTED, subject=by),
+                Status.PASS: Reason(code=ReasonCode.ALSO_ATTESTED, subject=by),
+            }.get(
+                status,
+                Reason(
+                    code=ReasonCode.ATTESTED,
+                    subject=by,
+                    detail=f"{attestation['result']} ({attestation['date']})",
+                ),
+            )
+        )
     gaps = [i for i in items if i.status in (Status.NOT_TESTED, Status.ERROR)]
     if status in (Status.NOT_TESTED, Status.ATTESTED) or (status is Status.FAIL and gaps):
         notes += [

@@ -63,11 +63,6 @@ class RunSpec:
     def planned(self) -> list[PlannedItem]:
         return [p.item for p in self.plan]
 
-    @property
-    def repeat(self) -> int:
-        repeat: int = self.settings["repeat"]
-        return repeat
-
     def files(self) -> set[Path]:
         """The files pytest collects items from."""
         return {p.path for p in self.plan}

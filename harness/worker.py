@@ -29,8 +29,8 @@ from harness.checks import (
     replay_refusal,
     replay_vector,
 )
-from harness.errors import ErrorReply, ProtocolViolation
-from harness.model import Finding, ItemKind, Outcome, Record
+from harness.errors import ErrorReply, GameFault, ProtocolViolation
+from harness.model import ItemKind, Outcome, Record
 from harness.outcomes import Status
 from harness.refusals import RefusalVector
 from harness.runspec import Planned, RunSpec
@@ -146,8 +146,10 @@ class Worker:
             elsewhere = sorted({f.clause for f in record.findings} - {item.clause})
             if elsewhere:
                 record.message = f"failures attributed to {', '.join(elsewhere)}"
-            if any(f.clause == item.clause for f in record.findings):
-                record.status, record.message = Status.FAIL, _summary(record.findings)
+            own = [f for f in record.findings if f.clause == item.clause]
+            if own:  # each cause is an item of its own, with its message (the controller)
+                record.status = Status.FAIL
+                record.message = f"{len(own)} cause(s) of this clause's failures found"
             if outcome.untested and record.status is Status.PASS:  # a part could not run
                 record.status = Status.NOT_TESTED
                 record.message, record.needs = outcome.untested.reason, outcome.untested.needs
@@ -164,6 +166,8 @@ class Worker:
         except ErrorReply as exc:  # a refusal no check expected: of a valid request
             record.status, record.message = Status.FAIL, f"refused a valid request: {exc}"
             record.actual = {"error": {"code": exc.code, "message": exc.message}}
+        except GameFault as exc:  # any other fault of the game's
+            record.status, record.message = Status.FAIL, str(exc)
         except Exception as exc:  # the harness's fault (HarnessFault), or a bug of its own
             record.status = Status.ERROR
             record.message = (
@@ -171,12 +175,6 @@ class Worker:
             )
             record.evidence = {"traceback": traceback.format_exc()[-4000:]}
         return record
-
-
-def _summary(findings: list[Finding]) -> str:
-    return "; ".join(f.message for f in findings[:3]) + (
-        f"; and {len(findings) - 3} more causes" if len(findings) > 3 else ""
-    )
 
 
 # ---------------------------------------------------------------- the items

@@ -72,7 +72,7 @@ def test_imports_point_one_way(path: Path) -> None:
                 i for i in _imports(path) for b in banned if i == b or i.startswith(b + ".")
             )
             assert not bad, f"{name} must not import {bad}"
-    # The test runner is the run's engine: the plugin, the runner and `chcert certify`.
+    # The test runner is the run's engine: the plugin, its two sides and `chcert certify`.
     assert "pytest" not in _imports(path) or name in {
         "harness.plugin",
         "harness.controller",

@@ -369,7 +369,7 @@ def _forged(edit: str) -> dict[str, Any]:
                 "clause": "s000-r1",
                 "title": "t",
                 "kind": "implementation",
-                "why": "",
+                "why": [],
                 "to_close": ["--rng-decks 20000"],
             }
         ]

@@ -26,12 +26,21 @@ from harness.report.words import reason_text, ways_to_close, why_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "reports" / "samples").glob("*/results.json"))
+SCHEMA_4 = ROOT / "tests" / "fixtures" / "results-schema-4-mutant.json"
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name)
-def test_an_archived_file_reads_and_writes_back_as_it_was(path: Path) -> None:
-    """A schema-4 sample: every key and value kept; its sentences read as reasons."""
+def test_a_sample_reads_and_writes_back_as_it_was(path: Path) -> None:
     data = json.loads(path.read_text())
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert Results.from_json(data).to_json() == data
+
+
+def test_a_file_of_schema_4_reads_as_it_was_written() -> None:
+    """A failing run archived by chcert's schema 4: every key and value kept; its
+    sentences read as reasons the report words as they were."""
+    data = json.loads(SCHEMA_4.read_text())
+    assert data["schema_version"] == 4
     results = Results.from_json(data)
     written = results.to_json()
     for failure in written["failures"]:
@@ -42,6 +51,7 @@ def test_an_archived_file_reads_and_writes_back_as_it_was(path: Path) -> None:
         data["clauses"], written["clauses"], strict=True)]  # fmt: skip
     assert upgraded == kept
     assert [reason_text(r) for r in results.incomplete_reasons] == data["incomplete_reasons"]
+    assert {f.key() for f in results.failures}  # causes worked out as a run would record them
 
 
 def test_a_built_file_is_the_model_and_follows_the_schema(built: dict[str, Any]) -> None:

@@ -67,7 +67,7 @@ def explained(exc: ProtocolViolation) -> ProtocolViolation:
     reason = load_failure(str(exc.evidence.get("stderr_tail", "")))
     if reason is None or "reply" in exc.evidence or "raw" in exc.evidence:
         return exc
-    return ProtocolViolation(f"{reason} ({exc})", exc.evidence)
+    return ProtocolViolation(f"{reason} ({exc})", exc.evidence, kind=exc.kind, op=exc.op)
 
 
 class PythonAdapter:

@@ -58,7 +58,7 @@ class CheckFailure(GameFault):
     """The implementation broke the clause: what was expected, what came back.
 
     A failure found in a randomized round carries `repro`, the round as a stacked
-    settlement vector (without its clause, which the runner adds) that replays it.
+    settlement vector (without its clause, which the controller adds) that replays it.
     `violation` is set when the game broke protocol v1 rather than a rule of the game.
     """
 
@@ -146,10 +146,6 @@ class Registry:
 
     def __getitem__(self, name: str) -> Check:
         return self.checks[name]
-
-    def names(self) -> list[str]:
-        """The registered names, in registration order."""
-        return list(self.checks)
 
     def target(self, target: str) -> tuple[Check, tuple[int, int]]:
         """The check and share an item target names (`differential-2`, `stacked-deal`)."""

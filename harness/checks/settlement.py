@@ -293,7 +293,7 @@ def repro_vector(
     ctx: Context, name: str, deal: Deal, plays: dict[int, SeatPlay], want: Settlement
 ) -> dict[str, Any]:
     """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
-    expected values are the oracle's; the runner adds the clause and writes it."""
+    expected values are the oracle's; the controller adds the clause and writes it."""
 
     def expected(seat: SeatSettlement) -> dict[str, Any]:
         row: dict[str, Any] = {

@@ -26,8 +26,8 @@ import sys
 
 from harness import __version__
 from harness.cli import certify, diff, math, report, rng, vectors, verify
-from harness.cli.common import EXIT_HELP, Parser, UsageError
-from harness.errors import SpecError
+from harness.cli.common import EXIT_HELP, Parser
+from harness.errors import SpecError, UserError
 from harness.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
 
 # One module per command, each adding its parser and the function that runs it. The
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as exc:
         print(f"chcert: invalid spec: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except UsageError as exc:
+    except UserError as exc:  # UsageError, a plan, a signing key, a results file...
         print(f"chcert: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # before a run started, or during a command without one

@@ -39,7 +39,7 @@ from harness.model import Artifact, ProfileInfo, Reason, ReasonCode, Results
 from harness.outcomes import EXIT_CODES, Verdict
 from harness.paths import DATA_ROOT, in_data, verify_regular
 from harness.processes import Reaper, nothing_outlives
-from harness.settings import SETTINGS, add_arguments, plugin_args
+from harness.settings import SETTINGS, RunSettings, add_arguments, plugin_args
 
 if TYPE_CHECKING:
     from harness.evidence import Minimums
@@ -91,28 +91,16 @@ def run(args: argparse.Namespace) -> int:
 def certify(args: argparse.Namespace) -> int:
     artifacts = _artifacts(args.artifact)
     signing = signing_of(args)
-    from harness.attestations import load_attestations
-    from harness.profiles import load_profile
-    from harness.specs import clause_index, load_catalogs
-    from harness.vectors import load_all_vectors
+    from harness.runspec import build
 
     check_ranges(args)
     check_adapter(args.adapter)
     check_distribution(args)
-    profile = load_profile(args.profile)  # SpecError -> exit 4 before anything runs
-    minimums = _minimums(args, profile)
-    catalogs = load_catalogs(profile.catalogs)
-    if not any(cat.for_profile(profile.name) for cat in catalogs):
-        raise UsageError(
-            f"no clause of the catalogs {list(profile.catalogs)} applies to profile "
-            f"{profile.name!r}: nothing could be certified (clauses name their profiles)"
-        )
-    index = clause_index(load_catalogs())
-    load_all_vectors(index, extra=[Path(p) for p in args.vectors])
-    if args.attest:
-        load_attestations(
-            args.attest, [c for cat in catalogs for c in cat.for_profile(profile.name)]
-        )
+    # The run's spec, as the plugin builds it: the profile, catalogs, vectors, attestations
+    # and minimums checked once, here, before anything runs (SpecError, UsageError: exit 4).
+    settings = RunSettings({s.dest: getattr(args, s.dest) for s in SETTINGS})
+    spec = build(settings, minimums=_stated_minimums(args))
+    profile, catalogs, minimums = spec.profile, list(spec.catalogs), spec.minimums
     if args.select is not None:
         check_selection(args.select)
     if in_data(Path(args.out)):
@@ -182,7 +170,7 @@ def _artifacts(paths: list[str]) -> list[Artifact]:
 
 
 def _annotated(results: Results, args: argparse.Namespace, artifacts: list[Artifact]) -> Results:
-    """results.json's manifest with what the command line knows and the runner does not:
+    """results.json's manifest with what the command line knows and the plugin does not:
     the report id, the build submitted, the laboratory and the run plan (docs/results.md).
     A stub has no manifest (the schema wants one whole or none): its report's id is made
     from its hash (harness/report report_id)."""
@@ -201,23 +189,13 @@ def _annotated(results: Results, args: argparse.Namespace, artifacts: list[Artif
     return msgspec.structs.replace(results, manifest=manifest)
 
 
-def _minimums(args: argparse.Namespace, profile: Profile) -> Minimums:
-    """The sample sizes this certificate needs (docs/verdict.md#evidence): chcert's
-    defaults, raised by the profile's, set by a named plan's [minimums]; checked before
-    the run."""
-    from harness.evidence import resolve
-
+def _stated_minimums(args: argparse.Namespace) -> str | None:
+    """The laboratory's minimum samples (a named plan's [minimums], docs/verdict.md
+    #evidence) as the plugin takes them, JSON with their source; None without."""
     plan = getattr(args, "applied_plan", None)
-    stated = dict(plan.minimums) if plan is not None else {}
-    try:
-        return resolve(
-            profile.name,
-            profile.raw.get("evidence_minimums"),
-            stated,
-            f"run plan {plan.path}" if plan is not None else "",
-        )
-    except ValueError as exc:
-        raise UsageError(f"minimum sample sizes: {exc}") from exc
+    if plan is None or not plan.minimums:
+        return None
+    return json.dumps({**plan.minimums, "source": f"run plan {plan.path}"})
 
 
 def _dry_run(args: argparse.Namespace, profile: Profile, minimums: Minimums) -> int:
@@ -363,10 +341,9 @@ def _run_certification(
         pytest_args.append(f"--numprocesses={args.workers}")
         if args.dist is not None:
             pytest_args.append(f"--dist={args.dist}")
-    plan = getattr(args, "applied_plan", None)
-    if plan is not None and plan.minimums:  # the laboratory's policy (docs/verdict.md#evidence)
-        stated = {**plan.minimums, "source": f"run plan {plan.path}"}
-        pytest_args.append(f"--chcert-minimums={json.dumps(stated)}")
+    stated = _stated_minimums(args)
+    if stated is not None:  # the laboratory's policy (docs/verdict.md#evidence)
+        pytest_args.append(f"--chcert-minimums={stated}")
     if args.select is not None:
         pytest_args.append(f"-k{args.select}")
     print(
@@ -389,9 +366,9 @@ def _run_certification(
             raise UsageError(f"{shown} matches no item of profile {profile.name}")
         built = handover.results
         if built is None:  # the test runner stopped before the plugin could build them
-            hint = f"; interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
+            hint = f"interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
             if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
-                hint = "; could every --tx gateway be reached (socket server listening, ssh login)?"
+                hint = "could every --tx gateway be reached (socket server listening, ssh login)?"
             built = _stub_results(profile.name, int(code), hint)
         # From memory: what is written, drawn and summed is what the plugin built, whatever
         # a leftover process did to the files in the meantime

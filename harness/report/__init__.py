@@ -75,7 +75,7 @@ from harness.model import (
     Simulation,
     StrategyInfo,
 )
-from harness.outcomes import Status, Verdict, worse
+from harness.outcomes import Status, Verdict, clause_status, worse
 from harness.report.certificate import (
     certificate,
     certificate_word,
@@ -709,13 +709,14 @@ def _pass_problem(results: Results) -> str | None:
             continue
         if not c.items:
             return f"the verdict is PASS, yet clause {text_shown(c.id, 40)} passed on no item"
-        for item in c.items:
-            if item.status is not Status.PASS:
-                return (
-                    f"the verdict is PASS, yet {text_shown(item.name, 80)} of passed "
-                    f"clause {text_shown(c.id, 40)} is {item.status}"
-                )
-            checks_behind_a_pass.add(check_of(item.name))
+        if clause_status(i.status for i in c.items) is Status.PASS:
+            checks_behind_a_pass.update(check_of(i.name) for i in c.items)
+            continue
+        item = next(i for i in c.items if i.status is not Status.PASS)
+        return (
+            f"the verdict is PASS, yet {text_shown(item.name, 80)} of passed "
+            f"clause {text_shown(c.id, 40)} is {item.status}"
+        )
     vectors = results.vectors
     if vectors.failed > 0 or vectors.errors > 0:
         return f"the verdict is PASS, yet {vectors.failed} vectors failed, {vectors.errors} erred"

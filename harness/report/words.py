@@ -19,7 +19,8 @@ def reason_text(reason: Reason) -> str:
         case ReasonCode.RUNNER_ERROR:
             return "internal error in the test runner"
         case ReasonCode.RUNNER_STOPPED:
-            return f"the test runner stopped before writing results (exit {s}){d}"
+            said = f"; {d}" if d else ""
+            return f"the test runner stopped before writing results (exit {s}){said}"
         case ReasonCode.HARNESS_ERROR:
             return f"harness error in {s}: {d}"
         case ReasonCode.SELECTION:
