@@ -177,7 +177,6 @@ class Controller:
         if not record.findings:
             return
         known = {r.item: r for r in self.records}
-        kind = ItemKind.CORPUS if record.kind is ItemKind.CORPUS else ItemKind.DIFFERENTIAL
         for finding in record.findings:
             same = known.get(finding.item)
             if same is not None:
@@ -186,7 +185,7 @@ class Controller:
             derived = Record(
                 node=f"{record.node.rpartition('::')[0]}::{finding.item}",
                 clause=finding.clause,
-                kind=kind,
+                kind=ItemKind.DIFFERENTIAL,  # an item no check planned: a cause found
                 name=finding.item.partition("/")[2],
                 status=Status.FAIL,
                 message=finding.message,

@@ -129,7 +129,11 @@ class Worker:
     def run_item(self, item: ChcertItem) -> Record:
         """Run one item and turn whatever happens into a Record; never raises. Whose fault
         it is, the type says (harness/errors.py)."""
-        extra = ["--vectors", str(item.path)] if item.path in self.spec.extra_vector_files else []
+        extra = (
+            ["--vectors", str(item.path)]
+            if item.path.resolve() in self.spec.extra_vector_files
+            else []
+        )
         record = Record(
             node=item.nodeid,
             clause=item.clause,
