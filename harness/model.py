@@ -457,10 +457,11 @@ class MathSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     rtp: float | None = None
     element_of_risk: float | None = None
     raise_frequency: float | None = None
-    aa_bonus_edge: float | None = None
+    # A profile without an AA Bonus has none: null and []; the mathematics failing, absent.
+    aa_bonus_edge: float | msgspec.UnsetType | None = msgspec.UNSET
     optimal: PlayFigures | None = None
     always_call: PlayFigures | None = None
-    aa_bonus_rows: list[AABonusRow] = []
+    aa_bonus_rows: list[AABonusRow] | msgspec.UnsetType = msgspec.UNSET
     strategy: StrategyInfo | None = None
     claims: list[Figure]
     simulation: Simulation

@@ -138,3 +138,21 @@ def test_every_section_a_check_names_is_made_by_the_results() -> None:
 
     named = {c.section for c in CHECKS.values() if c.section} | {"corpus"}
     assert named == set(SECTIONS)
+
+
+def test_a_profile_without_an_aa_bonus_writes_its_none() -> None:
+    """Its mathematics states no AA Bonus edge (null) and no rows ([]), as the schema
+    requires of a computed section; a failed computation states neither."""
+    data = json.loads(SAMPLES[0].read_text())
+    data["math"] = {**data["math"], "aa_bonus_edge": None, "aa_bonus_rows": []}
+    written = Results.from_json(data).to_json()
+    assert written["math"]["aa_bonus_edge"] is None and written["math"]["aa_bonus_rows"] == []
+    errors = sorted(validator("results.schema.json").iter_errors(written), key=str)
+    assert not errors, errors[0]
+    data["math"] = {
+        "status": "error",
+        "reason": "x",
+        "claims": [],
+        "simulation": {"status": "not_tested"},
+    }
+    assert "aa_bonus_edge" not in Results.from_json(data).to_json()["math"]

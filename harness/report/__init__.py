@@ -978,7 +978,7 @@ def _figures(section: MathSection, opt: PlayFigures, always: PlayFigures | None)
         [para(label), para(pct(o)), para(pct(a))]
         for label, o, a in zip(FIGURES, _play(opt), _play(always), strict=True)
     ]
-    if section.aa_bonus_edge is not None:
+    if isinstance(section.aa_bonus_edge, float):
         rows.append([para("AA Bonus house edge"), para(pct(section.aa_bonus_edge)), para("")])
     return [
         grid(rows, [70 * mm, 50 * mm, 50 * mm]),
