@@ -155,18 +155,17 @@ class Controller:
             # A setup/teardown error or a crashed worker: no record came back.
             item = report.nodeid.rpartition("::")[2]
             planned = next((p for p in self.spec.planned if p.name == item), None)
-            if planned is None:  # no item of the plan: nothing of the game's was judged
-                return
+            clause, _, target = item.partition("/")  # an item of no plan: as pytest named it
             self.records.append(
                 Record(
                     node=report.nodeid,
-                    clause=planned.clause,
-                    kind=planned.kind,
-                    name=planned.target,
+                    clause=planned.clause if planned else clause,
+                    kind=planned.kind if planned else ItemKind.VECTOR,
+                    name=planned.target if planned else target,
                     status=Status.ERROR,
                     message=f"item did not run to completion ({report.when}): "
                     + str(report.longrepr)[-300:],
-                    section=planned.section,
+                    section=planned.section if planned else "",
                 )
             )
 

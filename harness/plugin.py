@@ -90,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.chcert_seed = secrets.randbelow(2**31) if given is None else given
     from harness.controller import Controller
     from harness.errors import SpecError, UserError
-    from harness.runspec import build
+    from harness.runspec import PreparedSpec, build
     from harness.settings import from_plugin, range_problems
     from harness.worker import SPEC, Worker
 
@@ -98,11 +98,16 @@ def pytest_configure(config: pytest.Config) -> None:
     problems = range_problems(settings.values)  # as `chcert certify` checks them
     if problems:
         raise pytest.UsageError(f"chcert: {problems[0]}")
+    stage = config.getoption("chcert_stage")
+    is_worker = hasattr(config, "workerinput")
+    prepared = next(
+        (p for p in config.pluginmanager.get_plugins() if isinstance(p, PreparedSpec)), None
+    )
     try:
-        spec = build(
-            settings,
-            config.getoption("chcert_stage"),
-            config.getoption("chcert_minimums"),
+        spec = (
+            prepared.rebased(settings, stage)
+            if prepared is not None and not is_worker
+            else build(settings, stage, config.getoption("chcert_minimums"))
         )
     except SpecError as exc:
         raise pytest.UsageError(f"chcert: invalid spec: {exc}") from exc
@@ -111,7 +116,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SPEC] = spec
     for clause in spec.clauses:
         config.addinivalue_line("markers", f"{clause.id}: {clause.title}")
-    is_worker = hasattr(config, "workerinput")
     distributed = not is_worker and config.getoption("dist", "no") != "no"
     worker = None if distributed else Worker(config, spec)
     if worker is not None:

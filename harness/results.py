@@ -124,13 +124,7 @@ def _corpus_section(
     found = [r.share for r in records if isinstance(r.share, dict)]
     statuses = [r.status for r in records] + [Status.NOT_TESTED] * (len(planned) - len(records))
     failed = sum(f["failed"] for f in found)  # failures attributed to other clauses count too
-    status = (
-        Status.FAIL
-        if Status.FAIL in statuses or failed
-        else Status.PASS
-        if statuses and all(s is Status.PASS for s in statuses)
-        else Status.NOT_TESTED
-    )
+    status = Status.FAIL if failed else clause_status(statuses)
     return CorpusSection(
         status=status,
         items=len(planned),

@@ -10,6 +10,8 @@ every process of the run, the controller (harness/controller.py) and each worker
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,18 +61,37 @@ class RunSpec:
     minimums: Minimums
     plan: tuple[Planned, ...]
 
-    @property
+    @functools.cached_property
     def planned(self) -> list[PlannedItem]:
         return [p.item for p in self.plan]
 
-    def files(self) -> set[Path]:
-        """The files pytest collects items from."""
-        return {p.path for p in self.plan}
+    @functools.cached_property
+    def files(self) -> frozenset[Path]:
+        """The files pytest collects items from (asked of every file pytest visits)."""
+        return frozenset(p.path for p in self.plan)
 
     def command(self, item: str | None, extra: list[str] | tuple[str, ...] = ()) -> str:
         """The `chcert certify` command that runs `item` (None: all) again, exactly as this
         run did, writing to OUT/reproduce (harness/settings.py)."""
         return self.settings.reproduce(self.profile_arg, self.out, item, extra)
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity, as pytest keeps its plugins
+class PreparedSpec:
+    """A spec `chcert certify` built (and so checked) before the run, handed to the plugin
+    in its own process as a pytest plugin object: the controller then loads the profile,
+    catalogs, vectors and corpus once, not twice. Workers under xdist build their own."""
+
+    spec: RunSpec
+
+    def rebased(self, settings: RunSettings, stage: str | None) -> RunSpec:
+        """The spec with the settings as the plugin received them (the seed drawn, every
+        path absolute): what they decide of the plan (profile, vectors, repeat, attestations,
+        minimums) is what the command line gave, so the plan is the same."""
+        out = Path(settings["out"])
+        return dataclasses.replace(
+            self.spec, settings=settings, out=out, stage=Path(stage) if stage else out
+        )
 
 
 def build(settings: RunSettings, stage: str | None = None, minimums: str | None = None) -> RunSpec:

@@ -60,7 +60,7 @@ class Worker:
     def pytest_collect_file(
         self, file_path: Path, parent: pytest.Collector
     ) -> pytest.Collector | None:
-        if file_path.resolve() in self.spec.files():
+        if file_path.resolve() in self.spec.files:
             return PlannedFile.from_parent(parent, path=file_path)
         return None
 

@@ -44,7 +44,7 @@ from harness.settings import SETTINGS, RunSettings, add_arguments, plugin_args
 if TYPE_CHECKING:
     from harness.evidence import Minimums
     from harness.profiles import Profile
-    from harness.specs import Catalog
+    from harness.runspec import RunSpec
 
 
 def register(sub: Any) -> None:
@@ -100,7 +100,7 @@ def certify(args: argparse.Namespace) -> int:
     # and minimums checked once, here, before anything runs (SpecError, UsageError: exit 4).
     settings = RunSettings({s.dest: getattr(args, s.dest) for s in SETTINGS})
     spec = build(settings, minimums=_stated_minimums(args))
-    profile, catalogs, minimums = spec.profile, list(spec.catalogs), spec.minimums
+    profile, minimums = spec.profile, spec.minimums
     if args.select is not None:
         check_selection(args.select)
     if in_data(Path(args.out)):
@@ -119,9 +119,7 @@ def certify(args: argparse.Namespace) -> int:
     if args.dry_run:  # everything a run checks is checked: nothing is written
         return _dry_run(args, profile, minimums)
     with staged(out) as stage, nothing_outlives() as reaper:
-        code, drawn = _run_certification(
-            args, profile, catalogs, out, stage, junit, reaper, artifacts
-        )
+        code, drawn = _run_certification(args, spec, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
         return signed(signing, out / "report.pdf", drawn, code)
     return code
@@ -302,8 +300,7 @@ class _Signals:
 
 def _run_certification(
     args: argparse.Namespace,
-    profile: Profile,
-    catalogs: list[Catalog],
+    spec: RunSpec,
     out: Path,
     stage: Path,
     junit: Path,
@@ -332,7 +329,9 @@ def _run_certification(
         "--assert=plain",  # nothing here relies on assertion rewriting; it costs start-up time
         "-q",
         f"--chcert-stage={stage.resolve()}",
-        *plugin_args({**vars(args), "profile": profile.path.resolve(), "seed": seed, "out": out}),
+        *plugin_args(
+            {**vars(args), "profile": spec.profile.path.resolve(), "seed": seed, "out": out}
+        ),
     ]
     if args.tx:  # -n would replace these workers by local ones; -n 0 would drop them
         pytest_args += [f"--tx={spec}" for spec in args.tx]
@@ -347,14 +346,17 @@ def _run_certification(
     if args.select is not None:
         pytest_args.append(f"-k{args.select}")
     print(
-        f"chcert {__version__}: certifying {args.adapter} against profile {profile.name} "
-        f"({sum(len(c.for_profile(profile.name)) for c in catalogs)} clauses, seed {seed})"
+        f"chcert {__version__}: certifying {args.adapter} against profile "
+        f"{spec.profile.name} ({len(spec.clauses)} clauses, seed {seed})"
     )
     started = time.monotonic()
     handover = _Handover()
     with _Signals(reaper) as signals:
         try:
-            code = pytest.main(pytest_args, plugins=[signals, handover])
+            from harness.runspec import PreparedSpec
+
+            prepared = PreparedSpec(spec)  # in this process, the plugin takes what was built
+            code = pytest.main(pytest_args, plugins=[signals, handover, prepared])
         except KeyboardInterrupt:  # before or after pytest's own handling of it
             code = pytest.ExitCode.INTERRUPTED
         signals.armed = False
@@ -363,13 +365,13 @@ def _run_certification(
             raise UsageError("the test runner refused its arguments (see above)")
         if code == pytest.ExitCode.NO_TESTS_COLLECTED and (args.select is not None or args.item):
             shown = f"-k {args.select!r}" if args.select is not None else f"--item {args.item}"
-            raise UsageError(f"{shown} matches no item of profile {profile.name}")
+            raise UsageError(f"{shown} matches no item of profile {spec.profile.name}")
         built = handover.results
         if built is None:  # the test runner stopped before the plugin could build them
             hint = f"interrupted ({signals.interrupted_by})" if signals.interrupted_by else ""
             if args.tx and code == pytest.ExitCode.INTERNAL_ERROR:
                 hint = "could every --tx gateway be reached (socket server listening, ssh login)?"
-            built = _stub_results(profile.name, int(code), hint)
+            built = _stub_results(spec.profile.name, int(code), hint)
         # From memory: what is written, drawn and summed is what the plugin built, whatever
         # a leftover process did to the files in the meantime
         results = _annotated(built, args, artifacts)
