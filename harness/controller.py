@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 import yaml
@@ -28,7 +28,7 @@ from harness.publication import published_figures
 from harness.report.words import reason_text
 from harness.results import RunFacts, build_results, failure_entry, now, write_json_atomic
 from harness.runspec import RunSpec
-from harness.worker import RECORD_KEY, Worker
+from harness.worker import RECORD_KEY, STATUS_KEY, Worker, call_report
 
 REPRO_DIR = "repro"
 
@@ -150,7 +150,7 @@ class Controller:
         if RECORD_KEY in props:
             record = Record.from_json(str(props[RECORD_KEY]))
             self.records.append(record)
-            self._add_findings(record)
+            self._add_findings(record, str(report.location[0]))
         elif (report.failed and report.when != "call") or str(report.when) == "???":
             # A setup/teardown error or a crashed worker: no record came back.
             item = report.nodeid.rpartition("::")[2]
@@ -169,7 +169,7 @@ class Controller:
                 )
             )
 
-    def _add_findings(self, record: Record) -> None:
+    def _add_findings(self, record: Record, report_path: str) -> None:
         """Failures a check attributes to clauses (the differential's and the corpus's
         causes) become records of their own clause; one cause found by several shards
         counts once."""
@@ -202,7 +202,22 @@ class Controller:
             )
             self.records.append(derived)
             known[derived.item] = derived
+            # An item of its own in pytest's counts too, as in chcert's (docs/verdict.md).
+            location = (report_path, None, derived.item)
+            keywords: dict[str, Literal[1]] = {derived.item: 1, derived.clause: 1}
+            self.config.hook.pytest_runtest_logreport(
+                report=call_report(derived, derived.node, location, keywords)
+            )
         record.findings = []
+
+    def pytest_report_teststatus(
+        self, report: pytest.TestReport, config: pytest.Config
+    ) -> tuple[str, str, str] | None:
+        """A harness error is counted as pytest counts errors, apart from the game's
+        failures, as chcert's summary does."""
+        if report.when == "call" and (STATUS_KEY, Status.ERROR.value) in report.user_properties:
+            return "error", "E", "ERROR"
+        return None
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED:

@@ -102,7 +102,7 @@ class Finding(Model, frozen=True, kw_only=True):
     of docs/differential.md): one cause, its first example, how often it was seen."""
 
     clause: str
-    item: str  # `clause/differential:SLUG` or `clause/corpus:SLUG`: an item of its own
+    item: str  # `clause/SOURCE:SLUG` (differential, corpus, vectors, ...): an item of its own
     kind: str = ""  # the fault's kind in the decision table (ante-row, qualify, ...)
     detail: str = ""
     count: int = 1
@@ -313,8 +313,25 @@ class StatTest(Model, frozen=True, kw_only=True):
     passed: bool = True
 
 
+class RngStage(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """The battery's stage 2: the same tests on a fresh, independent sample of as many
+    decks, at its own family-wise alpha, run only when stage 1 rejected (`ran`)."""
+
+    ran: bool
+    reason: str = ""
+    decks: int = 0
+    raw_bytes: int = 0
+    alpha: float | None = None
+    correction: str = ""
+    passed: bool | None = None
+    tests: list[StatTest] = []
+
+
 class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
-    """The deck battery (docs/rng.md)."""
+    """The deck battery (docs/results.md `rng`): stage 1's table, and `stage2`, the
+    confirmation on a fresh sample; `passed` is the two stages' verdict. A file from
+    before the two stages has neither `stage1_passed` nor `stage2` (None): its one
+    battery is stage 1, and its `passed` that battery's."""
 
     status: Status
     reason: str = ""
@@ -328,6 +345,9 @@ class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     position_p_values: list[float] = []
     tests: list[StatTest]
     dieharder: dict[str, Any] = {}
+    stage1_passed: bool | None = None
+    stage2: RngStage | None = None
+    false_fail_rate: float | None = None
 
 
 class Strata(Model, frozen=True, kw_only=True):

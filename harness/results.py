@@ -149,6 +149,7 @@ def _differential_section(
     uniform = sum(f["uniform_seat_hands"] for f in found)
     seconds = sum(f["seconds"] for f in found)
     seat_hands = sum(f["seat_hands"] for f in found)
+    shard_items = {r.item for r in shards}  # the corpus's and the vectors' causes are not its
     causes = [
         DifferentialCause(
             clause=r.clause,
@@ -158,20 +159,22 @@ def _differential_section(
             item=r.item,
         )
         for r in facts.records
-        if r.kind is ItemKind.DIFFERENTIAL
+        if r.kind is ItemKind.DIFFERENTIAL and r.evidence.get("found_by") in shard_items
     ]
     short = {k: n for k, n in counts.items() if n < QUOTA}
     if not planned:
         status, reason = Status.NOT_TESTED, "no clause of the profile names the differential check"
     elif len(found) < len(planned):
-        ran = {r.item for r in shards}
-        missing = [p.name for p in planned if p.name not in ran]
-        not_run = [r.message for r in shards if r.status in (Status.NOT_TESTED, Status.ERROR)]
-        status = (
-            Status.ERROR if any(r.status is Status.ERROR for r in shards) else Status.NOT_TESTED
+        # A shard that stopped (a protocol fault, a harness error), was not tested or was
+        # not run: the section says so in the first such shard's own words.
+        stopped = [r for r in shards if not isinstance(r.share, dict)]
+        missing = [p.name for p in planned if p.name not in shard_items]
+        stops = {r.status for r in stopped}
+        status = next((x for x in (Status.FAIL, Status.ERROR) if x in stops), Status.NOT_TESTED)
+        reason = min(
+            (f"{r.item}: {r.message}" for r in stopped if r.message),
+            default=f"shards not run: {', '.join(missing)}",
         )
-        # the first shard's own words; each shard's item keeps its own
-        reason = min(not_run, default=f"shards not run: {', '.join(missing)}")
     else:
         status = Status.FAIL if causes else Status.PASS
         reason = ""

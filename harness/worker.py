@@ -29,6 +29,7 @@ from harness.checks import (
     replay_refusal,
     replay_vector,
 )
+from harness.checks.registry import refused_elsewhere
 from harness.errors import ErrorReply, GameFault, ProtocolViolation
 from harness.model import ItemKind, Outcome, Record
 from harness.outcomes import Status
@@ -164,6 +165,7 @@ class Worker:
             record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
             record.protocol_fault = exc.violation is not None
             record.repro, record.share = exc.repro, exc.share
+            record.findings = exc.findings
         except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
             record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
             record.evidence, record.protocol_fault = exc.evidence, True
@@ -216,36 +218,49 @@ class ChcertItem(pytest.Item):
         """The call and teardown reports of a record, as pytest would make them."""
         # Reports carry the ids that matter; walking every node keyword costs more than a replay.
         keywords: dict[str, Literal[1]] = {self.name: 1, self.clause: 1, self.target: 1}
-        props = [*self.user_properties, (RECORD_KEY, record.to_json())]
-        outcome: Literal["passed", "failed", "skipped"] = "passed"
-        longrepr: Any = None
-        if record.status is Status.NOT_TESTED:
-            outcome = "skipped"
-            longrepr = (str(self.path), 0, f"Skipped: not tested: {record.message}")
-        elif record.status is not Status.PASS or record.findings:
-            # A check whose findings fail other clauses shows as failed here too.
-            outcome, longrepr = "failed", _describe(record)
         # Every report crosses from an xdist worker, so an item sends two, not three: the
         # call with the outcome, the teardown with the record (where JUnit XML reads
         # properties). There is no setup to report: items have no fixtures.
         teardown = pytest.TestReport(
             self.nodeid, self.location, keywords, "passed", None, "teardown"
         )
-        teardown.user_properties = props
-        return [
-            pytest.TestReport(
-                self.nodeid, self.location, keywords, outcome, longrepr, "call", duration=duration
-            ),
-            teardown,
-        ]
+        teardown.user_properties = [*self.user_properties, (RECORD_KEY, record.to_json())]
+        return [call_report(record, self.nodeid, self.location, keywords, duration), teardown]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.name
 
 
+STATUS_KEY = "chcert_status"  # the item's status, on its call report (Controller.teststatus)
+
+
+def call_report(
+    record: Record,
+    nodeid: str,
+    location: tuple[str, int | None, str],
+    keywords: dict[str, Literal[1]],
+    duration: float = 0.0,
+) -> pytest.TestReport:
+    """The call report of a record: pytest counts it as chcert does (docs/verdict.md), so
+    an item that passed is never listed under FAILURES, whatever it found of other
+    clauses (those are items of their own, reported by the controller)."""
+    outcome: Literal["passed", "failed", "skipped"] = "passed"
+    longrepr: Any = None
+    if record.status is Status.NOT_TESTED:
+        outcome = "skipped"
+        longrepr = (location[0], 0, f"Skipped: not tested: {record.message}")
+    elif record.status is not Status.PASS:
+        outcome, longrepr = "failed", _describe(record)
+    report = pytest.TestReport(
+        nodeid, location, keywords, outcome, longrepr, "call", duration=duration
+    )
+    report.user_properties = [(STATUS_KEY, record.status.value)]
+    return report
+
+
 def _describe(r: Record) -> str:
     lines = [f"{r.status.value.upper()} {r.clause} {r.name}: {r.message}"]
-    lines += [f"  FAIL {f.item}: {f.message}" for f in r.findings]
+    lines += [f"  elsewhere {f.item}: {f.message}" for f in r.findings]
     if r.expected is not None or r.actual is not None:
         lines += [f"  expected: {r.expected}", f"  actual:   {r.actual}"]
     lines.append(f"  reproduce: {r.reproduce}")
@@ -257,8 +272,7 @@ class VectorItem(ChcertItem):
 
     def execute(self, ctx: Context) -> Outcome:
         assert isinstance(self.payload, Vector)
-        replay_vector(ctx, self.payload)
-        return Outcome()
+        return replay_vector(dataclasses.replace(ctx, clause=self.clause), self.payload)
 
 
 class RefusalItem(ChcertItem):
@@ -268,7 +282,14 @@ class RefusalItem(ChcertItem):
 
     def execute(self, ctx: Context) -> Outcome:
         assert isinstance(self.payload, RefusalVector)
-        return replay_refusal(ctx, self.payload)
+        ctx = dataclasses.replace(ctx, clause=self.clause)
+        try:
+            return replay_refusal(ctx, self.payload)
+        except CheckFailure as exc:  # a legal round refused: another clause's fault
+            elsewhere = refused_elsewhere(ctx, self.target, exc)
+            if elsewhere is None:
+                raise
+            return elsewhere
 
 
 class CheckItem(ChcertItem):

@@ -3,7 +3,7 @@
 Each is the reference game with one declaration or capability changed, loaded
 with `python:tests.games:NAME`. `Seeded` deals from a seeded generator, so a
 run in one process (-n 0) is the same every time: statistical checks that a
-fair game fails one time in a hundred by design cannot make these tests flaky.
+fair game fails rarely by design (docs/verdict.md) cannot make these tests flaky.
 """
 
 from __future__ import annotations

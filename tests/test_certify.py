@@ -61,7 +61,7 @@ def test_reference_certifies_pass_through_the_command_line(tmp_path: Path) -> No
     """The README's main job, as a user runs it: a real subprocess, two workers, every item.
 
     The game is the reference with seeded shuffles (tests/games.py), so the RNG battery,
-    which a fair shuffle fails one time in a hundred by design, cannot make this flaky.
+    which a fair shuffle fails rarely by design (docs/verdict.md), cannot make this flaky.
     """
     proc = subprocess.run(
         [

@@ -282,14 +282,23 @@ def test_simulation_passes_a_correct_game(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "game,message", [("RepeatsACard", "InvalidCards"), ("PaysFlushesThreeToOne", "settled")]
+    "game,clause,kind",
+    [
+        ("RepeatsACard", "s000-antewin", "malfunction"),  # its own engine errs on the card
+        ("PaysFlushesThreeToOne", "s000-antewin", "ante-odds"),
+    ],
 )
-def test_simulation_fails_a_broken_game(tmp_path: Path, game: str, message: str) -> None:
+def test_simulation_fails_a_broken_game(tmp_path: Path, game: str, clause: str, kind: str) -> None:
+    """Each round the simulation plays is settled again by the oracle; one the game settles
+    otherwise fails the clause its fault breaks (docs/differential.md, decision table)."""
     code, results = _simulate(tmp_path, game)
     assert code == 1
-    (failure,) = results["failures"]  # type: ignore[misc]
-    assert failure["item"] == "s000-antewin/rtp-simulation" and failure["clause"] == "s000-antewin"
-    assert message in failure["message"]
+    failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}  # type: ignore[attr-defined]
+    assert failed == {clause}
+    causes = [f for f in results["failures"] if "/rtp-simulation:" in f["item"]]  # type: ignore[attr-defined]
+    assert [f["evidence"]["kind"] for f in causes] == [kind]
+    assert causes[0]["item"].startswith(f"{clause}/rtp-simulation:{kind}")
+    assert "settled otherwise than the rules" in causes[0]["message"]
 
 
 def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(

@@ -47,7 +47,7 @@ def test_the_server_keeps_the_connection_and_answers_errors_as_replies(reference
 
 def test_the_reference_certifies_over_http(reference_url: str, tmp_path: Path) -> None:
     """Every item, no selection: PASS. The game's shuffles are seeded, so the RNG battery,
-    which a fair shuffle fails one time in a hundred by design, cannot make this flaky."""
+    which a fair shuffle fails rarely by design (docs/verdict.md), cannot make this flaky."""
     out = tmp_path / "out"
     budgets = ["--differential", "2000", "--rng-decks", "3000", "--rtp-rounds", "300"]
     budgets += QUICK_SAMPLES  # the laboratory's policy for such samples

@@ -4,8 +4,8 @@ this machine stand in for two lab hosts, each serving its worker from its own fo
 The run must come out as a local run with the same seed does: verdict, clause statuses,
 vector counts, and every item with its status. The game is the bundled reference with
 seeded shuffles (tests/games.py), as a JSON Lines child process each worker starts from
-its host's folder: the RNG battery, which a fair shuffle fails one time in a hundred by
-design, must not make the two runs differ.
+its host's folder: the RNG battery, which a fair shuffle fails rarely by design
+(docs/verdict.md), must not make the two runs differ.
 """
 
 from __future__ import annotations

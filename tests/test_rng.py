@@ -1,10 +1,11 @@
 """The RNG and deck battery: flawed shuffles are flagged, correct ones pass.
 
 Every flawed shuffler of harness/reference/shufflers.py must fail the battery at
-the default sample size of `chcert certify`; its failure p-values are so small
-(below 1e-5; see the closing note for measured margins) that these tests do not
-flake. Correct shuffles are tested on seeded randomness, because a fair shuffle
-fails a test at alpha 0.01 one time in a hundred by design.
+the default sample size of `chcert certify`, at both stages; its failure p-values
+are so small (below 1e-5) that these tests do not flake. Correct shuffles are
+tested on seeded randomness, because a single battery at alpha 0.01 rejects a fair
+shuffle one time in a hundred by design (the two stages fail one at most 5e-5 of
+the time).
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ import pytest
 from harness import rng as battery_module
 from harness._schema import compiled_def
 from harness.defaults import DEFAULT_DECKS
+from harness.model import Results, RngSection
 from harness.reference import ReferenceGame, engine
-from harness.reference.shufflers import FLAWED, pcg64_shuffle
+from harness.reference.shufflers import FLAWED, naive_swap_with_any, pcg64_shuffle
+from harness.report import _rng
 from harness.rng import (
     ALPHA,
+    CONFIRM_ALPHA,
     DIEHARDER_BYTES,
+    FALSE_FAIL,
+    POWER,
     RAW_BYTES,
     BadSample,
+    Decks,
     StatResult,
     decks_needed,
     holm,
@@ -35,7 +42,9 @@ from harness.rng import (
     position_p_values,
     run_deck_battery,
     run_dieharder,
+    sample_and_test,
     sample_decks,
+    two_stage,
 )
 from tests.tools import need
 
@@ -55,11 +64,129 @@ def test_every_flawed_shuffler_has_an_expectation() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(FLAWED))
-def test_flawed_shuffle_is_flagged_at_the_default_sample_size(name: str) -> None:
-    battery = run_deck_battery(FLAWED[name](DEFAULT_DECKS))
-    failed = {t.name for t in battery.tests if not t.passed}
-    assert not battery.passed
-    assert EXPECTED_TO_FAIL[name] in failed, failed
+def test_flawed_shuffle_is_flagged_at_the_default_sample_size_at_both_stages(name: str) -> None:
+    """A flaw is in every sample: stage 1 rejects, and the fresh sample of stage 2
+    confirms it at stage 2's smaller alpha, by the same test."""
+    staged = two_stage(lambda: (FLAWED[name](DEFAULT_DECKS), None))
+    assert not staged.passed
+    assert staged.stage2 is not None and staged.stage2.alpha == CONFIRM_ALPHA
+    for battery in (staged.stage1, staged.stage2):
+        failed = {t.name for t in battery.tests if not t.passed}
+        assert battery.decks == DEFAULT_DECKS and not battery.passed
+        assert EXPECTED_TO_FAIL[name] in failed, failed
+
+
+def test_the_two_stages_fail_a_fair_shuffle_at_most_one_time_in_ten_thousand() -> None:
+    assert CONFIRM_ALPHA < ALPHA and FALSE_FAIL == ALPHA * CONFIRM_ALPHA <= 1e-4 / 2
+
+
+class Game:
+    """A `request` callable serving `shuffle` from a queue of samples, one per stage, in
+    batches as the game would, and `rng` from seeded bytes; it records what was asked."""
+
+    def __init__(self, *samples: Decks) -> None:
+        self.decks = np.concatenate(samples)
+        self.served = 0
+        self.asked: list[int] = []
+        self.raw = np.random.default_rng(13)
+        self.raw_served = 0
+
+    def __call__(self, op: str, **params: Any) -> dict[str, Any]:
+        if op == "rng":
+            self.raw_served += params["bytes"]
+            return {"data": base64.b64encode(self.raw.bytes(params["bytes"])).decode()}
+        assert op == "shuffle"
+        count = params["count"]
+        self.asked.append(count)
+        part = self.decks[self.served : self.served + count]
+        self.served += count
+        return {"decks": base64.b64encode(part.tobytes()).decode()}
+
+
+def _recorded(staged: Any) -> dict[str, Any]:
+    """The section as results.json records it, checked against the schema."""
+    recorded: dict[str, Any] = json.loads(json.dumps(staged.to_json()))
+    section = {"status": "pass" if recorded["passed"] else "fail", **recorded}
+    check = compiled_def("results.schema.json", "rng")
+    assert check(section) is None
+    # as results.json is written: through the model (harness/results.py), then read back
+    written = Results.from_json({"verdict": "PASS", "rng": section}).to_json()["rng"]
+    assert check(written) is None and written["stage2"]["ran"] is recorded["stage2"]["ran"]
+    assert Results.from_json({"verdict": "PASS", "rng": written}).rng is not None
+    return recorded
+
+
+def test_a_stage_one_rejection_not_confirmed_on_a_fresh_sample_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The confirmation logic: a first sample that is flawed, a fresh second one that is
+    fair. Stage 2 asks the game for as many new decks and raw bytes, and its clean result
+    passes."""
+    monkeypatch.setattr(battery_module, "run_dieharder", lambda data: {"ran": False})
+    n = 3_000  # the naive swap's card x position p-value is about 1e-98 at 3,000 decks
+    game = Game(naive_swap_with_any(n), pcg64_shuffle(n, seed=11))
+    staged = sample_and_test(game, n, {"shuffle", "rng"})
+    assert game.served == 2 * n and sum(game.asked) == 2 * n
+    assert staged.stage2 is not None and staged.stage2.raw_bytes == RAW_BYTES
+    assert game.raw_served in (2 * RAW_BYTES, 2 * RAW_BYTES + DIEHARDER_BYTES)
+    assert not staged.stage1.passed and staged.stage2 is not None and staged.stage2.passed
+    assert staged.passed
+    recorded = _recorded(staged)
+    assert recorded["passed"] is True and recorded["stage1_passed"] is False
+    assert "card x position" in {t["name"] for t in recorded["tests"] if not t["passed"]}
+    stage2 = recorded["stage2"]
+    assert stage2["ran"] and stage2["passed"] and stage2["decks"] == n
+    assert stage2["alpha"] == CONFIRM_ALPHA and all(t["passed"] for t in stage2["tests"])
+    assert all(t["detects"] for t in stage2["tests"])  # stage 2 states its own power
+    assert recorded["false_fail_rate"] == pytest.approx(FALSE_FAIL)
+
+
+def test_a_rejection_confirmed_on_a_fresh_sample_fails() -> None:
+    n = 3_000
+    game = Game(naive_swap_with_any(n), naive_swap_with_any(n))
+    recorded = _recorded(sample_and_test(game, n, {"shuffle"}))
+    assert recorded["passed"] is False and recorded["stage1_passed"] is False
+    assert recorded["stage2"]["ran"] and recorded["stage2"]["passed"] is False
+    assert game.served == 2 * n
+
+
+def test_when_stage_one_passes_stage_two_is_not_run() -> None:
+    n = DEFAULT_DECKS
+    game = Game(pcg64_shuffle(n, seed=1), pcg64_shuffle(1, seed=2))
+    staged = sample_and_test(game, n, {"shuffle"})
+    assert staged.passed and staged.stage2 is None and game.served == n  # no fresh sample
+    recorded = _recorded(staged)
+    assert recorded["stage1_passed"] is True
+    assert recorded["stage2"] == {
+        "ran": False,
+        "reason": battery_module.NOT_CONFIRMED,
+        "alpha": CONFIRM_ALPHA,
+    }
+
+
+def _text(flowables: list[Any]) -> str:
+    return " ".join(f.getPlainText() for f in flowables if hasattr(f, "getPlainText"))
+
+
+def test_the_report_shows_both_stages_and_reads_a_section_from_before_them() -> None:
+    n = 3_000
+    game = Game(naive_swap_with_any(n), pcg64_shuffle(n, seed=12))
+    recorded = _recorded(sample_and_test(game, n, {"shuffle"}))
+    section = Results.from_json({"verdict": "PASS", "rng": {"status": "pass", **recorded}}).rng
+    assert isinstance(section, RngSection) and section.stage2 is not None
+    text = _text(_rng(section))
+    assert "RNG: PASS. Two stages" in text and "Stage 1: 3,000 decks" in text
+    assert "Stage 2: 3,000 fresh decks" in text and "not confirmed" in text
+    assert f"at least {100 * POWER * POWER:.0f}%" in text
+    # A results.json of schema 5 written before the two stages: read, and shown as before.
+    old = {k: v for k, v in recorded.items() if k not in ("stage1_passed", "stage2")}
+    old.pop("false_fail_rate")
+    old["status"] = "pass"
+    results = Results.from_json({"verdict": "FAIL", "schema_version": 5, "rng": old})
+    assert results.rng is not None and results.rng.stage2 is None
+    assert results.rng.stage1_passed is None and "stage2" not in results.to_json()["rng"]
+    text = _text(_rng(results.rng))
+    assert "Two stages" not in text and "family-wise alpha 0.01 with Holm" in text
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -137,6 +264,26 @@ def test_the_battery_records_the_card_by_position_table_and_its_p_values() -> No
     check = compiled_def("results.schema.json", "rng")
     assert check({"status": "pass", **recorded}) is None
     assert check({"status": "pass", **recorded, "position_counts": counts[:51]}) is not None
+
+
+def test_the_card_by_position_test_holds_its_alpha_on_a_fair_shuffle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each deck is a permutation, so Pearson's sum over the 52x52 table has mean 52 x 51,
+    not the 51^2 of its chi-square: unscaled, the test rejected a fair shuffle several
+    times too often. Scaled by 51/52 its statistic averages 51^2 and its p-values are
+    uniform (seeded decks: no flake)."""
+    for costly in ("_cell_bias", "decks_needed"):  # the power statements: not tested here
+        monkeypatch.setattr(battery_module, costly, lambda *args: 0)
+    source = np.random.default_rng(2026)
+    cards = np.tile(np.arange(52, dtype=np.uint8), (500, 1))
+    results = [
+        battery_module.position_uniformity(source.permuted(cards, axis=1), ALPHA)
+        for _ in range(400)
+    ]
+    mean = np.mean([r.statistic for r in results])
+    assert abs(mean - 51**2) < 20 < abs(mean / battery_module.PERMUTATION_SCALE - 51**2)
+    assert np.mean([r.p_value < 0.05 for r in results]) < 0.09  # unscaled: about 0.18
 
 
 def test_position_counts_rows_are_cards_and_columns_positions() -> None:

@@ -163,13 +163,8 @@ def test_the_installed_chcert_certifies_from_anywhere(
     # The run read the installed copy of the data: the checkout's, byte for byte.
     assert results["manifest"]["spec_sha256"] == dist.spec_sha256
     assert results["manifest"]["vectors_sha256"] == dist.vectors_sha256
-    failed = [f["item"] for f in results["failures"]]
-    if run.returncode == 1 and failed == ["s000-r1/rng-battery"]:
-        # At alpha 0.01 a fair shuffle fails the battery one time in a hundred by design;
-        # such a failure, and only it, is confirmed on a fresh sample (README, .ci/run).
-        confirmed = _run([chcert, "rng"], cwd=cwd, env=env)
-        assert confirmed.returncode == 0, confirmed.stdout[-3000:]
-        return
+    # A fair shuffle fails the two-stage RNG battery at most once in 20,000 runs by design
+    # (docs/verdict.md): no confirmation by hand.
     assert run.returncode == 0 and results["verdict"] == "PASS", (
         run.stdout[-3000:] + run.stderr[-3000:]
     )

@@ -10,17 +10,17 @@ first vector alone.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from typing import Any
 
+from harness.checks.judgement import by_cause, judge_played, owner
 from harness.checks.registry import Context, NotTested
-from harness.checks.replies import Played, Stacked, play_rounds
-from harness.checks.settlement import compare_settlement, verify_askable
-from harness.differential.attribution import disagreements
+from harness.checks.replies import Played, play_rounds
+from harness.checks.settlement import compare_settlement, stacked_round, verify_askable
+from harness.differential.attribution import slug
 from harness.model import Finding, Outcome, Untested
-from harness.oracle import SeatPlay, settle
+from harness.oracle import SeatPlay
 from harness.protocol import Capability
 from harness.vectors import Vector
 
@@ -51,14 +51,13 @@ def replay_corpus(
     failed = 0
     for start in range(0, len(runnable), batch):
         chunk = runnable[start : start + batch]
-        played = play_rounds(ctx, [_stacked(v) for v in chunk])
+        played = play_rounds(ctx, [stacked_round(v) for v in chunk])
         for vector, answer in zip(chunk, played, strict=True):
             found = _judge(ctx, vector, answer)
-            if found is None:
-                continue
-            failed += 1
-            cause = causes.setdefault(found["cause"], {**found, "count": 0})
-            cause["count"] += 1
+            failed += bool(found)
+            for one in found:
+                cause = causes.setdefault(one["cause"], {**one, "count": 0})
+                cause["count"] += 1
     findings = [_finding(ctx, cause, reproduce) for cause in causes.values()]
     share = {
         "vectors": len(vectors),
@@ -90,47 +89,41 @@ def replay_corpus(
     return Outcome(findings=findings, untested=untested, share=share)
 
 
-def _judge(ctx: Context, vector: Vector, answer: Played) -> dict[str, Any] | None:
-    """A failing vector's cause (by the decision table of docs/differential.md), or None."""
+def _judge(ctx: Context, vector: Vector, answer: Played) -> list[dict[str, Any]]:
+    """A vector's causes of failure, one per (kind, detail), by the decision table of
+    docs/differential.md (a legal round refused is one); [] when it settled right."""
+    plays = {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
+    found = judge_played(ctx, vector.deal, plays, vector.stacked_cards(), answer)
+    if not found:
+        return []
     if answer.refused is not None:
         op, error = answer.refused
-        return {
-            "cause": ("refused", op),
+        problems = [f"{op} was refused with {error.code}: {error.message}"]
+        expected: Any = "an ok reply"
+        actual: Any = {"error": {"code": error.code, "message": error.message}}
+    else:
+        problems, expected, actual = compare_settlement(vector, answer.result)
+    return [
+        {
+            "cause": cause,
             "vector": vector,
-            "message": f"{op} was refused with {error.code}: {error.message}",
-            "expected": "an ok reply",
-            "actual": {"error": {"code": error.code, "message": error.message}},
+            "message": "; ".join(problems),
+            "expected": expected,
+            "actual": actual,
         }
-    problems, expected, actual = compare_settlement(vector, answer.result)
-    if not problems:
-        return None
-    plays = {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
-    found = disagreements(settle(ctx.profile, vector.deal, plays), answer.result)
-    board = answer.result.get("board") != expected["board"]
-    cause = (
-        (found[0].kind, found[0].detail)
-        if found and not board
-        else (("deal", "board other than the stacked one") if board else ("result-shape", "seats"))
-    )
-    return {
-        "cause": cause,
-        "vector": vector,
-        "message": "; ".join(problems),
-        "expected": expected,
-        "actual": actual,
-    }
+        for cause in by_cause(found)
+    ]
 
 
 def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], str]) -> Finding:
-    """A cause as a failure of the clause the decision table names (a refusal: this
-    item's own clause), with its first vector and the command that replays it."""
+    """A cause as a failure of the clause the decision table names, with its first vector
+    and the command that replays it."""
     kind, detail = cause["cause"]
     vector: Vector = cause["vector"]
-    clause = ctx.clause if kind == "refused" else ctx.fault_owners.get(kind, ctx.clause)
-    slug = re.sub(r"[^a-z0-9]+", "-", f"{kind} {detail}".lower()).strip("-")
+    clause = owner(ctx, kind)
     return Finding(
         clause=clause,
-        item=f"{clause}/corpus:{slug}",
+        item=f"{clause}/corpus:{slug(kind, detail)}",
         kind=kind,
         detail=detail,
         count=cause["count"],
@@ -142,15 +135,4 @@ def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], 
         actual=cause["actual"],
         evidence={"vector": vector.id, "file": str(vector.path), "line": vector.line},
         reproduce=reproduce(vector),
-    )
-
-
-def _stacked(vector: Vector) -> Stacked:
-    return Stacked(
-        [
-            {"seat": s.seat, "ante": s.ante, **({"aa_bonus": s.aa_bonus} if s.aa_bonus else {})}
-            for s in vector.seats
-        ],
-        vector.stacked_cards(),
-        [(s.seat, s.action.value) for s in sorted(vector.seats, key=lambda s: s.seat)],
     )

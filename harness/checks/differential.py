@@ -18,16 +18,15 @@ game with capability `pipeline` gets many rounds in flight (docs/adapter-protoco
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from harness.cards import Card, format_cards
+from harness.checks.judgement import judge_played, owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
-from harness.checks.replies import Stacked, items, legal_range, obj, play_rounds
+from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
 from harness.checks.settlement import repro_vector
-from harness.differential.attribution import Disagreement, disagreements
+from harness.differential.attribution import Disagreement, slug
 from harness.differential.plan import (
     QUOTA,
     SHARDS,
@@ -37,7 +36,7 @@ from harness.differential.plan import (
     detectable_rate,
     plan_shard,
 )
-from harness.errors import ErrorReply, InvalidBet, InvalidCards
+from harness.errors import InvalidBet, InvalidCards
 from harness.gamemath import main_game
 from harness.model import Finding, Outcome
 from harness.oracle import settle
@@ -68,10 +67,11 @@ def differential(ctx: Context) -> Outcome:
         )
     started = time.perf_counter()
     profile = ctx.profile
-    declared_aa = obj(ctx.hello.get("config")).get("aa_bonus_pay_table")
     stakes = Stakes(
         legal_range(ctx, "ante"),
-        legal_range(ctx, "aa_bonus") if profile.aa_table is not None and declared_aa else None,
+        legal_range(ctx, "aa_bonus")
+        if profile.aa_table is not None and offers_aa_bonus(ctx)
+        else None,
     )
     shard, shards = ctx.shard
     plan = plan_shard(
@@ -86,27 +86,37 @@ def differential(ctx: Context) -> Outcome:
     )
     causes: dict[tuple[str, str], Cause] = {}
     disagreeing = 0
+    refused = {"uniform": 0, "stratified": 0}  # seat-hands of refused rounds: not compared
     batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
     for start in range(0, len(plan.rounds), batch):
         for rnd, found in _play(ctx, plan.rounds[start : start + batch]):
-            disagreeing += len(found)
+            # A refused round is one disagreement for all its seat-hands, none compared.
+            weight = 1
+            if any(not d.settled for d in found):
+                weight = len(rnd.seats)
+                refused["stratified" if rnd.stratified else "uniform"] += weight
+            else:
+                disagreeing += len(found)
             for d in found:
                 cause = causes.setdefault(d.cause, Cause(d.kind, d.detail, rnd, d))
-                cause.count += 1
+                cause.count += weight
     findings = [
         _finding(ctx, cause, n < SHRINK_CAUSES)
         for n, cause in enumerate(sorted(causes.values(), key=lambda c: -c.count))
     ]
     seconds = time.perf_counter() - started
-    seat_hands = plan.uniform_seat_hands + plan.stratified_seat_hands
+    # The seat-hands compared: a refused round's are not, and bound no fault rate.
+    uniform = plan.uniform_seat_hands - refused["uniform"]
+    stratified = plan.stratified_seat_hands - refused["stratified"]
+    seat_hands = uniform + stratified
     share = {
         "shard": shard + 1,
         "shards": shards,
         "budget": ctx.differential,
         "rounds": len(plan.rounds),
         "seat_hands": seat_hands,
-        "uniform_seat_hands": plan.uniform_seat_hands,
-        "stratified_seat_hands": plan.stratified_seat_hands,
+        "uniform_seat_hands": uniform,
+        "stratified_seat_hands": stratified,
         "strata": plan.strata,
         "quota": QUOTA,
         "disagreeing_seat_hands": disagreeing,
@@ -115,7 +125,7 @@ def differential(ctx: Context) -> Outcome:
             | {"item": f.item}
             for f in findings
         ],
-        "detectable_rate": detectable_rate(plan.uniform_seat_hands),
+        "detectable_rate": detectable_rate(uniform),
         "seconds": seconds,
         "pipelined_rounds": batch,
     }
@@ -125,53 +135,15 @@ def differential(ctx: Context) -> Outcome:
 def _play(
     ctx: Context, rounds: list[PlannedRound]
 ) -> Iterator[tuple[PlannedRound, list[Disagreement]]]:
-    """Play rounds (all in flight at once), yielding each with its disagreements."""
+    """Play rounds (all in flight at once), yielding each with its disagreements (a legal
+    round refused is one, and the shard goes on)."""
     played = play_rounds(ctx, [_stacked(r) for r in rounds])
     for rnd, answer in zip(rounds, played, strict=True):
-        if answer.refused is not None:
-            _refused(ctx, rnd, *answer.refused)
-        yield rnd, _judge(ctx, rnd, answer.reply, answer.result)
+        yield rnd, judge_played(ctx, rnd.deal(), rnd.plays(), rnd.cards(), answer)
 
 
 def _stacked(rnd: PlannedRound) -> Stacked:
     return Stacked(rnd.wagers(), rnd.cards(), [(s.seat, s.action.value) for s in rnd.seats])
-
-
-def _refused(ctx: Context, rnd: PlannedRound, op: str, exc: ErrorReply) -> None:
-    """A legal stacked round the game refused: its fault, with a vector that replays it."""
-    want = settle(ctx.profile, rnd.deal(), rnd.plays())
-    raise CheckFailure(
-        f"{op} of {rnd.name} (a legal round) was refused with {exc.code}: {exc.message}",
-        expected="an ok reply",
-        actual={"error": {"code": exc.code, "message": exc.message}},
-        evidence={"round": rnd.cards(), "wagers": rnd.wagers()},
-        repro=repro_vector(ctx, f"differential-{rnd.name}", rnd.deal(), rnd.plays(), want),
-    )
-
-
-def _judge(
-    ctx: Context, rnd: PlannedRound, reply: dict[str, Any], result: dict[str, Any]
-) -> list[Disagreement]:
-    """The round's disagreements with the oracle; a round not dealt as stacked is one."""
-    stacked = rnd.cards()
-    dealt = {
-        "seats": {
-            str(e.get("seat")): e.get("hole")
-            for e in items(reply.get("seats"))
-            if isinstance(e, dict)
-        },
-        "dealer": obj(result.get("dealer")).get("hole"),
-        "flop": reply.get("flop"),
-        "turn": (items(result.get("board")) + [None] * 5)[3],
-        "river": (items(result.get("board")) + [None] * 5)[4],
-    }
-    if dealt != stacked or items(result.get("board"))[:3] != stacked["flop"]:
-        return [
-            Disagreement(
-                rnd.seats[0].seat, "deal", "cards other than the stacked ones", stacked, dealt
-            )
-        ]
-    return disagreements(settle(ctx.profile, rnd.deal(), rnd.plays()), result)
 
 
 def _replay(ctx: Context, rnd: PlannedRound) -> list[Disagreement]:
@@ -185,8 +157,8 @@ def _finding(ctx: Context, cause: Cause, shrink: bool) -> Finding:
     if shrink:
         rnd, d, tries = _shrink(ctx, rnd, d)
     want = settle(ctx.profile, rnd.deal(), rnd.plays())
-    clause = ctx.fault_owners.get(cause.kind, ctx.clause)
-    slug = re.sub(r"[^a-z0-9]+", "-", f"{cause.kind} {cause.detail}".lower()).strip("-")
+    clause = owner(ctx, cause.kind)
+    name = slug(cause.kind, cause.detail)
     seat = next(s for s in rnd.seats if s.seat == d.seat)
     shown = (
         f"seat {d.seat} hole {' '.join(format_cards(seat.hole))}, dealer "
@@ -194,7 +166,7 @@ def _finding(ctx: Context, cause: Cause, shrink: bool) -> Finding:
     )
     return Finding(
         clause=clause,
-        item=f"{clause}/differential:{slug}",
+        item=f"{clause}/differential:{name}",
         kind=cause.kind,
         detail=cause.detail,
         count=cause.count,
@@ -213,7 +185,7 @@ def _finding(ctx: Context, cause: Cause, shrink: bool) -> Finding:
             "shrink_rounds": tries,
         },
         repro=repro_vector(
-            ctx, f"differential-{slug}-{cause.first.name}", rnd.deal(), rnd.plays(), want
+            ctx, f"differential-{name}-{cause.first.name}", rnd.deal(), rnd.plays(), want
         ),
     )
 

@@ -29,7 +29,16 @@ from typing import Any
 from harness.adapters.base import Crashable
 from harness.cards import parse_card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested, check
-from harness.checks.replies import items, obj, request_ok, stake, three, two, wager_pair
+from harness.checks.replies import (
+    items,
+    obj,
+    offers_aa_bonus,
+    request_ok,
+    stake,
+    three,
+    two,
+    wager_pair,
+)
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
 from harness.model import Outcome, Untested
@@ -147,7 +156,7 @@ def recovery_kills(ctx: Context) -> Outcome:
 def _open(ctx: Context, deal: tuple[str, ...]) -> _Round:
     holes, dealer, flop, turn, river = deal[:3], deal[3], deal[4], deal[5], deal[6]
     seats = list(range(1, min(3, ctx.seats) + 1))
-    aa = stake(ctx, "aa_bonus") if obj(ctx.hello.get("config")).get("aa_bonus_pay_table") else 0
+    aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
     wagers = [{"seat": s, "ante": stake(ctx), "aa_bonus": aa if s == 1 else 0} for s in seats]
     cards = {
         "seats": {str(s): holes[s - 1].split() for s in seats},

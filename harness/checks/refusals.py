@@ -1,17 +1,28 @@
 """Refusals: a bad request is refused with a fitting error code, moves no money, and
-leaves the game as usable as before (docs/refusals.md).
+leaves the game as it was (docs/refusals.md).
 
-`replay_refusal` plays one refusal vector (harness/refusals.py): it brings a round
+`replay_refusal` plays one refusal vector (harness/refusals.py). It first plays the
+control: the valid round played again after the refusal (AFTER_CARDS) and the round of
+the vector's moment, each to its settlement, with stacked cards. Then it brings a round
 to the vector's moment, sends the request and judges, in this order,
 
 1. the answer: an error reply whose code is one the vector names;
 2. no money moved: the last round the game's `history` recalls (where it declares
    one) is what it was just before the request;
-3. the round the request named, decided and settled as its own decisions say (a
-   settled one recalled as it was);
-4. the game still usable: a valid round right after, settled exactly.
+3. the round the request named: decided as its own decisions say, and settled as the
+   same round played without the request (the control); a settled one recalled as it
+   was;
+4. the game unchanged: the same round as the control's, played after the refusal,
+   completes and settles as it did before.
 
-Every failure carries the request as sent and the game's answer.
+Whether those settlements follow the rules is not judged here: a game that settles a
+round wrongly settles it wrongly before the request and after it alike, and that is
+the settlement clauses' failure, not the refusal's. A game without capability `inject`
+cannot be dealt the same round twice: its rounds are then judged only for completing
+with a conforming result, and the item's evidence says so.
+
+Every failure carries the request as sent and the game's answer; a settlement that
+differs, the control's as expected and the one after the request as actual.
 """
 
 from __future__ import annotations
@@ -20,23 +31,19 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cards import Card
+from harness.cards import parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested, game_faults_fail
 from harness.checks.replies import (
     finish_round,
     items,
     obj,
-    parse,
+    offers_aa_bonus,
     request_ok,
     stake,
-    three,
-    two,
     wager_pair,
 )
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
-from harness.game import Action, Deal
 from harness.model import Outcome, Untested
-from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
 from harness.refusals import RefusalVector
 
@@ -57,6 +64,18 @@ AFTER_CARDS: dict[str, Any] = {
     "river": "2s",
 }
 
+# What the item's evidence says of the control, by how it was judged.
+SAME_ROUND = "the same stacked round, played before the request and after it, settled alike"
+NO_INJECT = (
+    "usability only: without capability inject the same round cannot be dealt twice, so "
+    "the rounds after the refusal were judged only for completing with a conforming result"
+)
+NOT_STACKED = (
+    "usability only: the game did not deal the stacked cards of the round played before "
+    "the request (stacked-deal's finding), so the rounds after the refusal were judged "
+    "only for completing with a conforming result"
+)
+
 
 @dataclass
 class Moment:
@@ -72,6 +91,17 @@ class Moment:
     # the CheckFailure of a history that could not be read (refused, or not conforming)
 
 
+@dataclass
+class Control:
+    """The rounds played before the request, as the game settled them (`_settlement`):
+    the valid round played again after the refusal, and the moment's round; None where
+    the game cannot deal the same round twice, with why in `note`."""
+
+    after: dict[str, Any] | None = None
+    moment: dict[str, Any] | None = None
+    note: str = ""
+
+
 def replay_refusal(ctx: Context, vector: RefusalVector) -> Outcome:
     """Send one bad request at its moment and judge the refusal and what follows it."""
     _verify_askable(ctx, vector)
@@ -81,20 +111,23 @@ def replay_refusal(ctx: Context, vector: RefusalVector) -> Outcome:
     moment = Moment()
     with game_faults_fail():
         try:
+            control = _control(ctx, vector.moment)
             moment = _bring_to(ctx, vector.moment)
-            return _judge_refusal(ctx, vector, moment)
+            return _judge_refusal(ctx, vector, moment, control)
         finally:
             _finish(ctx, moment)  # whatever happened, no round of this item stays open
 
 
-def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> Outcome:
+def _judge_refusal(
+    ctx: Context, vector: RefusalVector, moment: Moment, control: Control
+) -> Outcome:
     sent, answer = _send(ctx, vector, moment)
     evidence = {"request": sent, "reply": answer}
     if "error" not in answer:
         _close_accepted(ctx, vector, answer)
         _finish(ctx, moment)
         with contextlib.suppress(CheckFailure, NotTested, ProtocolViolation):
-            _usable_after(ctx, evidence)  # the accepted round is then not the last
+            _usable_after(ctx, Control(), evidence)  # the accepted round is then not the last
         raise CheckFailure(
             f"the game accepted {vector.id}: it must refuse it with "
             f"{' or '.join(vector.refuse_with)}",
@@ -135,8 +168,9 @@ def _judge_refusal(ctx: Context, vector: RefusalVector, moment: Moment) -> Outco
                 actual=recalled,
                 evidence=evidence,
             )
-    _settled_after(ctx, moment, evidence)
-    _usable_after(ctx, evidence)
+    _settled_after(ctx, moment, control, evidence)
+    _usable_after(ctx, control, evidence)
+    findings["control"] = control.note or SAME_ROUND
     return Outcome(evidence=findings, untested=untested)
 
 
@@ -149,7 +183,7 @@ def _verify_askable(ctx: Context, vector: RefusalVector) -> None:
                 f"{vector.id} needs a second seat; the game declares seats:{ctx.seats}",
                 needs="capability seats:2",
             )
-        if need == "aa_bonus" and not obj(ctx.hello.get("config")).get("aa_bonus_pay_table"):
+        if need == "aa_bonus" and not offers_aa_bonus(ctx):
             raise NotTested(f"{vector.id} wagers an AA Bonus; the game declares none",
                             needs="an AA Bonus table in hello")  # fmt: skip
         if need == "text" and not hasattr(ctx.adapter, "request_text"):
@@ -191,6 +225,10 @@ def _stacked(cards: dict[str, Any], seats: tuple[int, ...]) -> dict[str, Any]:
     return {**cards, "seats": {str(s): cards["seats"][str(s)] for s in seats}}
 
 
+def _moment_seats(when: str) -> tuple[int, ...]:
+    return (1, 2) if when == "half-decided" else (1,)
+
+
 def _open(ctx: Context, seats: tuple[int, ...], cards: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {"seats": [{"seat": s, "ante": stake(ctx)} for s in seats]}
     if Capability.INJECT in ctx.capabilities:
@@ -198,11 +236,74 @@ def _open(ctx: Context, seats: tuple[int, ...], cards: dict[str, Any]) -> dict[s
     return request_ok(ctx, "round", **params)
 
 
+def _open_after(ctx: Context) -> dict[str, Any]:
+    """The valid round of the control and of step 4: seat 1, the smallest ante, an AA
+    Bonus where the game offers one, AFTER_CARDS where it takes stacked cards."""
+    aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
+    params: dict[str, Any] = {
+        "seats": [{"seat": 1, "ante": stake(ctx), **({"aa_bonus": aa} if aa else {})}]
+    }
+    if Capability.INJECT in ctx.capabilities:
+        params["cards"] = AFTER_CARDS
+    return request_ok(ctx, "round", **params)
+
+
+def _call_all(ctx: Context, reply: dict[str, Any], seats: tuple[int, ...]) -> dict[str, Any]:
+    """Every seat of an opened round calls; its result. A round a refused decision left
+    undecided is folded, so the table is free."""
+    decided: list[int] = []
+    try:
+        for seat in seats:
+            request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+            decided.append(seat)
+        return request_ok(ctx, "result", round=reply.get("round"))
+    except CheckFailure:
+        finish_round(ctx, reply.get("round"), [s for s in seats if s not in decided])
+        raise
+
+
+def _control(ctx: Context, when: str) -> Control:
+    """The rounds the refusal is judged against, played before the item's own: the
+    valid round of step 4 and, for a moment with a round to decide after the request,
+    that round, every seat calling. Only a game that takes stacked cards can be dealt
+    them again; one that did not deal what was stacked cannot be compared either."""
+    if Capability.INJECT not in ctx.capabilities:
+        return Control(note=NO_INJECT)
+    control = Control()
+    what = "before the bad request was sent, the control round"
+    try:
+        reply = _open_after(ctx)
+        result = _call_all(ctx, reply, (1,))
+        _completed(result, (1,), what, {})
+        if not _dealt_as_stacked(reply, result, AFTER_CARDS):
+            return Control(note=NOT_STACKED)
+        control.after = _settlement(reply, result)
+        if when in ("open", "half-decided"):
+            seats = _moment_seats(when)
+            cards = _stacked(MOMENT_CARDS, seats)
+            reply = _open(ctx, seats, MOMENT_CARDS)
+            result = _call_all(ctx, reply, seats)
+            _completed(result, seats, what, {})
+            if not _dealt_as_stacked(reply, result, cards):
+                return Control(note=NOT_STACKED)
+            control.moment = _settlement(reply, result)
+    except CheckFailure as exc:
+        if exc.message.startswith(what):
+            raise
+        raise CheckFailure(
+            f"{what} could not be played: {exc.message}",
+            expected=exc.expected,
+            actual=exc.actual,
+            evidence=exc.evidence,
+        ) from exc
+    return control
+
+
 def _bring_to(ctx: Context, when: str) -> Moment:
     """Open a round and bring it to the moment (none: no round), then note the history."""
     moment = Moment()
     if when != "none":
-        seats = (1, 2) if when == "half-decided" else (1,)
+        seats = _moment_seats(when)
         reply = _open(ctx, seats, MOMENT_CARDS)
         moment = Moment(reply.get("round"), reply, seats)
         if when == "half-decided":
@@ -284,9 +385,12 @@ def _finish(ctx: Context, moment: Moment) -> None:
         moment.decided = moment.seats
 
 
-def _settled_after(ctx: Context, moment: Moment, evidence: dict[str, Any]) -> None:
-    """The round the request came in: settled as its own decisions say (every seat
-    called); a round settled before the request, recalled exactly as it was."""
+def _settled_after(
+    ctx: Context, moment: Moment, control: Control, evidence: dict[str, Any]
+) -> None:
+    """The round the request came in: decided as its own decisions say (every seat
+    called) and settled as the control's same round; a round settled before the
+    request, recalled exactly as it was."""
     if moment.round_id is None:
         return
     if moment.result is not None:
@@ -304,80 +408,131 @@ def _settled_after(ctx: Context, moment: Moment, evidence: dict[str, Any]) -> No
             request_ok(ctx, "act", round=moment.round_id, seat=seat, action="call")
             moment.decided += (seat,)
     result = request_ok(ctx, "result", round=moment.round_id)
-    assert moment.reply is not None
-    _judge(ctx, moment.reply, result, moment.seats, "the round the refused request named",
-           evidence)  # fmt: skip
+    what = "the round the refused request named"
+    _completed(result, moment.seats, what, evidence)
+    if control.moment is not None:
+        assert moment.reply is not None
+        message = (
+            f"{what} settled otherwise than the same round played without the request: "
+            "the refusal changed it"
+        )
+        after = _settlement(moment.reply, result)
+        cards = _stacked(MOMENT_CARDS, moment.seats)
+        _compare(control.moment, after, message, {**evidence, "cards": cards})
 
 
-def _usable_after(ctx: Context, evidence: dict[str, Any]) -> None:
-    """A valid round right after the refusal, settled exactly as the rules say."""
-    aa = stake(ctx, "aa_bonus") if obj(ctx.hello.get("config")).get("aa_bonus_pay_table") else 0
-    params: dict[str, Any] = {
-        "seats": [{"seat": 1, "ante": stake(ctx), **({"aa_bonus": aa} if aa else {})}]
-    }
-    if Capability.INJECT in ctx.capabilities:
-        params["cards"] = AFTER_CARDS
-    reply = request_ok(ctx, "round", **params)
-    request_ok(ctx, "act", round=reply.get("round"), seat=1, action="call")
-    result = request_ok(ctx, "result", round=reply.get("round"))
-    _judge(ctx, reply, result, (1,), "the valid round played after the refusal", evidence, aa)
+def _usable_after(ctx: Context, control: Control, evidence: dict[str, Any]) -> None:
+    """A valid round right after the refusal: it completes with a conforming result and,
+    where the control has it, settles as the same round did before the request."""
+    reply = _open_after(ctx)
+    result = _call_all(ctx, reply, (1,))
+    _completed(result, (1,), "the valid round played after the refusal", evidence)
+    if control.after is not None:
+        message = (
+            "the same round, played before the request and again after it, settled "
+            "otherwise: the refusal left the game changed"
+        )
+        after = _settlement(reply, result)
+        _compare(control.after, after, message, {**evidence, "cards": AFTER_CARDS})
 
 
-def _judge(
-    ctx: Context,
-    reply: dict[str, Any],
-    result: dict[str, Any],
-    seats: tuple[int, ...],
-    what: str,
-    evidence: dict[str, Any],
-    aa: int = 0,
+def _completed(
+    result: dict[str, Any], seats: tuple[int, ...], what: str, evidence: dict[str, Any]
 ) -> None:
-    """Every seat called: its money must be what the oracle settles on the cards shown."""
-    try:
-        holes = {
-            obj(e).get("seat"): two(parse(obj(e).get("hole"), "hole", 0))
-            for e in items(reply.get("seats"))
-        }
-        flop = three(parse(reply.get("flop"), "flop", 0))
-        board = parse(result.get("board"), "board", 0)
-        dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer", 0))
-        if sorted(holes, key=str) != list(seats) or len(board) != 5:
-            raise CheckFailure(f"{what} does not show the cards of seats {list(seats)}")
-        deal = Deal({s: holes[s] for s in seats}, dealer, flop, board[3], board[4])
-        plays = {s: SeatPlay(s, stake(ctx), aa, Action.CALL) for s in seats}
-        want = settle(ctx.profile, deal, plays)
-    except InvalidCards as exc:
-        raise CheckFailure(f"{what} dealt impossible cards: {exc}", evidence=evidence) from exc
-    got = {obj(e).get("seat"): obj(obj(e).get("wagers")) for e in items(result.get("seats"))}
-    expected, actual = {}, {}
-    for seat in want.seats:
-        wagers = got.get(seat.seat, {})
-        expected[str(seat.seat)] = {
-            "ante": [seat.ante.stake, seat.ante.returned],
-            "call": [seat.call.stake, seat.call.returned],
-            "aa_bonus": [seat.aa_bonus.stake, seat.aa_bonus.returned] if seat.aa_bonus else None,
-        }
-        aa_pair = wager_pair(wagers.get("aa_bonus"))
-        actual[str(seat.seat)] = {
-            "ante": wager_pair(wagers.get("ante")),
-            "call": wager_pair(wagers.get("call")),
-            "aa_bonus": None if aa_pair in (None, [0, 0]) else aa_pair,
-        }
-    if expected != actual:
+    """The round completed: a settled result (the adapter has checked it conforms to
+    protocol v1), showing the seats that wagered, each with the call it made."""
+    if result.get("status") in ("in_progress", "void"):  # protocol v1's other results
         raise CheckFailure(
-            f"{what} was not settled as the rules say: the refusal left the game changed",
-            expected=expected,
-            actual=actual,
-            evidence={**evidence, "round": reply, "result": result, "cards": _shown(deal)},
+            f"{what} did not complete: its result is {result.get('status')!r}, not settled",
+            expected="a settled result",
+            actual=result,
+            evidence=evidence,
+        )
+    shown = {str(obj(e).get("seat")): obj(e).get("action") for e in items(result.get("seats"))}
+    called = {str(s): "call" for s in seats}
+    if shown != called:
+        raise CheckFailure(
+            f"{what} does not show the decisions made: every seat of {list(seats)} called",
+            expected=called,
+            actual=shown,
+            evidence={**evidence, "result": result},
         )
 
 
-def _shown(deal: Deal) -> dict[str, Any]:
-    def text(cards: tuple[Card, ...]) -> list[str]:
-        return [str(c) for c in cards]
-
+def _settlement(reply: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """What a round settled to, as compared before and after the request: each seat's
+    hole cards, action, hand and wagers [stake, returned], the dealer's hand and
+    whether it qualifies, the board; not the round id or the events."""
+    holes = {str(obj(e).get("seat")): obj(e).get("hole") for e in items(reply.get("seats"))}
+    seats: dict[str, Any] = {}
+    for entry in items(result.get("seats")):
+        seat, wagers = obj(entry), obj(obj(entry).get("wagers"))
+        aa = wager_pair(wagers.get("aa_bonus"))
+        seats[str(seat.get("seat"))] = {
+            "hole": holes.get(str(seat.get("seat"))),
+            "action": seat.get("action"),
+            "hand": seat.get("hand"),
+            "ante": wager_pair(wagers.get("ante")),
+            "call": wager_pair(wagers.get("call")),
+            "aa_bonus": None if aa in (None, [0, 0]) else aa,
+        }
+    dealer = obj(result.get("dealer"))
     return {
-        "seats": {str(s): text(h) for s, h in deal.seats.items()},
-        "dealer": text(deal.dealer),
-        "board": text(deal.board),
+        "seats": seats,
+        "dealer": {k: dealer.get(k) for k in ("hole", "hand", "qualifies")},
+        "board": result.get("board"),
     }
+
+
+def _dealt_as_stacked(reply: dict[str, Any], result: dict[str, Any], cards: dict[str, Any]) -> bool:
+    """Whether the round shows the cards that were stacked for it."""
+    try:
+        holes = {
+            str(obj(e).get("seat")): parse_cards(items(obj(e).get("hole")))
+            for e in items(reply.get("seats"))
+        }
+        shown = (
+            holes,
+            parse_cards(items(obj(result.get("dealer")).get("hole"))),
+            parse_cards(items(result.get("board"))),
+        )
+    except (InvalidCards, TypeError, ValueError):
+        return False
+    stacked = (
+        {s: parse_cards(h) for s, h in cards["seats"].items()},
+        parse_cards(cards["dealer"]),
+        parse_cards([*cards["flop"], cards["turn"], cards["river"]]),
+    )
+    return shown == stacked
+
+
+def _compare(
+    before: dict[str, Any], after: dict[str, Any], message: str, evidence: dict[str, Any]
+) -> None:
+    """The settlement after the request must be the control's: expected before, actual
+    after, the parts that differ named in the message; `evidence` holds the request, the
+    answer and the stacked cards."""
+    if before == after:
+        return
+    raise CheckFailure(
+        f"{message} (it differs in {', '.join(_differing(before, after))})",
+        expected=before,
+        actual=after,
+        evidence={**evidence, "expected_is": EXPECTED_IS},
+    )
+
+
+# What a refusal's expected settlement is, as the report heads its column: the control's.
+EXPECTED_IS = "Before the bad request"
+
+
+def _differing(before: Any, after: Any, path: str = "") -> list[str]:
+    """The dotted paths where two settlements differ (`seats.1.ante`, `dealer.qualifies`)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        keys = sorted({*before, *after}, key=str)
+        return [
+            p
+            for k in keys
+            for p in _differing(before.get(k), after.get(k), f"{path}.{k}" if path else str(k))
+        ]
+    return [] if before == after else [path or "the whole"]

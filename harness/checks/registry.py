@@ -19,8 +19,9 @@ from typing import Any
 
 from harness.adapters import Adapter
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
+from harness.differential.attribution import refused, slug
 from harness.errors import GameFault, ProtocolViolation, Violation
-from harness.model import Outcome
+from harness.model import Finding, Outcome, Untested
 from harness.profiles import Profile
 from harness.protocol import seats_capability
 
@@ -60,6 +61,9 @@ class CheckFailure(GameFault):
     A failure found in a randomized round carries `repro`, the round as a stacked
     settlement vector (without its clause, which the controller adds) that replays it.
     `violation` is set when the game broke protocol v1 rather than a rule of the game.
+    `findings`: what the same item showed of other clauses' rules (docs/differential.md,
+    decision table), failures of those clauses whatever becomes of this one. `refused`:
+    the failure is a legal request the game refused (`refused_elsewhere`).
     """
 
     def __init__(
@@ -72,8 +76,12 @@ class CheckFailure(GameFault):
         repro: dict[str, Any] | None = None,
         violation: Violation | None = None,
         share: Any = None,
+        findings: list[Finding] | None = None,
+        refused: tuple[str, str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.findings = findings or []
+        self.refused = refused  # (op, code, message) of a legal request the game refused
         self.violation = violation
         self.share = share  # the item's part of its check's results section, as Outcome's
         self.message = message
@@ -165,7 +173,13 @@ class Registry:
                 needs=f"capability {', '.join(missing)}",
             )
         with game_faults_fail():
-            return entry.func(ctx) or Outcome()
+            try:
+                return entry.func(ctx) or Outcome()
+            except CheckFailure as exc:
+                elsewhere = refused_elsewhere(ctx, name, exc)
+                if elsewhere is None:
+                    raise
+                return elsewhere
 
 
 REGISTRY = Registry()
@@ -176,6 +190,31 @@ check = REGISTRY.register
 def run_check(name: str, ctx: Context) -> Outcome:
     """Run a registered check; NotTested when the implementation lacks a capability."""
     return REGISTRY.run(name, ctx)
+
+
+def refused_elsewhere(ctx: Context, source: str, exc: CheckFailure) -> Outcome | None:
+    """A legal round or decision the game refused while an item played it breaks the
+    clause the decision table gives refusals (docs/differential.md, row 0), not the
+    item's: there it is a finding, and the item could not judge its own clause (not
+    tested). None when the refusal is the item's own clause's, or no refusal."""
+    if exc.refused is None:
+        return None
+    d = refused(1, *exc.refused)
+    clause = ctx.fault_owners.get(d.kind, ctx.clause)
+    if clause == ctx.clause:
+        return None
+    finding = Finding(
+        clause=clause,
+        item=f"{clause}/{source}:{slug(d.kind, d.detail)}",
+        kind=d.kind,
+        detail=d.detail,
+        message=f"{d.kind} ({d.detail}): {exc.message}",
+        expected=exc.expected,
+        actual=exc.actual,
+        evidence=exc.evidence,
+    )
+    why = f"the game refused a legal request before {source} could judge: {exc.message}"
+    return Outcome(findings=[finding], untested=Untested(reason=why, needs=f"{clause} kept"))
 
 
 @contextmanager

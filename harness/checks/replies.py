@@ -25,6 +25,7 @@ def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
             expected="an ok reply",
             actual={"error": {"code": exc.code, "message": exc.message}},
             evidence={"request": {"op": op, **params}},
+            refused=(op, exc.code, exc.message) if op in ("round", "act") else None,
         ) from exc
 
 
@@ -72,6 +73,13 @@ def three(cards: tuple[Card, ...]) -> tuple[Card, Card, Card]:
     if len(cards) != 3:
         raise CheckFailure(f"expected a flop of three cards, got {len(cards)}")
     return cards[0], cards[1], cards[2]
+
+
+def offers_aa_bonus(ctx: Context) -> bool:
+    """Whether the game declares an AA Bonus (hello config.aa_bonus_pay_table): one that
+    does not is never asked to take one, whatever the profile offers; that it offers none
+    is the AA pay-table declaration check's finding alone."""
+    return bool(obj(ctx.hello.get("config")).get("aa_bonus_pay_table"))
 
 
 def stake(ctx: Context, wager: str = "ante") -> int:
@@ -153,3 +161,23 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
             result = {}
         played.append(Played(reply, result, refused))
     return played
+
+
+def play_round(ctx: Context, rnd: Stacked) -> Played:
+    """Play one stacked round a request at a time: a fault of the game's then names the
+    very request it answered wrongly (a hand-worked vector's evidence)."""
+    try:
+        reply = ctx.adapter.request("round", seats=rnd.wagers, cards=rnd.cards)
+    except ErrorReply as exc:
+        return Played({}, {}, ("round", exc))
+    ident = reply.get("round")
+    for seat, action in rnd.actions:
+        try:
+            ctx.adapter.request("act", round=ident, seat=seat, action=action)
+        except ErrorReply as exc:
+            finish_round(ctx, ident, [s for s, _ in rnd.actions])
+            return Played(reply, {}, ("act", exc))
+    try:
+        return Played(reply, ctx.adapter.request("result", round=ident))
+    except ErrorReply as exc:
+        return Played(reply, {}, ("result", exc))

@@ -12,18 +12,33 @@ from __future__ import annotations
 from typing import Any
 
 from harness.cards import format_cards
+from harness.checks.judgement import judge_played, owner, refused_request, split
 from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
-from harness.checks.replies import finish_round, items, obj, request_ok, stake, wager_pair
+from harness.checks.replies import (
+    Stacked,
+    finish_round,
+    items,
+    legal_range,
+    obj,
+    offers_aa_bonus,
+    play_round,
+    request_ok,
+    stake,
+    wager_pair,
+)
+from harness.differential.attribution import slug
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
-from harness.model import Outcome
+from harness.model import Finding, Outcome
 from harness.oracle import SeatPlay, SeatSettlement, Settlement
 from harness.protocol import Capability
 from harness.vectors import Vector
 
 
-def replay_vector(ctx: Context, vector: Vector) -> None:
-    """Play a stacked round and compare the settlement with the hand-worked vector."""
+def replay_vector(ctx: Context, vector: Vector) -> Outcome:
+    """Play a stacked round and judge the settlement on what the vector's clause states
+    (`ctx.clause`); whatever else differs fails the clause it breaks (harness/checks/
+    judgement.py), with this vector as its worked example."""
     if Capability.INJECT not in ctx.capabilities:
         raise NotTested(
             "vectors stack the deck: implementation lacks capability inject",
@@ -34,20 +49,65 @@ def replay_vector(ctx: Context, vector: Vector) -> None:
     with game_faults_fail():
         if not vector.valid:
             _expect_refusal(ctx, vector, wagers)
-            return
-        reply = request_ok(ctx, "round", seats=wagers, cards=vector.stacked_cards())
-        round_id = reply.get("round")
-        try:
-            for seat in sorted(vector.seats, key=lambda s: s.seat):
-                request_ok(ctx, "act", round=round_id, seat=seat.seat, action=seat.action.value)
-        except CheckFailure:
-            finish_round(ctx, round_id, [s.seat for s in vector.seats])
-            raise
-        result = request_ok(ctx, "result", round=round_id)
-    problems, expected, actual = compare_settlement(vector, result)
-    if problems:  # the stacked cards beside the money: the report draws the round
-        evidence = {"cards": vector.stacked_cards(), "wagers": wagers}
-        raise CheckFailure("; ".join(problems), expected=expected, actual=actual, evidence=evidence)
+            return Outcome()
+        stacked = stacked_round(vector)
+        played = play_round(ctx, stacked)
+    found = judge_played(ctx, vector.deal, vector_plays(vector), vector.stacked_cards(), played)
+    if not found:
+        return Outcome()
+    if played.refused is not None:
+        op, error = played.refused
+        problems = [f"{op} was refused with {error.code}: {error.message}"]
+        expected: Any = "an ok reply"
+        actual: Any = {"error": {"code": error.code, "message": error.message}}
+    else:
+        problems, expected, actual = compare_settlement(vector, played.result)
+    # The stacked cards beside the money: the report draws the round.
+    evidence: dict[str, Any] = {"vector": vector.id, "file": str(vector.path)}
+    evidence |= {"line": vector.line, "cards": vector.stacked_cards(), "wagers": wagers}
+    if played.refused is not None:
+        evidence["request"] = refused_request(played, stacked)
+    own, others = split(ctx, found)
+    findings = [
+        Finding(
+            clause=owner(ctx, d.kind),
+            item=f"{owner(ctx, d.kind)}/vectors:{slug(d.kind, d.detail)}",
+            kind=d.kind,
+            detail=d.detail,
+            message=f"{d.kind} ({d.detail}): vector {vector.id} settled otherwise than the "
+            f"rules: {'; '.join(problems)}",
+            expected=expected,
+            actual=actual,
+            evidence=evidence,
+        )
+        for d in others
+    ]
+    if own:
+        causes = ", ".join(f"{d.kind} ({d.detail})" for d in own)
+        raise CheckFailure(
+            f"{causes}: {'; '.join(problems)}",
+            expected=expected,
+            actual=actual,
+            evidence=evidence,
+            findings=findings,
+        )
+    return Outcome(findings=findings)
+
+
+def stacked_round(vector: Vector) -> Stacked:
+    """A vector as a round to play: its wagers, stacked cards and decisions."""
+    return Stacked(
+        [
+            {"seat": s.seat, "ante": s.ante, **({"aa_bonus": s.aa_bonus} if s.aa_bonus else {})}
+            for s in vector.seats
+        ],
+        vector.stacked_cards(),
+        [(s.seat, s.action.value) for s in sorted(vector.seats, key=lambda s: s.seat)],
+    )
+
+
+def vector_plays(vector: Vector) -> dict[int, SeatPlay]:
+    return {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
 
 
 def verify_askable(ctx: Context, vector: Vector) -> None:
@@ -60,6 +120,11 @@ def verify_askable(ctx: Context, vector: Vector) -> None:
             needs=f"capability seats:{top_seat}",
         )
     if vector.valid:
+        if any(s.aa_bonus for s in vector.seats) and not offers_aa_bonus(ctx):
+            raise NotTested(
+                "the vector stakes an AA Bonus; the game declares none",
+                needs="an AA Bonus table in hello",
+            )
         _verify_within_declared_limits(ctx, vector)
 
 
@@ -155,9 +220,9 @@ def compare_settlement(
 
 
 @check("aa-bonus-timing", requires={Capability.INJECT, Capability.EVENTS})
-def aa_bonus_timing(ctx: Context) -> None:
+def aa_bonus_timing(ctx: Context) -> Outcome:
     """Every decision comes before any AA Bonus is settled, and every AA Bonus before the turn."""
-    if not (ctx.hello.get("config") or {}).get("aa_bonus_pay_table"):
+    if not offers_aa_bonus(ctx):
         raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
     seats = [1, 2] if ctx.seats >= 2 else [1]
     cards: dict[str, Any] = {
@@ -182,12 +247,43 @@ def aa_bonus_timing(ctx: Context) -> None:
     last_action = max(i for i, k in enumerate(kinds) if k == "action")
     settled = [i for i, k in enumerate(kinds) if k == "aa_bonus_settled"]
     turn = kinds.index("turn_dealt")
-    if len(settled) != len(seats) or min(settled) < last_action or max(settled) > turn:
-        raise CheckFailure(
-            "AA Bonus not settled between the last decision and the turn",
-            expected="action... aa_bonus_settled (each seat) ... turn_dealt",
+    # Two rules meet here: the AA Bonus settled after every decision, and the turn dealt
+    # after every AA Bonus; a catalog may give each to a clause of its own (fault kinds
+    # aa-bonus-early and aa-bonus-late), and a game breaking one fails that one alone.
+    faults = [
+        (kind, detail)
+        for kind, detail, broken in (
+            ("aa-bonus-early", "AA Bonus settled before a decision", min(settled) < last_action),
+            ("aa-bonus-late", "AA Bonus settled after the turn", max(settled) > turn),
+            ("aa-bonus-late", "an AA Bonus never settled", len(settled) != len(seats)),
+        )
+        if broken
+    ]
+    if not faults:
+        return Outcome()
+    expected = "action... aa_bonus_settled (each seat) ... turn_dealt"
+    findings = [
+        Finding(
+            clause=owner(ctx, kind),
+            item=f"{owner(ctx, kind)}/aa-bonus-timing:{slug(kind, detail)}",
+            kind=kind,
+            detail=detail,
+            message=f"{kind} ({detail}): events {kinds}",
+            expected=expected,
             actual=kinds,
         )
+        for kind, detail in dict(faults).items()
+        if owner(ctx, kind) != ctx.clause
+    ]
+    own = [detail for kind, detail in faults if owner(ctx, kind) == ctx.clause]
+    if own:
+        raise CheckFailure(
+            f"{'; '.join(own)}: not between the last decision and the turn",
+            expected=expected,
+            actual=kinds,
+            findings=findings,
+        )
+    return Outcome(findings=findings)
 
 
 # Pairs of rounds alike in everything but the turn and river (hole, flop, dealer, action):
@@ -207,7 +303,7 @@ def aa_bonus_locked(ctx: Context) -> Outcome:
     """The AA Bonus is settled on the hole cards and flop alone: two rounds that differ
     only in the turn and river settle it identically. Needs no events: the settlement
     itself shows whether the last two cards were looked at."""
-    if not obj(ctx.hello.get("config")).get("aa_bonus_pay_table"):
+    if not offers_aa_bonus(ctx):
         raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
     wager = {"seat": 1, "ante": stake(ctx), "aa_bonus": stake(ctx, "aa_bonus")}
     for hole, flop, endings, action in LOCKED_PAIRS:
@@ -238,6 +334,36 @@ def aa_bonus_locked(ctx: Context) -> Outcome:
 
 RECALLED_ROUNDS = 10  # regulators' recall rules: the last game and the nine before it
 
+# With capability inject, the rounds history-recall plays are stacked so that every kind
+# of wager is both won and lost among the recalled rounds, and the oldest one returns
+# money on every wager of its first seat: seat hands cycle through three of a kind
+# (aces: an AA Bonus won), a high card (every wager lost to a qualifying dealer, the call
+# pushed by a non-qualifying one) and three kings, against a dealer who qualifies with
+# a pair of fours in even rounds and fails to in odd ones. Each round has its own ante
+# and suits. A history that rewrites any wager (shown won, lost or pushed otherwise),
+# any hand, or the order of rounds, then shows it, whatever the cards would have been.
+RECALL_HOLES = (("AA", "56"), ("56", "KK"), ("56", "AA"), ("KK", "56"))  # seats 1, 2 by n % 4
+RECALL_DEALER = ("44", "27")  # by n % 2: qualifies, does not
+RECALL_BOARD = "AK938"  # flop, turn, river
+SUITS = "shdc"
+
+
+def recall_cards(n: int, seats: list[int]) -> dict[str, Any]:
+    """Round `n`'s stacked cards (see RECALL_HOLES): the suits turn with n."""
+    order = SUITS[n % 4 :] + SUITS[: n % 4]
+
+    def cards(ranks: str, first_suit: int) -> list[str]:
+        return [rank + order[(first_suit + k) % 4] for k, rank in enumerate(ranks)]
+
+    flop = cards(RECALL_BOARD[:3], 2)
+    return {
+        "seats": {str(s): cards(RECALL_HOLES[n % 4][s - 1], 0) for s in seats},
+        "dealer": cards(RECALL_DEALER[n % 2], 2),
+        "flop": flop,
+        "turn": cards(RECALL_BOARD[3], 1)[0],
+        "river": cards(RECALL_BOARD[4], 0)[0],
+    }
+
 
 @check("history-recall", requires={Capability.HISTORY})
 def history_recall(ctx: Context) -> Outcome:
@@ -249,17 +375,26 @@ def history_recall(ctx: Context) -> Outcome:
             needs="a run with one worker (-n 0)",
         )
     seats = [1, 2] if ctx.seats >= 2 else [1]
-    aa = stake(ctx, "aa_bonus") if obj(ctx.hello.get("config")).get("aa_bonus_pay_table") else 0
+    aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
+    stacked = Capability.INJECT in ctx.capabilities
+    low, high = legal_range(ctx, "ante")
     results: list[dict[str, Any]] = []
     for n in range(RECALLED_ROUNDS):
-        wagers = [
-            {"seat": s, "ante": stake(ctx), **({"aa_bonus": aa} if aa and n % 2 else {})}
-            for s in seats
-        ]
-        reply = request_ok(ctx, "round", seats=wagers)
+        if stacked:  # every wager won and lost among the rounds; each round its own ante
+            wagers = [
+                {"seat": s, "ante": min(low + n, high), **({"aa_bonus": aa} if aa else {})}
+                for s in seats
+            ]
+            reply = request_ok(ctx, "round", seats=wagers, cards=recall_cards(n, seats))
+        else:  # the game's own cards: a rewrite shows only where they make it differ
+            wagers = [
+                {"seat": s, "ante": stake(ctx), **({"aa_bonus": aa} if aa and n % 2 else {})}
+                for s in seats
+            ]
+            reply = request_ok(ctx, "round", seats=wagers)
         try:
             for s in seats:
-                action = "fold" if (n + s) % 3 == 0 else "call"
+                action = "call" if stacked or (n + s) % 3 else "fold"
                 request_ok(ctx, "act", round=reply.get("round"), seat=s, action=action)
         except CheckFailure:
             finish_round(ctx, reply.get("round"), seats)
@@ -286,7 +421,8 @@ def history_recall(ctx: Context) -> Outcome:
             actual={k: obj(now).get(k) for k in differing},
             evidence={"history": recalled},
         )
-    return Outcome(evidence={"rounds_recalled": RECALLED_ROUNDS})
+    dealt = "stacked: every wager both won and lost" if stacked else "the game's own cards"
+    return Outcome(evidence={"rounds_recalled": RECALLED_ROUNDS, "rounds_dealt": dealt})
 
 
 def repro_vector(

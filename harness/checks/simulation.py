@@ -3,6 +3,7 @@ the oracle, their mean return judged against the exact mathematics."""
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -10,24 +11,24 @@ from typing import Any
 import numpy as np
 
 from harness.cards import Card, format_cards
+from harness.checks.judgement import owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import (
     finish_round,
     items,
     obj,
     parse,
-    request_ok,
     stake,
     three,
     two,
-    wager_pair,
 )
 from harness.checks.settlement import repro_vector
-from harness.errors import InvalidCards
+from harness.differential.attribution import Disagreement, judge, refused, slug
+from harness.errors import ErrorReply, InvalidCards
 from harness.game import Action, Deal
 from harness.gamemath import main_game
-from harness.model import Outcome
-from harness.oracle import SeatPlay, settle
+from harness.model import Finding, Outcome, Untested
+from harness.oracle import SeatPlay, Settlement, settle
 from harness.protocol import Capability
 from harness.rng import scipy_stats
 
@@ -61,12 +62,24 @@ def rtp_simulation(ctx: Context) -> Outcome:
     deals = seeded_deals(ctx.seed, "rtp-simulation", seats) if stacked else None
     per_round = []
     calls = 0
+    causes: dict[tuple[str, str], list[Seen]] = {}
     for number in range(ctx.rtp_rounds):
         cards = next(deals) if deals is not None else None
-        won, called = _simulated_round(ctx, game.strategy.calls_with, seats, ante, number, cards)
-        per_round.append(won / (ante * len(seats)))
+        won, called, seen = _simulated_round(
+            ctx, game.strategy.calls_with, seats, ante, number, cards
+        )
+        for one in seen:
+            causes.setdefault(one.disagreement.cause, []).append(one)
+        if won is not None:  # a round the game did not settle has no return
+            per_round.append(won / (ante * len(seats)))
         calls += called
+    # Every round's money is the oracle's: a round the game settled otherwise is a finding
+    # of the clause it breaks, and the mean judges only how the cards fell.
+    found = [_finding(ctx, seen[0], len(seen)) for seen in causes.values()]
     n = len(per_round)
+    if n < 2:  # the game settled too few rounds for a mean; what it refused stands
+        why = f"the game settled {n} of {ctx.rtp_rounds} rounds: no return to judge"
+        return Outcome(findings=found, untested=Untested(reason=why, needs="rounds it settles"))
     mean = sum(per_round) / n
     sd = (sum((x - mean) ** 2 for x in per_round) / (n - 1)) ** 0.5
     z = float(scipy_stats().norm.ppf(0.5 + RTP_CONFIDENCE / 2))
@@ -86,7 +99,7 @@ def rtp_simulation(ctx: Context) -> Outcome:
         "observed_raise_frequency": calls / (n * len(seats)),
         "detectable_shift": z * sd / n**0.5,
         "interval_contains_exact": low <= exact <= high,
-        # Every round's money is the oracle's (a differing settlement failed already), so
+        # Every round's money is the oracle's (a differing settlement is a finding), so
         # the interval judges only how the cards fell: the game's shuffle when it dealt
         # them, the harness's own seeded draw when the rounds were stacked.
         "interval_judged": not stacked,
@@ -101,8 +114,9 @@ def rtp_simulation(ctx: Context) -> Outcome:
             expected=float(exact),
             actual=[low, high],
             share=findings,
+            findings=found,
         )
-    return Outcome(share=findings)
+    return Outcome(share=findings, findings=found)
 
 
 def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[dict[str, Any]]:
@@ -128,10 +142,25 @@ def _simulated_round(
     ante: int,
     number: int,
     cards: dict[str, Any] | None,
-) -> tuple[int, int]:
-    """Play one round optimally; (money won across seats, seats that called)."""
+) -> tuple[int | None, int, list[Seen]]:
+    """Play one round optimally: (money won across seats by the rules, None when the round
+    could not be settled; seats that called; the disagreements with the rules)."""
     wagers = [{"seat": s, "ante": ante} for s in seats]
-    reply = request_ok(ctx, "round", seats=wagers, **({"cards": cards} if cards else {}))
+    plays = {s: SeatPlay(s, ante, 0, Action.FOLD) for s in seats}
+    round_id: Any = None
+
+    def refusal(op: str, exc: ErrorReply) -> tuple[None, int, list[Seen]]:
+        """A legal round the game refused: a finding of the clause it breaks, no money."""
+        finish_round(ctx, round_id, seats)
+        seen = Seen(
+            number, round_id, cards or {}, plays, None, refused(seats[0], op, exc.code, exc.message)
+        )
+        return None, 0, [seen]
+
+    try:
+        reply = ctx.adapter.request("round", seats=wagers, **({"cards": cards} if cards else {}))
+    except ErrorReply as exc:
+        return refusal("round", exc)
     round_id = reply.get("round")
     try:
         flop = three(parse(reply.get("flop"), "flop", number))
@@ -143,13 +172,20 @@ def _simulated_round(
             raise CheckFailure(
                 f"round {number}: hole cards for seats {sorted(holes, key=str)}, not {seats}"
             )
-        actions = {s: Action.CALL if calls_with(holes[s], flop) else Action.FOLD for s in seats}
-        for seat in seats:
-            request_ok(ctx, "act", round=round_id, seat=seat, action=actions[seat].value)
     except CheckFailure:
         finish_round(ctx, round_id, seats)
         raise
-    result = request_ok(ctx, "result", round=round_id)
+    actions = {s: Action.CALL if calls_with(holes[s], flop) else Action.FOLD for s in seats}
+    plays = {s: SeatPlay(s, ante, 0, actions[s]) for s in seats}
+    for seat in seats:
+        try:
+            ctx.adapter.request("act", round=round_id, seat=seat, action=actions[seat].value)
+        except ErrorReply as exc:
+            return refusal("act", exc)
+    try:
+        result = ctx.adapter.request("result", round=round_id)
+    except ErrorReply as exc:
+        return refusal("result", exc)
     board = parse(result.get("board"), "board", number)
     dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
     if len(board) != 5 or tuple(board[:3]) != flop:
@@ -161,41 +197,66 @@ def _simulated_round(
         "turn": str(board[3]),
         "river": str(board[4]),
     }
-    if cards is not None and dealt != cards:
-        raise CheckFailure(
-            f"round {number}: the game did not deal the stacked cards",
-            expected=cards,
-            actual=dealt,
-        )
     try:
-        deal = Deal(holes, dealer, flop, board[3], board[4])
-        plays = {s: SeatPlay(s, ante, 0, actions[s]) for s in seats}
-        want = settle(ctx.profile, deal, plays)
-    except InvalidCards as exc:
-        raise CheckFailure(
-            f"round {number} dealt impossible cards: {exc}",
-            evidence={"round": reply, "result": result},
-        ) from exc
-    got = {e.get("seat"): e for e in items(result.get("seats")) if isinstance(e, dict)}
-    won = 0
-    for settled in want.seats:
-        wagers_ = obj(obj(got.get(settled.seat)).get("wagers"))
-        ante_, call_ = settled.ante, settled.call
-        expected = [[ante_.stake, ante_.returned], [call_.stake, call_.returned]]
-        actual = [wager_pair(wagers_.get("ante")), wager_pair(wagers_.get("call"))]
-        if actual != expected:  # recorded by wager, with the hand, as a vector's seat is
-            rules = {"hand": settled.hand.wire, "ante": expected[0], "call": expected[1]}
-            hand = obj(got.get(settled.seat)).get("hand")
-            game = {"hand": hand, "ante": actual[0], "call": actual[1]}
-            shown = f"hole {format_cards(holes[settled.seat])}, dealer {format_cards(dealer)}, "
-            shown += f"board {format_cards(board)}"
-            raise CheckFailure(
-                f"round {number} (the game's round {round_id}) seat {settled.seat}, {shown}: "
-                f"settled {actual}, the rules give {expected}",
-                expected=rules,
-                actual=game,
-                evidence={"seat": settled.seat, "cards": dealt, "round": reply, "result": result},
-                repro=repro_vector(ctx, f"rtp-simulation-round{number}", deal, plays, want),
-            )
-        won += ante_.returned + call_.returned - ante_.stake - call_.stake
-    return won, sum(a is Action.CALL for a in actions.values())
+        want = settle(ctx.profile, Deal(holes, dealer, flop, board[3], board[4]), plays)
+    except InvalidCards as exc:  # a card twice: the deck is not one deck (the deck's rule)
+        d = Disagreement(
+            seats[0], "deck", "a card dealt twice", {"cards": "distinct"}, {"error": str(exc)}
+        )
+        return 0, 0, [Seen(number, round_id, dealt, plays, None, d)]
+    # Judged by the decision table (harness/checks/judgement.py): the stacked cards first.
+    found = judge(want, cards if cards is not None else dealt, reply, result)
+    won = sum(
+        seat.ante.returned + seat.call.returned - seat.ante.stake - seat.call.stake
+        for seat in want.seats
+    )
+    seen = [Seen(number, round_id, dealt, plays, want, d) for d in found]
+    return won, sum(a is Action.CALL for a in actions.values()), seen
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A disagreement in one simulated round, with what reproduces it."""
+
+    number: int
+    round_id: Any
+    cards: dict[str, Any]
+    plays: dict[int, SeatPlay]
+    want: Settlement | None  # None: the cards cannot be settled (a card dealt twice)
+    disagreement: Disagreement
+
+
+def _finding(ctx: Context, seen: Seen, count: int) -> Finding:
+    """A cause of the simulation's disagreements as a failure of the clause it breaks:
+    its first round, as a vector that replays it when the rounds were stacked."""
+    d = seen.disagreement
+    clause = owner(ctx, d.kind)
+    c = seen.cards
+    shown = "cards not shown"  # a round refused before the game dealt it
+    if c:
+        shown = f"seat {d.seat} hole {' '.join(c['seats'].get(str(d.seat)) or [])}, dealer "
+        shown += f"{' '.join(c['dealer'])}, board {' '.join([*c['flop'], c['turn'], c['river']])}"
+    repro = None
+    if seen.want is not None:
+        deal = Deal(
+            {s: two(parse(c["seats"][str(s)], "hole", seen.number)) for s in seen.plays},
+            two(parse(c["dealer"], "dealer", seen.number)),
+            three(parse(c["flop"], "flop", seen.number)),
+            parse([c["turn"]], "turn", seen.number)[0],
+            parse([c["river"]], "river", seen.number)[0],
+        )
+        repro = repro_vector(ctx, f"rtp-simulation-round{seen.number}", deal, seen.plays, seen.want)
+    return Finding(
+        clause=clause,
+        item=f"{clause}/rtp-simulation:{slug(d.kind, d.detail)}",
+        kind=d.kind,
+        detail=d.detail,
+        count=count,
+        message=f"{d.kind} ({d.detail}): {count} seat-hand(s) of the RTP simulation settled "
+        f"otherwise than the rules; first round {seen.number} (the game's round "
+        f"{seen.round_id}), {shown}",
+        expected=d.expected,
+        actual=d.actual,
+        evidence={"seat": d.seat, "cards": c, "round_number": seen.number},
+        repro=repro,
+    )

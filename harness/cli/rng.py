@@ -16,7 +16,7 @@ from harness.outcomes import EXIT_CODES, Verdict
 from harness.settings import BY_DEST
 
 if TYPE_CHECKING:
-    from harness.rng import Battery
+    from harness.rng import Battery, StagedBattery
 
 # The battery's sample and the wait for each reply, ranged as certify's are.
 DECKS = dataclasses.replace(BY_DEST["rng_decks"], flags=("--decks",))
@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Sample the game's shuffle (and raw RNG) and run the battery (exit 0, 1, or 2)."""
+    """Sample the game's shuffle (and raw RNG) and run the battery in two stages, the second
+    on a fresh sample only after the first rejects (exit 0, 1, or 2)."""
     from harness.adapters import open_adapter
     from harness.profiles import load_profile
     from harness.rng import sample_and_test
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_CODES[Verdict.INCOMPLETE]
             started = time.monotonic()
             progress = deck_progress(args.decks, args.json)
-            battery = sample_and_test(adapter.request, args.decks, capabilities, progress)
+            staged = sample_and_test(adapter.request, args.decks, capabilities, progress)
             seconds = time.monotonic() - started
         finally:
             adapter.close()
@@ -64,26 +65,57 @@ def run(args: argparse.Namespace) -> int:
         print(f"chcert rng: {exc}", file=sys.stderr)
         return EXIT_CODES[Verdict.INCOMPLETE]
     if args.json:
-        print(json.dumps({"implementation": hello.get("name"), **battery.to_json()}, indent=2))
+        print(json.dumps({"implementation": hello.get("name"), **staged.to_json()}, indent=2))
     else:
-        _print_battery(battery, str(hello.get("name")), seconds)
-    return 0 if battery.passed else 1
+        _print_battery(staged, str(hello.get("name")), seconds)
+    return 0 if staged.passed else 1
 
 
-def _print_battery(battery: Battery, name: str, seconds: float) -> None:
+def _print_battery(staged: StagedBattery, name: str, seconds: float) -> None:
+    from harness.rng import POWER
+
+    battery, second = staged.stage1, staged.stage2
     raw = f" and {battery.raw_bytes:,} bytes of raw RNG output" if battery.raw_bytes else ""
     print(f"{battery.decks:,} decks{raw} from {name}, sampled and analysed in {seconds:.1f} s")
-    print(f"family-wise alpha {battery.alpha}, {battery.correction} correction; 'detects' is the")
-    print("smallest bias each test finds with 80% power at this sample size")
-    print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
-    for t in battery.tests:
-        verdict = "pass" if t.passed else "FAIL"
-        print(f"{t.name:24} {t.statistic:12.4g} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}")
-        print(f"{'':24}   detects {t.detects}")
+    print(
+        f"two stages: a rejection at family-wise alpha {battery.alpha} is confirmed on a fresh "
+        f"sample at {staged.confirm_alpha}"
+    )
+    print(
+        f"({battery.correction} correction); a fair shuffle fails both at most "
+        f"{staged.false_fail_rate:.1e} of the time"
+    )
+    print(
+        f"'detects' is the smallest bias each test finds with {POWER:.0%} power at this sample "
+        "size and"
+    )
+    print(
+        f"its stage's alpha; a bias stage 2 detects fails both stages with probability >= "
+        f"{POWER * POWER:.0%}"
+    )
+    print(f"stage 1: {battery.decks:,} decks, family-wise alpha {battery.alpha}")
+    _print_tests(battery)
     die = battery.dieharder
     if die.get("ran"):
         shown = ", ".join(f"{t['name']} {t.get('assessment')}" for t in die["tests"])
         print(f"dieharder (informational, outside the corrected family): {shown}")
     else:
         print(f"dieharder: not run ({die.get('reason')})")
-    print(f"RNG: {'PASS' if battery.passed else 'FAIL'}")
+    if second is None:
+        print("stage 2: not run: stage 1 rejected nothing")
+    else:
+        raw = f" and {second.raw_bytes:,} bytes" if second.raw_bytes else ""
+        print(
+            f"stage 2: {second.decks:,} fresh decks{raw}, family-wise alpha {second.alpha}: "
+            + ("the rejection is confirmed" if not second.passed else "not confirmed")
+        )
+        _print_tests(second)
+    print(f"RNG: {'PASS' if staged.passed else 'FAIL'}")
+
+
+def _print_tests(battery: Battery) -> None:
+    print(f"{'test':24} {'statistic':>12} {'p':>10} {'p (Holm)':>10}  result")
+    for t in battery.tests:
+        verdict = "pass" if t.passed else "FAIL"
+        print(f"{t.name:24} {t.statistic:12.4g} {t.p_value:10.3g} {t.p_adjusted:10.3g}  {verdict}")
+        print(f"{'':24}   detects {t.detects}")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.model import Results
+from harness.model import ItemKind, Results
 from harness.outcomes import Status
 
 SHOWN = 10  # failures and gaps printed on screen; results.json and the PDF hold them all
@@ -44,6 +44,12 @@ def print_summary(
     print(
         f"  vectors: {v.total} - {v.passed} passed, {v.failed} failed, {v.errors} errors, "
         f"{v.not_tested} not tested"
+    )
+    ran = [i for c in clauses for i in c.items if i.kind not in (ItemKind.CLAIM, ItemKind.MANUAL)]
+    items = {s: sum(i.status is s for i in ran) for s in Status}
+    print(  # the items pytest runs, and each cause found: its counts are these
+        f"  items: {len(ran)} - {items[Status.PASS]} passed, {items[Status.FAIL]} failed, "
+        f"{items[Status.ERROR]} errors, {items[Status.NOT_TESTED]} not tested"
     )
     print(f"  {_samples_line(results)}")
     if results.manifest and results.manifest.plan:

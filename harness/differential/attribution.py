@@ -9,6 +9,7 @@ catalogs and this module only reads cards and money.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,10 @@ from harness.game import Action
 from harness.oracle import SeatSettlement, Settlement
 
 KINDS = (
+    "refused",
+    "refused-act",
+    "malfunction",
+    "deck",
     "deal",
     "hand-evaluation",
     "dealer-qualification",
@@ -33,6 +38,8 @@ KINDS = (
     "ante-odds",
     "call-odds",
     "result-shape",
+    "aa-bonus-early",  # the AA Bonus settled before a decision (aa-bonus-timing's events)
+    "aa-bonus-late",  # the AA Bonus settled after the turn, or never
 )
 
 
@@ -47,10 +54,91 @@ class Disagreement:
     detail: str
     expected: dict[str, Any]
     actual: dict[str, Any]
+    settled: bool = True  # False: the game refused the round; none of its seats was settled
 
     @property
     def cause(self) -> tuple[str, str]:
         return self.kind, self.detail
+
+
+def slug(kind: str, detail: str) -> str:
+    """A cause as part of an item name: `dealer-qualification-dealer-pair-qualifies-false`."""
+    return re.sub(r"[^a-z0-9]+", "-", f"{kind} {detail}".lower()).strip("-")
+
+
+# What a legal stacked round's refused request breaks (row 0 of the table): its stakes
+# refused, the clause of wagers; a decision refused, the clause of decisions. An internal
+# error, or its result refused, is a malfunction no clause owns: the clause whose item
+# played the round fails, with the game's own words.
+REFUSED = {"round": "refused", "act": "refused-act"}
+
+
+def refused(seat: int, op: str, code: str, message: str) -> Disagreement:
+    """A legal stacked round the game refused, by the request it refused."""
+    kind = "malfunction" if code == "internal" else REFUSED.get(op, "malfunction")
+    return Disagreement(
+        seat,
+        kind,
+        f"{op} refused with {code}",
+        {"reply": "ok"},
+        {"error": {"code": code, "message": message}},
+        settled=False,
+    )
+
+
+def dealt(reply: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The cards the game says it dealt, as a stacked round's `cards` param."""
+    board = (_items(result.get("board")) + [None] * 5)[:5]
+    return {
+        "seats": {
+            str(e.get("seat")): e.get("hole")
+            for e in _items(reply.get("seats"))
+            if isinstance(e, dict)
+        },
+        "dealer": _obj(result.get("dealer")).get("hole"),
+        "flop": reply.get("flop"),
+        "turn": board[3],
+        "river": board[4],
+    }
+
+
+def judge(
+    want: Settlement, stacked: dict[str, Any], reply: dict[str, Any], result: dict[str, Any]
+) -> list[Disagreement]:
+    """Every disagreement of a played stacked round with the rules, by the decision table:
+    cards other than the stacked ones (row 1) stand alone, since nothing else can then be
+    judged; seats the result reports beyond those that played break its shape (row 4)."""
+    shown = dealt(reply, result)
+    if shown != stacked or _items(result.get("board"))[:3] != stacked["flop"]:
+        first = min((s.seat for s in want.seats), default=1)
+        return [Disagreement(first, "deal", "cards other than the stacked ones", stacked, shown)]
+    found = disagreements(want, result)
+    played = {s.seat for s in want.seats}
+    extra = sorted(
+        {
+            s.get("seat")
+            for s in _items(result.get("seats"))
+            if isinstance(s, dict) and isinstance(s.get("seat"), (int, str))
+        }
+        - played,
+        key=str,
+    )
+    if extra:
+        found.append(
+            Disagreement(
+                min(played, default=1), "result-shape", "seats that did not play",
+                {"seats": sorted(played)}, {"extra_seats": extra},
+            )
+        )  # fmt: skip
+    return found
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _pair(value: Any) -> list[Any] | None:

@@ -71,8 +71,10 @@ from harness.model import (
     ReasonCode,
     Results,
     RngSection,
+    RngStage,
     Selection,
     Simulation,
+    StatTest,
     StrategyInfo,
 )
 from harness.outcomes import Status, Verdict, clause_status, worse
@@ -527,15 +529,73 @@ def _rng(section: RngSection | None) -> list[Flowable]:
     if not section.tests:
         return [_status_line("RNG: ", section.status, section.reason)]
     power = 0.8 if section.power is None else section.power
-    head = (
-        f"RNG: {'PASS' if section.passed else 'FAIL'}. {section.decks:,} decks from the "
-        f"game's shuffle; family-wise alpha {section.alpha} with {section.correction} "
-        f"correction; 'detects' is the smallest bias found with {100 * power:.0f}% power."
-    )
+    verdict = "PASS" if section.passed else "FAIL"
+    flow: list[Flowable]
+    if section.stage1_passed is None:  # a file from before the two stages: one battery
+        head = (
+            f"RNG: {verdict}. {section.decks:,} decks from the "
+            f"game's shuffle; family-wise alpha {section.alpha} with {section.correction} "
+            f"correction; 'detects' is the smallest bias found with {100 * power:.0f}% power."
+        )
+        flow = [para(head), _rng_tests(section.tests)]
+    else:
+        second = section.stage2 or RngStage(ran=False)
+        rate = section.false_fail_rate
+        head = (
+            f"RNG: {verdict}. Two stages: a rejection by stage 1 is confirmed on a fresh, "
+            "independent sample from the game before the clause fails; "
+            f"{section.correction} correction in each, so a fair shuffle fails both "
+            + (f"at most {rate:.1e} of the time" if rate is not None else "rarely")
+            + f". 'Detects' is the smallest bias each test finds with {100 * power:.0f}% power "
+            "at its stage's alpha and sample size; a bias stage 2 detects fails both stages "
+            f"with probability at least {100 * power * power:.0f}%."
+        )
+        failed = [t.name for t in section.tests if not t.passed]
+        flow = [
+            para(head),
+            para(
+                f"Stage 1: {section.decks:,} decks{_raw_bytes(section.raw_bytes)}, family-wise "
+                f"alpha {section.alpha}: "
+                + ("passed." if section.stage1_passed else f"rejected ({', '.join(failed)}).")
+            ),
+            _rng_tests(section.tests),
+        ]
+        if not second.ran:
+            why = second.reason or "stage 1 rejected nothing"
+            flow.append(para(f"Stage 2 (family-wise alpha {second.alpha}): not run ({why})."))
+        else:
+            confirmed = [t.name for t in second.tests if not t.passed]
+            outcome = (
+                f"rejected too ({', '.join(confirmed)}): the failure is confirmed."
+                if second.passed is False
+                else "passed: stage 1's rejection is not confirmed, and the shuffle passes."
+            )
+            flow += [
+                para(
+                    f"Stage 2: {second.decks:,} fresh decks{_raw_bytes(second.raw_bytes)}, "
+                    f"family-wise alpha {second.alpha}: {outcome}"
+                ),
+                _rng_tests(second.tests),
+                para("The charts below show stage 1's sample."),
+            ]
+    return [
+        *flow,
+        para(_dieharder_line(section.dieharder)),
+        _chart(position_heatmap(section.position_counts, section.decks), "card x position"),
+        _chart(p_value_histogram(section.position_p_values), "per-position p-values"),
+    ]
+
+
+def _raw_bytes(count: int) -> str:
+    return f" and {count:,} bytes of raw RNG output" if count else ""
+
+
+def _rng_tests(tests: list[StatTest]) -> Flowable:
+    """One stage's table: each test's statistic, p, Holm-adjusted p, result, what it detects."""
     rows: list[list[Any]] = [
         [para(h) for h in ("Test", "Statistic", "p", "p (Holm)", "", "Detects")]
     ]
-    for t in section.tests:
+    for t in tests:
         rows.append(
             [
                 para(t.name, SMALL),
@@ -546,14 +606,7 @@ def _rng(section: RngSection | None) -> list[Flowable]:
                 para(t.detects, SMALL),
             ]
         )
-    table = grid(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])
-    return [
-        para(head),
-        table,
-        para(_dieharder_line(section.dieharder)),
-        _chart(position_heatmap(section.position_counts, section.decks), "card x position"),
-        _chart(p_value_histogram(section.position_p_values), "per-position p-values"),
-    ]
+    return grid(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])
 
 
 def _dieharder_line(die: dict[str, Any]) -> str:

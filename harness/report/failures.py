@@ -97,6 +97,7 @@ class RoundView:
     board: str
     dealer: str
     seats: list[SeatMoney]
+    expected_is: str = "The rules (oracle)"  # a refusal's: the control round's settlement
 
 
 def _cards(value: Any) -> str:
@@ -134,7 +135,13 @@ def round_view(f: Failure) -> RoundView | None:
         seats.append(
             SeatMoney(name, _cards(holes.get(name)), expected.get(seat, {}), actual.get(seat, {}))
         )
-    return RoundView(_cards([c for c in board if c]), _cards(dealt.get("dealer")), seats)
+    label = f.evidence.get("expected_is")
+    return RoundView(
+        _cards([c for c in board if c]),
+        _cards(dealt.get("dealer")),
+        seats,
+        *([label] if isinstance(label, str) and label else []),
+    )
 
 
 def _pair(value: Any) -> str:
@@ -154,7 +161,7 @@ def round_table(view: RoundView) -> list[Flowable]:
     cards = [f"Board {view.board or '?'}", f"dealer {view.dealer or '?'}"]
     flow.append(para("; ".join(cards), BODY))
     rows: list[list[Any]] = [
-        [para(h, SMALL) for h in ("Seat", "Hole", "Wager", "The rules (oracle)", "The game")]
+        [para(h, SMALL) for h in ("Seat", "Hole", "Wager", view.expected_is, "The game")]
     ]
     differs: list[int] = []
     for seat in view.seats:

@@ -105,6 +105,7 @@ class TwoTripsNotAFullHouse(_FaultyEvaluation):
     clause="s000-r8",
     family=Family.EVALUATION,
     differential=True,
+    also=("s000-r12",),
 )
 class ThirdPairAsKicker(_FaultyEvaluation):
     """With three pairs, the third pair is the two pair's kicker even below a higher single card.
@@ -148,6 +149,7 @@ class FlushTopCardOnly(_FaultyEvaluation):
     clause="s000-r8",
     family=Family.EVALUATION,
     differential=True,
+    differential_also=("s000-r12",),
 )
 class LongFlushLowestFive(_FaultyEvaluation):
     """With six or seven cards of the flush suit, the flush keeps the lowest five, not the highest.
@@ -182,6 +184,7 @@ def _lowest_straight(ranks: list[int]) -> int:
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
+    also=("s000-r8", "s000-r12"),
 )
 class LowestStraightOfALongRun(_FaultyEvaluation):
     """Six or seven connected ranks score as the lowest straight among them, not the highest.
@@ -212,6 +215,7 @@ def _run_scan(ranks: list[int]) -> int:
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
+    differential_also=("s000-r8", "s000-r12"),
 )
 class PairedStraightMissed(_FaultyEvaluation):
     """A paired card inside a straight breaks it: 5-6-6-7-8-9 is not seen as a straight.
@@ -260,6 +264,7 @@ def _wheel_ace_high(ranks: list[int]) -> int:
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
+    differential_also=("s000-r8",),
 )
 class WheelRankedAceHigh(_FaultyEvaluation):
     """A straight using the ace low (A-2-3-4-5) is ranked by its ace, above a king-high straight
@@ -291,6 +296,7 @@ def _no_king_high(ranks: list[int]) -> int:
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
+    also=("s000-r8",),
 )
 class KingHighStraightMissed(_FaultyEvaluation):
     """A straight to the king (9-T-J-Q-K) is not seen: the hand falls to a lower straight or
@@ -354,6 +360,7 @@ class TwoPairSecondPairIgnored(_FaultyEvaluation):
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
+    also=("s000-r12",),
 )
 class HoleCardMustPlay(_FaultyEvaluation):
     """Every hand must use at least one of its own two cards: "playing the board" is not allowed.

@@ -42,3 +42,20 @@ class HistoryShowsLossesAsPushes(ReferenceGame):
                 ante = seat["wagers"]["ante"]
                 ante["returned"] = max(ante["returned"], ante["stake"])
         return recalled
+
+
+@mutant(
+    "history-shows-the-oldest-antes-as-lost",
+    profile="source-002",
+    clause="s002-history",
+    family=Family.HISTORY,
+)
+class HistoryShowsTheOldestAntesAsLost(ReferenceGame):
+    """Game history shows the antes of the oldest round it recalls as lost: on the game's
+    own cards it shows only when that round's antes happened to return money."""
+
+    def history(self, last: Any = 10) -> dict[str, Any]:
+        recalled = super().history(last=last)
+        for seat in recalled["rounds"][0]["seats"] if recalled["rounds"] else []:
+            seat["wagers"]["ante"]["returned"] = 0
+        return recalled

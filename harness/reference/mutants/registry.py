@@ -40,9 +40,11 @@ class Family(Enum):
 class Mutant:
     """One deliberately broken game and what certifying it must show.
 
-    Certified under `profile`, the game must FAIL with `clause` among the failed clauses
-    (tests/test_mutants.py). `fast`: certified in the fast tier too (one of each family
-    but evaluation and recovery), not in the slow tier only. `differential`: a fault
+    Certified under `profile`, the game must FAIL on exactly `clause` and the clauses
+    `also` names (tests/test_mutants.py): the rules its fault breaks, as the decision
+    table of docs/differential.md attributes them, no more. `fast`: certified in the
+    fast tier too (one of each family but evaluation and recovery), not in the slow
+    tier only. `differential`: a fault
     found in real poker code, rare on random deals (benchmarks/mutant_rates.py measures
     how rare), whose kill by the differential check alone is proven; its clause is the
     one the decision table of docs/differential.md attributes it to: a wrong best five
@@ -57,6 +59,19 @@ class Mutant:
     family: Family
     fast: bool = False
     differential: bool = False
+    also: tuple[str, ...] = ()
+    differential_also: tuple[str, ...] = ()
+
+    @property
+    def fails(self) -> frozenset[str]:
+        """Exactly the clauses a certification of the mutant fails."""
+        return frozenset({self.clause, *self.also})
+
+    @property
+    def fails_by_differential(self) -> frozenset[str]:
+        """Exactly the clauses the differential alone fails (its seed 1, default budget):
+        an evaluation fault shows on more hands there than the vectors hold."""
+        return self.fails | set(self.differential_also)
 
     @property
     def recovery(self) -> bool:
@@ -76,6 +91,8 @@ def mutant(
     family: Family,
     fast: bool = False,
     differential: bool = False,
+    also: tuple[str, ...] = (),
+    differential_also: tuple[str, ...] = (),
 ) -> Callable[[Game], Game]:
     """Enter the decorated class in REGISTRY as `name` (the `--mutant` name).
 
@@ -87,7 +104,9 @@ def mutant(
         taken = {m.cls.__name__ for m in REGISTRY.values()}
         if name in REGISTRY or cls.__name__ in taken:
             raise ValueError(f"mutant {name!r} ({cls.__name__}) is registered twice")
-        REGISTRY[name] = Mutant(name, cls, profile, clause, family, fast, differential)
+        REGISTRY[name] = Mutant(
+            name, cls, profile, clause, family, fast, differential, also, differential_also
+        )
         return cls
 
     return register

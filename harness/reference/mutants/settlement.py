@@ -41,7 +41,7 @@ class TieLoses(ReferenceGame):
         return 1 if player > dealer else -1
 
 
-@mutant("kickers-ignored", profile="standard", clause="s000-r7", family=Family.SETTLEMENT)
+@mutant("kickers-ignored", profile="standard", clause="s000-r8", family=Family.SETTLEMENT)
 class KickersIgnored(ReferenceGame):
     """Hands of the same category tie: kickers and pair ranks are not compared."""
 
@@ -65,7 +65,7 @@ class CallPaysWhenDealerDoesNotQualify(ReferenceGame):
             seat.call_returned = 2 * self.call_stake(seat)
 
 
-@mutant("wheel-not-a-straight", profile="standard", clause="s000-r7", family=Family.SETTLEMENT)
+@mutant("wheel-not-a-straight", profile="standard", clause="s000-r8", family=Family.SETTLEMENT)
 class WheelNotAStraight(ReferenceGame):
     """A-2-3-4-5 is not counted as a straight (it falls back to ace high)."""
 
@@ -80,7 +80,7 @@ def _no_wheel(strength: int) -> int:
     return strength
 
 
-@mutant("first-seat-hand-for-all", profile="standard", clause="s000-r8", family=Family.SETTLEMENT)
+@mutant("first-seat-hand-for-all", profile="standard", clause="s000-r7", family=Family.SETTLEMENT)
 class FirstSeatHandForAll(ReferenceGame):
     """Every seat is settled with the first seat's hand (multi-seat settlement broken)."""
 

@@ -1,0 +1,64 @@
+"""One attribution for every settlement comparison (docs/differential.md, decision table).
+
+Hand-worked vectors, the corpus, the differential and the RTP simulation all play
+stacked rounds and judge the game's settlement against the rules oracle. Each
+disagreement is attributed by the table to one fault kind, and each kind to the clause
+that owns it (the catalogs' `differential:` lists): an item is judged on what its own
+clause states, and every other disagreement it shows becomes a finding of the clause
+it breaks, with the item's round as its worked example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from harness.checks.registry import Context
+from harness.checks.replies import Played, Stacked
+from harness.differential.attribution import Disagreement, judge, refused
+from harness.game import Deal
+from harness.oracle import SeatPlay, settle
+
+
+def owner(ctx: Context, kind: str) -> str:
+    """The clause a fault kind breaks under the profile; a kind no clause owns falls to
+    the clause whose item found it."""
+    return ctx.fault_owners.get(kind, ctx.clause)
+
+
+def judge_played(
+    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: dict[str, Any], played: Played
+) -> list[Disagreement]:
+    """A played stacked round's disagreements with the rules: a legal round refused is
+    one (the clause of wagers'), else the table's rows seat by seat."""
+    if played.refused is not None:
+        op, error = played.refused
+        return [refused(min(plays, default=1), op, error.code, error.message)]
+    return judge(settle(ctx.profile, deal, plays), stacked, played.reply, played.result)
+
+
+def by_cause(found: Iterable[Disagreement]) -> dict[tuple[str, str], Disagreement]:
+    """The first disagreement of each cause (kind, detail), in the order found."""
+    first: dict[tuple[str, str], Disagreement] = {}
+    for d in found:
+        first.setdefault(d.cause, d)
+    return first
+
+
+def split(
+    ctx: Context, found: Iterable[Disagreement]
+) -> tuple[list[Disagreement], list[Disagreement]]:
+    """(the causes the item's own clause owns, the causes of other clauses): one
+    disagreement each."""
+    causes = list(by_cause(found).values())
+    own = [d for d in causes if owner(ctx, d.kind) == ctx.clause]
+    return own, [d for d in causes if owner(ctx, d.kind) != ctx.clause]
+
+
+def refused_request(played: Played, stacked: Stacked) -> dict[str, Any]:
+    """The request a refused round's game refused, as sent (the evidence beside its reply)."""
+    assert played.refused is not None
+    op = played.refused[0]
+    if op == "round":
+        return {"op": op, "seats": stacked.wagers, "cards": stacked.cards}
+    return {"op": op, "round": played.reply.get("round")}
