@@ -217,6 +217,8 @@ class Controller:
         failures, as chcert's summary does."""
         if report.when == "call" and (STATUS_KEY, Status.ERROR.value) in report.user_properties:
             return "error", "E", "ERROR"
+        if str(report.when) == "???" and report.failed:  # a worker that crashed: an error
+            return "error", "E", "ERROR"
         return None
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

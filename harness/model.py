@@ -69,7 +69,7 @@ class ItemKind(StrEnum):
     VECTOR = "vector"  # a hand-worked or refusal vector replayed
     CHECK = "check"  # a registered check (a shard of one)
     CORPUS = "corpus"  # a clause's share of the generated corpus
-    DIFFERENTIAL = "differential"  # a cause the differential attributed to the clause
+    DIFFERENTIAL = "differential"  # a cause an item attributed to the clause (decision table)
     CLAIM = "claim"  # a figure the rules source claims
     MANUAL = "manual"  # the laboratory's review
 

@@ -31,7 +31,8 @@ REPORTED = 10  # failing vectors listed in the evidence; all are counted
 def replay_corpus(
     ctx: Context, vectors: list[Vector], reproduce: Callable[[Vector], str]
 ) -> Outcome:
-    """Replay generated vectors; CheckFailure naming each failing one (up to REPORTED)."""
+    """Replay generated vectors; each cause of failure is a finding of the clause the
+    decision table names (the first REPORTED listed in the share)."""
     if Capability.INJECT not in ctx.capabilities:
         raise NotTested(
             "the corpus stacks the deck: implementation lacks capability inject",

@@ -99,7 +99,7 @@ def recovery_declared(ctx: Context) -> Outcome:
     return Outcome(evidence={"recovery": mode})
 
 
-@check("recovery-kills", requires={Capability.RECOVERY, Capability.INJECT})
+@check("recovery-kills", requires={Capability.RECOVERY, Capability.INJECT}, forwards_refusals=False)
 def recovery_kills(ctx: Context) -> Outcome:
     """Kill the game at each moment of a round, start it again, and judge its word."""
     mode = obj(ctx.hello.get("config")).get("recovery")

@@ -122,6 +122,21 @@ def _judge_refusal(
     ctx: Context, vector: RefusalVector, moment: Moment, control: Control
 ) -> Outcome:
     sent, answer = _send(ctx, vector, moment)
+    try:
+        return _judged(ctx, vector, moment, control, sent, answer)
+    except CheckFailure as exc:
+        exc.refused = None  # after the bad request, a refusal is what the refusal did
+        raise
+
+
+def _judged(
+    ctx: Context,
+    vector: RefusalVector,
+    moment: Moment,
+    control: Control,
+    sent: Any,
+    answer: dict[str, Any],
+) -> Outcome:
     evidence = {"request": sent, "reply": answer}
     if "error" not in answer:
         _close_accepted(ctx, vector, answer)
@@ -295,6 +310,7 @@ def _control(ctx: Context, when: str) -> Control:
             expected=exc.expected,
             actual=exc.actual,
             evidence=exc.evidence,
+            refused=exc.refused,  # a legal round refused: the clause of wagers' (row 0)
         ) from exc
     return control
 

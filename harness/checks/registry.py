@@ -109,6 +109,9 @@ class Check:
     requires: frozenset[str] = field(default_factory=frozenset)
     shards: int = 1  # items the check is split into (`name-1` ...), each a share of the work
     section: str = ""  # the results section its items' shares make (harness/results.py)
+    # A legal request refused is another clause's finding (refused_elsewhere), except in
+    # a check for which a refusal is the very fault it looks for (a game restarted).
+    forwards_refusals: bool = True
 
     def targets(self) -> list[tuple[str, tuple[int, int]]]:
         """The item targets of the check, with the (index, count) of each one's share."""
@@ -133,6 +136,7 @@ class Registry:
         requires: set[str] | None = None,
         shards: int = 1,
         section: str = "",
+        forwards_refusals: bool = True,
     ) -> Callable[[CheckFunc], CheckFunc]:
         """Register a check under a unique name; clause catalogs refer to it by that name.
 
@@ -144,7 +148,9 @@ class Registry:
         def register(func: CheckFunc) -> CheckFunc:
             if name in self.checks:
                 raise ValueError(f"check {name!r} is registered twice")
-            self.checks[name] = Check(name, func, frozenset(requires or ()), shards, section)
+            self.checks[name] = Check(
+                name, func, frozenset(requires or ()), shards, section, forwards_refusals
+            )
             return func
 
         return register
@@ -176,7 +182,9 @@ class Registry:
             try:
                 return entry.func(ctx) or Outcome()
             except CheckFailure as exc:
-                elsewhere = refused_elsewhere(ctx, name, exc)
+                elsewhere = None
+                if entry.forwards_refusals:
+                    elsewhere = refused_elsewhere(ctx, name, exc)
                 if elsewhere is None:
                     raise
                 return elsewhere

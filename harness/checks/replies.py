@@ -159,6 +159,8 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
         if isinstance(result, ErrorReply):
             refused = refused or ("result", result)
             result = {}
+        if refused is not None:  # free the table for the next round, as play_round does
+            finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
         played.append(Played(reply, result, refused))
     return played
 

@@ -151,7 +151,8 @@ def _simulated_round(
 
     def refusal(op: str, exc: ErrorReply) -> tuple[None, int, list[Seen]]:
         """A legal round the game refused: a finding of the clause it breaks, no money."""
-        finish_round(ctx, round_id, seats)
+        if round_id is not None:
+            finish_round(ctx, round_id, seats)
         seen = Seen(
             number, round_id, cards or {}, plays, None, refused(seats[0], op, exc.code, exc.message)
         )
@@ -203,7 +204,7 @@ def _simulated_round(
         d = Disagreement(
             seats[0], "deck", "a card dealt twice", {"cards": "distinct"}, {"error": str(exc)}
         )
-        return 0, 0, [Seen(number, round_id, dealt, plays, None, d)]
+        return None, 0, [Seen(number, round_id, dealt, plays, None, d)]
     # Judged by the decision table (harness/checks/judgement.py): the stacked cards first.
     found = judge(want, cards if cards is not None else dealt, reply, result)
     won = sum(
