@@ -66,6 +66,11 @@ class RunSpec:
         return [p.item for p in self.plan]
 
     @functools.cached_property
+    def judges(self) -> dict[str, tuple[str, ...]]:
+        """Each clause's judged kinds of other clauses (harness/specs.py Clause.judges)."""
+        return {c.id: c.judges for c in self.clauses if c.judges}
+
+    @functools.cached_property
     def files(self) -> frozenset[Path]:
         """The files pytest collects items from (asked of every file pytest visits)."""
         return frozenset(p.path for p in self.plan)

@@ -34,7 +34,10 @@ class Clause:
     claim: str | None
     catalog: str
     line: int | None
-    differential: tuple[str, ...] = ()  # fault kinds the differential attributes here
+    differential: tuple[str, ...] = ()  # fault kinds the decision table attributes here
+    # Kinds another clause owns that this clause's own vectors are judged on too: a rule
+    # that is part of another's (the turn and river of the deal), so its items can fail.
+    judges: tuple[str, ...] = ()
 
     @property
     def sources(self) -> list[str]:
@@ -100,6 +103,7 @@ def load_catalog(path: str | Path) -> Catalog:
                 catalog=data["catalog"],
                 line=line,
                 differential=tuple(entry.get("differential", [])),
+                judges=tuple(entry.get("judges", [])),
             )
         )
     for profile in sorted({p for c in clauses for p in c.profiles}):
@@ -114,6 +118,14 @@ def load_catalog(path: str | Path) -> Catalog:
                         f"{profile}: the differential attributes each kind to one clause",
                     )
                 owners[kind] = clause.id
+    for clause in clauses:  # a vector item is judged on its clause's kinds: it needs one
+        if "vectors" in clause.verification and not (clause.differential or clause.judges):
+            raise SpecError(
+                path,
+                clause.line,
+                f"{clause.id} is verified by vectors but owns and judges no fault kind of the "
+                "decision table (docs/differential.md): its vectors could never fail",
+            )
     return Catalog(
         name=data["catalog"],
         path=Path(path),

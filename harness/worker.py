@@ -272,7 +272,10 @@ class VectorItem(ChcertItem):
 
     def execute(self, ctx: Context) -> Outcome:
         assert isinstance(self.payload, Vector)
-        return replay_vector(dataclasses.replace(ctx, clause=self.clause), self.payload)
+        judges = self.spec.judges.get(self.clause, ())
+        return replay_vector(
+            dataclasses.replace(ctx, clause=self.clause, judges=judges), self.payload
+        )
 
 
 class RefusalItem(ChcertItem):
@@ -314,7 +317,10 @@ class CorpusItem(ChcertItem):
             return spec.command(f"{clause}/{vector.id}", ["--vectors", str(vector.path)])
 
         share = list(self.payload)
-        return replay_corpus(dataclasses.replace(ctx, clause=self.clause), share, reproduce)
+        judges = spec.judges.get(self.clause, ())
+        return replay_corpus(
+            dataclasses.replace(ctx, clause=self.clause, judges=judges), share, reproduce
+        )
 
 
 ITEM_CLASSES: dict[type, type[ChcertItem]] = {

@@ -71,12 +71,15 @@ def _failing(results: dict[str, Any], clauses: set[str]) -> str:
     return "\n".join(lines)
 
 
-# All three stay in the fast tier: measured in one pytest session (two cores, loaded by other
-# work), the certifications took about 20 s (odd-odds), 20 s (no-aa) and 11 s (multiseat) of
-# CPU, the game's included, 50 to 52 s together, the first run also paying the harness's
-# imports; 30 to 60 s of wall time each on that loaded machine. --rtp-rounds 200 is the quick
-# plan's minimum (tests/fixtures/quick-samples.toml); the default 1,000 costs 2 to 3 s more each.
-@pytest.mark.parametrize("game", sorted(GAMES))
+# The Python game paying two odds of its own runs in the fast tier; the other two, about
+# 20 s of CPU each, in the slow tier. --rtp-rounds 200 is the quick plan's minimum
+# (tests/fixtures/quick-samples.toml).
+FAST = {"odd-odds"}
+
+
+@pytest.mark.parametrize(
+    "game", [g if g in FAST else pytest.param(g, marks=pytest.mark.slow) for g in sorted(GAMES)]
+)
 def test_a_faulty_game_fails_exactly_the_clauses_of_its_faults(tmp_path: Path, game: str) -> None:
     argv, expected = GAMES[game]
     if argv[0] == "node":

@@ -109,3 +109,15 @@ def test_duplicate_clause_id_is_refused(tmp_path: Path) -> None:
     bad.write_text(text.replace("id: s000-r2\n", "id: s000-r1\n"))
     with pytest.raises(SpecError, match="duplicate clause id 's000-r1'"):
         load_catalog(bad)
+
+
+def test_a_clause_whose_vectors_could_never_fail_is_refused(tmp_path: Path) -> None:
+    """A vector's item fails only on its clause's kinds of the decision table
+    (docs/differential.md): a clause verified by vectors that owns and judges none would
+    pass whatever the game does."""
+    text = (ROOT / "specs/clauses/s000.yaml").read_text()
+    bad = tmp_path / "s000.yaml"
+    bad.write_text(text.replace("    judges: [deal]\n", "", 1))
+    with pytest.raises(SpecError, match="s000-r6 is verified by vectors") as err:
+        load_catalog(bad)
+    assert "s000.yaml" in str(err.value) and err.value.line is not None

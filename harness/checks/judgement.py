@@ -48,10 +48,10 @@ def by_cause(found: Iterable[Disagreement]) -> dict[tuple[str, str], Disagreemen
 def split(
     ctx: Context, found: Iterable[Disagreement]
 ) -> tuple[list[Disagreement], list[Disagreement]]:
-    """(the causes the item's own clause owns, the causes of other clauses): one
-    disagreement each."""
+    """(the causes the item's own clause owns or judges, the causes of other clauses):
+    one disagreement each; a kind the clause judges but another owns is in both."""
     causes = list(by_cause(found).values())
-    own = [d for d in causes if owner(ctx, d.kind) == ctx.clause]
+    own = [d for d in causes if owner(ctx, d.kind) == ctx.clause or d.kind in ctx.judges]
     return own, [d for d in causes if owner(ctx, d.kind) != ctx.clause]
 
 

@@ -40,6 +40,7 @@ class Context:
     shard: tuple[int, int] = (0, 1)  # (index, count) of the item's share of a sharded check
     clause: str = ""  # the clause whose item runs the check
     fault_owners: dict[str, str] = field(default_factory=dict)  # fault kind -> clause
+    judges: tuple[str, ...] = ()  # kinds of other clauses the item's clause judges too
     # One game server several workers play at once (an http:// game with -n or --tx): its
     # history interleaves their rounds, so what it recalls is not this worker's alone.
     shared: bool = False

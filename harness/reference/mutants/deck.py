@@ -13,7 +13,13 @@ from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Dealt
 
 
-@mutant("swaps-turn-and-river", profile="standard", clause="s000-r4", family=Family.DECK)
+@mutant(
+    "swaps-turn-and-river",
+    profile="standard",
+    clause="s000-r4",
+    family=Family.DECK,
+    also=("s000-r6",),  # the turn and river are the board's completion: r6 judges the deal
+)
 class SwapsTurnAndRiver(ReferenceGame):
     """The stacked turn and river are dealt in the wrong order."""
 
