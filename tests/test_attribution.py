@@ -85,3 +85,31 @@ def test_a_check_item_that_found_only_other_clauses_faults_passes(tmp_path: Path
     corpus = {i["clause"]: i["status"] for i in _items(results) if i["kind"] == "corpus"}
     assert corpus and {c for c, s in corpus.items() if s == "fail"} <= {"s000-r9"}
     assert corpus["s000-r10"] == "pass"
+
+
+def test_the_catalogs_name_every_fault_kind_of_the_table() -> None:
+    """Every kind the decision table gives is one a catalog can assign to a clause
+    (specs/schemas/clauses.schema.json), but `malfunction`, which no clause owns."""
+    import json
+
+    from harness._schema import SCHEMA_DIR
+    from harness.differential.attribution import KINDS
+
+    schema = json.loads((SCHEMA_DIR / "clauses.schema.json").read_text())
+    enums = {
+        tuple(v[key]["items"]["enum"])
+        for v in _walk(schema)
+        if isinstance(v, dict)
+        for key in ("differential", "judges")
+        if isinstance(v.get(key), dict) and "items" in v[key]
+    }
+    assert {frozenset(e) for e in enums} == {frozenset(KINDS) - {"malfunction"}}
+
+
+def _walk(value: Any) -> list[Any]:
+    found = [value]
+    if isinstance(value, dict):
+        found += [x for v in value.values() for x in _walk(v)]
+    elif isinstance(value, list):
+        found += [x for v in value for x in _walk(v)]
+    return found
