@@ -17,10 +17,14 @@ from typing import Any
 from harness.checks.judgement import by_cause, judge_played, owner
 from harness.checks.registry import Context, NotTested
 from harness.checks.replies import Played, play_rounds
-from harness.checks.settlement import compare_settlement, stacked_round, verify_askable
+from harness.checks.settlement import (
+    compare_settlement,
+    stacked_round,
+    vector_plays,
+    verify_askable,
+)
 from harness.differential.attribution import slug
 from harness.model import Finding, Outcome, Untested
-from harness.oracle import SeatPlay
 from harness.protocol import Capability
 from harness.vectors import Vector
 
@@ -93,8 +97,7 @@ def replay_corpus(
 def _judge(ctx: Context, vector: Vector, answer: Played) -> list[dict[str, Any]]:
     """A vector's causes of failure, one per (kind, detail), by the decision table of
     docs/differential.md (a legal round refused is one); [] when it settled right."""
-    plays = {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
-    found = judge_played(ctx, vector.deal, plays, vector.stacked_cards(), answer)
+    found = judge_played(ctx, vector.deal, vector_plays(vector), vector.stacked_cards(), answer)
     if not found:
         return []
     if answer.refused is not None:
