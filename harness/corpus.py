@@ -42,6 +42,9 @@ CORPUS_DIR = VECTORS_DIR / "generated"
 GENERATOR = "chcert-corpus-1"  # bump when the same seed would give other vectors
 SEED = 20261130
 PER_PROFILE = 2_500
+# The stakes the corpus is written at: no rules source gives table limits, so these are
+# the generator's, and a run plays each vector at the game's own table (harness/table.py).
+STAKES = Stakes(ante=(100, 50_000), aa_bonus=(100, 25_000))
 
 _WORDS = {5: "Five", 6: "Six", 7: "Seven"}
 
@@ -148,7 +151,7 @@ def generate_corpus(
 
 
 def _profile_file(profile: Profile, owners: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    aa = profile.limits.aa_bonus if profile.aa_table is not None else None
+    aa = STAKES.aa_bonus if profile.aa_table is not None else None
     plan = plan_shard(
         profile,
         seed=SEED,
@@ -156,7 +159,7 @@ def _profile_file(profile: Profile, owners: dict[str, str]) -> tuple[str, dict[s
         shards=1,
         budget=PER_PROFILE,
         seats=1,
-        stakes=Stakes(profile.limits.ante, aa),
+        stakes=Stakes(STAKES.ante, aa),
         calls_with=lambda hole, flop: True,  # decisions: calls, and the plan's random folds
         stratified_share=1.0,  # the corpus is for breadth; the differential bounds rates
     )
@@ -239,7 +242,7 @@ def _flags(profile: Profile, rounds: list[PlannedRound]) -> list[list[tuple[str,
         )
         if seat.action is Action.FOLD:
             flags.append(("Fold", "The seat folds."))
-        lo, hi = profile.limits.ante
+        lo, hi = STAKES.ante
         if seat.ante in (lo, hi) or seat.ante % 2:
             which = "Minimum" if seat.ante == lo else "Maximum" if seat.ante == hi else "Odd"
             flags.append(

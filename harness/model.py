@@ -200,6 +200,7 @@ class ClauseRow(Model, frozen=True, kw_only=True):
     severity: str = ""
     sources: list[str] = []
     interpretation: str | None = None
+    varied: list[VariedField] = []  # what an approved variation changes of its statement
     status: Status = Status.NOT_TESTED
     items: list[Item] = []
     vectors: int = 0
@@ -395,6 +396,7 @@ class CorpusSection(Model, frozen=True, kw_only=True):
     ran: int = 0
     failed: int = 0
     not_tested: int = 0
+    stakes: dict[str, int] = {}  # vectors by how their stakes were fitted to the table
     failing: list[Any] = []
     seconds: float = 0.0
 
@@ -532,11 +534,43 @@ class Source(Model, frozen=True, kw_only=True):
     ref: str = ""
 
 
+class VariedField(Model, frozen=True, kw_only=True):
+    """A field an approved variation changes (docs/profiles.md): `ante_pay_table.flush`,
+    `rules.fold_forfeits_aa_bonus`, `claims.house_edge`; null where one side has none."""
+
+    field: str
+    base: Any = None
+    approved: Any = None
+
+
 class ProfileInfo(Model, frozen=True, kw_only=True, omit_defaults=True):
     name: str
     title: str = ""
     sources: list[Source] = []
     resolved: dict[str, Any] = {}
+    # An approved variation: the bundled profile it varies (whose clauses apply), what
+    # it changes, the base's claim clauses it does not restate and the clauses about an
+    # AA Bonus it does not offer (neither applies).
+    extends: str | None = None
+    clauses_from: str | None = None
+    variations: list[VariedField] = []
+    not_applicable: list[str] = []
+    not_offered: list[str] = []  # clauses about an AA Bonus the variation removes
+
+
+class TableSection(Model, frozen=True, kw_only=True):
+    """The table the game declared (its limits and house rules), what the profile demands
+    of it, and the stakes the run played at it (docs/profiles.md)."""
+
+    ante: list[int] | None = None  # null: no valid ante limits declared
+    aa_bonus: list[int] | None = None
+    house_rules: dict[str, int] = {}
+    unknown_house_rules: list[str] = []
+    required_limits: dict[str, list[int]] | None = None  # the profile's demand
+    house_rules_allowed: list[str] = []
+    # Vectors (hand-worked and corpus) by how their stakes were fitted to the table:
+    # "as written", "scaled", "restaked" (harness/table.py).
+    stakes: dict[str, int] = {}
 
 
 class Attestation(Model, frozen=True, kw_only=True):
@@ -622,6 +656,7 @@ class Results(Model, frozen=True, kw_only=True):
     implementation_stderr: str = ""
     adapter: str = ""
     profile: ProfileInfo = ProfileInfo(name="?")
+    table: TableSection | None = None
     clauses: list[ClauseRow] = []
     attestations: list[Attestation] = []
     vectors: VectorCounts = VectorCounts()
@@ -654,7 +689,7 @@ CODED_SINCE = 5
 
 # The sections a stub (a run stopped before its results were built) has none of.
 _SECTIONS = frozenset(
-    {"capabilities", "publication", "protocol", "rng", "corpus", "differential", "math"}
+    {"table", "capabilities", "publication", "protocol", "rng", "corpus", "differential", "math"}
     | {"evidence", "manifest"}
 )
 

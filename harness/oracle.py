@@ -15,6 +15,7 @@ from harness.errors import InvalidBet
 from harness.evaluator import Category, category_of, strength_of_distinct
 from harness.game import Action, Deal, Wager
 from harness.profiles import NonQualifyingAnte, Profile
+from harness.table import Table
 
 
 @dataclass(frozen=True)
@@ -53,26 +54,22 @@ class Settlement:
         return next(s for s in self.seats if s.seat == number)
 
 
-def verify_wagers(profile: Profile, play: SeatPlay) -> None:
-    """Raise InvalidBet unless the seat's wagers are legal under the profile."""
+def verify_wagers(profile: Profile, play: SeatPlay, table: Table | None = None) -> None:
+    """Raise InvalidBet unless the seat's wagers are legal under the profile's rules and,
+    when given, at the game's table (its limits and house rules, harness/table.py)."""
     for name in ("ante", "aa_bonus"):
         value = getattr(play, name)
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidBet(f"seat {play.seat}: {name} must be an integer amount, got {value!r}")
-    lo, hi = profile.limits.ante
     if play.ante <= 0:
         raise InvalidBet(f"seat {play.seat}: an ante is required and must be positive")
-    if not lo <= play.ante <= hi:
-        raise InvalidBet(f"seat {play.seat}: ante {play.ante} outside the table limits {lo}..{hi}")
-    if play.aa_bonus == 0:
-        return
-    if profile.aa_table is None:
+    if play.aa_bonus < 0:
+        raise InvalidBet(f"seat {play.seat}: an AA Bonus cannot be negative")
+    if play.aa_bonus and profile.aa_table is None:
         raise InvalidBet(f"seat {play.seat}: profile {profile.name} has no AA Bonus")
-    lo, hi = profile.limits.aa_bonus
-    if not lo <= play.aa_bonus <= hi:
-        raise InvalidBet(
-            f"seat {play.seat}: AA Bonus {play.aa_bonus} outside the table limits {lo}..{hi}"
-        )
+    why = table.refuses(play.ante, play.aa_bonus) if table is not None else None
+    if why is not None:
+        raise InvalidBet(f"seat {play.seat}: {why}")
 
 
 def _win(stake: int, odds: int) -> Wager:
@@ -112,13 +109,16 @@ def settle_aa_bonus(profile: Profile, hole_and_flop: int, stake: int, folded: bo
     return Wager(stake, 0) if odds is None else _win(stake, odds)
 
 
-def settle(profile: Profile, deal: Deal, plays: Mapping[int, SeatPlay]) -> Settlement:
-    """Settle one round. Raises InvalidCards or InvalidBet for an impossible round."""
+def settle(
+    profile: Profile, deal: Deal, plays: Mapping[int, SeatPlay], table: Table | None = None
+) -> Settlement:
+    """Settle one round, at `table` when given. Raises InvalidCards or InvalidBet for an
+    impossible round."""
     deal.verify()
     if set(plays) != set(deal.seats):
         raise InvalidBet(f"wagers for seats {sorted(plays)} but cards for {sorted(deal.seats)}")
     for play in plays.values():
-        verify_wagers(profile, play)
+        verify_wagers(profile, play, table)
     dealer = strength_of_distinct((*deal.dealer, *deal.board))  # distinct: verified above
     seats = []
     for number in sorted(plays):

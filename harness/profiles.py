@@ -7,16 +7,18 @@ reads the rules from here, never from constants in code.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any
 
-from harness._schema import load_yaml, validate
+from harness._schema import LoadedYaml, load_yaml, validate
 from harness.cards import Rank
 from harness.defaults import DEFAULT_PROFILE, PROFILE_DIR, available_profiles
 from harness.errors import SpecError
 from harness.evaluator import Category, category_of, minimum_strength, top_rank_of
+from harness.table import HOUSE_RULES
 
 _PAIR_NAMES = {
     "twos": Rank.TWO,
@@ -75,10 +77,11 @@ class AABonusTable:
 
 @dataclass(frozen=True)
 class Limits:
-    """Table limits in minor units, inclusive."""
+    """The stakes a table must accept, in minor units, inclusive (a jurisdiction's
+    demand: `required_limits`); None for the AA Bonus when not required."""
 
     ante: tuple[int, int]
-    aa_bonus: tuple[int, int]
+    aa_bonus: tuple[int, int] | None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,36 @@ class Claim:
     value: float
     source_file: str
     source_ref: str
+
+
+@dataclass(frozen=True)
+class Varied:
+    """One field an approved variation changes from the bundled profile whose clauses
+    it is certified under: `ante_pay_table.straight_flush`, `rules.fold_forfeits_aa_bonus`,
+    `claims.house_edge`; None where the base has no such value (a row it does not list)."""
+
+    field: str
+    base: Any
+    approved: Any
+
+    @property
+    def parameter(self) -> str:
+        """The profile field a clause names in `parameters:` (specs/clauses/*.yaml)."""
+        head = self.field.partition(".")[0]
+        return self.field if head in ("rules", "claims") else head
+
+
+# The fields a variation may change that a clause states: each must be a `parameters:`
+# entry of a clause that applies, or the variation cannot be certified (harness/runspec.py).
+RULE_FIELDS = (
+    "ante_pay_table",
+    "aa_bonus_pay_table",
+    "dealer_qualifier",
+    "call_multiple",
+    "rules",
+    "required_limits",
+    "house_rules_allowed",
+)
 
 
 @dataclass(frozen=True)
@@ -103,10 +136,21 @@ class Profile:
     hole_cards_face_up: bool
     interrupted_rounds: tuple[str, ...]  # "resume", "void": what the rules allow a game
     nonqualifying_ante: NonQualifyingAnte
-    limits: Limits
+    required_limits: Limits | None
+    house_rules_allowed: tuple[str, ...]
     claims: tuple[Claim, ...]
     required_capabilities: tuple[str, ...]
     raw: dict[str, Any]
+    # An approved variation: the bundled profile whose clauses apply, and what it changes.
+    base: Profile | None = None
+    variations: tuple[Varied, ...] = ()
+    extends: str | None = None  # as the file names its base
+
+    @property
+    def clauses_from(self) -> str:
+        """The bundled profile whose clauses, vectors and corpus apply: its own name, or
+        its base's for a variation (the clauses list the profiles they apply to by name)."""
+        return self.base.name if self.base is not None else self.name
 
     @property
     def qualifying_strength(self) -> int:
@@ -115,13 +159,14 @@ class Profile:
         return minimum_strength(Category.PAIR, rank)
 
     def declared_config(self) -> dict[str, Any]:
-        """The `config` a game following this profile declares in `hello` (protocol v1)."""
+        """The pay tables and options a game following this profile declares in `hello`
+        (protocol v1 `config`); its limits and house rules are the table's own
+        (harness/table.py)."""
         return {
             "ante_pay_table": self.ante_table.to_json(),
             "aa_bonus_pay_table": self.aa_table.to_json() if self.aa_table else None,
             "dealer_qualifier": self.dealer_qualifier,
             "call_multiple": self.call_multiple,
-            "limits": {"ante": list(self.limits.ante), "aa_bonus": list(self.limits.aa_bonus)},
         }
 
 
@@ -144,20 +189,104 @@ def resolve_profile_path(name_or_path: str) -> Path:
 
 
 def load_profile(name_or_path: str = DEFAULT_PROFILE) -> Profile:
-    """Load and validate a profile; errors name the file, line and field."""
-    doc = load_yaml(resolve_profile_path(name_or_path))
+    """Load and validate a profile, or an approved variation of one (`extends`,
+    docs/profiles.md); errors name the file, line and field."""
+    return _load(resolve_profile_path(name_or_path), ())
+
+
+def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
+    doc = load_yaml(path)
+    if isinstance(doc.data, dict) and "extends" in doc.data and "catalogs" in doc.data:
+        raise SpecError(
+            path,
+            doc.line_of(("catalogs",)),
+            "a variation is certified under its base's clauses: catalogs cannot change",
+        )
     validate(doc, "profile.schema.json")
     data = doc.data
-    lo, hi = data["limits"]["ante"]
+    if "extends" not in data:
+        return _profile(doc, data, None, ())
+    line = doc.line_of(("extends",))
+    if path.resolve() in seen:
+        raise SpecError(path, line, "a profile cannot extend itself (extends loops back)")
+    base_path = Path(data["extends"])
+    if base_path.suffix or len(base_path.parts) > 1:
+        base_path = path.parent / base_path
+    try:
+        base = _load(resolve_profile_path(str(base_path)), (*seen, path.resolve()))
+    except SpecError as exc:
+        if exc.path == data["extends"]:  # no such bundled profile: say where it was named
+            raise SpecError(path, line, f"extends {data['extends']!r}: {exc.message}") from None
+        raise
+    if data["name"] in available_profiles():
+        raise SpecError(
+            path,
+            doc.line_of(("name",)),
+            f"a variation needs a name of its own: {data['name']!r} is a bundled profile",
+        )
+    root = base.base or base
+    resolved = _merged(base.raw, data, base)  # judged as a whole profile
+    validate(LoadedYaml(doc.path, resolved, doc.lines), "profile.schema.json")
+    return dataclasses.replace(
+        _profile(doc, resolved, root, _variations(root.raw, resolved)), extends=data["extends"]
+    )
+
+
+def _merged(base: dict[str, Any], data: dict[str, Any], parent: Profile) -> dict[str, Any]:
+    """The variation's resolved fields: the base's, with the variation's over them (a
+    pay-table row, a rule flag, a limit at a time; a row set to null removed); its own
+    name, title and claims (a base's claimed figures describe the base's tables)."""
+    merged = {k: v for k, v in base.items() if k not in ("claims", "description")}
+    for key, value in data.items():
+        if key in ("schema", "name", "extends", "title", "description", "claims"):
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            rows = {**merged[key], **value}
+            merged[key] = {k: v for k, v in rows.items() if v is not None}
+        else:
+            merged[key] = value
+    merged["name"] = data["name"]
+    merged["title"] = data.get("title", f"{parent.title}: approved variation {data['name']}")
+    merged["claims"] = data.get("claims", [])
+    if "description" in data:
+        merged["description"] = data["description"]
+    return merged
+
+
+def _variations(base: dict[str, Any], merged: dict[str, Any]) -> tuple[Varied, ...]:
+    """Every rule field and claimed figure where the variation differs from its base."""
+    found: list[Varied] = []
+    for key in RULE_FIELDS:
+        old, new = base.get(key), merged.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            for row in [*old, *(r for r in new if r not in old)]:
+                if old.get(row) != new.get(row):
+                    found.append(Varied(f"{key}.{row}", old.get(row), new.get(row)))
+        elif old != new:
+            found.append(Varied(key, old, new))
+    claimed = {c["figure"]: c["value"] for c in base.get("claims", [])}
+    for claim in merged.get("claims", []):
+        if claimed.get(claim["figure"]) != claim["value"]:
+            was = claimed.get(claim["figure"])
+            found.append(Varied(f"claims.{claim['figure']}", was, claim["value"]))
+    return tuple(found)
+
+
+def _range(doc: LoadedYaml, data: dict[str, Any], wager: str) -> tuple[int, int] | None:
+    bounds = data.get("required_limits", {}).get(wager)
+    if bounds is None:
+        return None
+    lo, hi = bounds
     if lo < 1 or lo > hi:
-        raise SpecError(
-            doc.path, doc.line_of(("limits", "ante")), "ante limits need 1 <= min <= max"
-        )
-    aa_lo, aa_hi = data["limits"]["aa_bonus"]
-    if aa_lo < 1 or aa_lo > aa_hi:
-        raise SpecError(
-            doc.path, doc.line_of(("limits", "aa_bonus")), "aa_bonus limits need 1 <= min <= max"
-        )
+        line = doc.line_of(("required_limits", wager))
+        raise SpecError(doc.path, line, f"{wager} limits need 1 <= min <= max")
+    return lo, hi
+
+
+def _profile(
+    doc: LoadedYaml, data: dict[str, Any], base: Profile | None, variations: tuple[Varied, ...]
+) -> Profile:
+    ante = _range(doc, data, "ante")
     aa = data["aa_bonus_pay_table"]
     return Profile(
         name=data["name"],
@@ -172,11 +301,14 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> Profile:
         hole_cards_face_up=data["rules"].get("hole_cards_face_up", False),
         interrupted_rounds=tuple(data["rules"].get("interrupted_rounds", ("resume", "void"))),
         nonqualifying_ante=NonQualifyingAnte(data["rules"]["ante_when_dealer_does_not_qualify"]),
-        limits=Limits((lo, hi), (aa_lo, aa_hi)),
+        required_limits=None if ante is None else Limits(ante, _range(doc, data, "aa_bonus")),
+        house_rules_allowed=tuple(data.get("house_rules_allowed", HOUSE_RULES)),
         claims=tuple(
             Claim(c["figure"], c["value"], c["source"]["file"], c["source"]["ref"])
             for c in data["claims"]
         ),
         required_capabilities=tuple(data.get("required_capabilities", [])),
         raw=data,
+        base=base,
+        variations=variations,
     )

@@ -24,8 +24,8 @@ REFUSAL_DIR = VECTORS_DIR / "refusals"
 
 # The '$' values a test may use; harness/checks/refusals.py fills them in.
 PLACEHOLDERS = frozenset(
-    {"$ante", "$aa", "$ante_over", "$ante_under", "$aa_over", "$aa_under", "$seat_over",
-     "$too_many_seats", "$round", "$absent_seat"}
+    {"$ante", "$aa", "$ante_over", "$ante_under", "$aa_over", "$aa_under", "$aa_over_cap",
+     "$seat_over", "$too_many_seats", "$round", "$absent_seat"}
 )  # fmt: skip
 
 

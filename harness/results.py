@@ -62,13 +62,16 @@ from harness.model import (
     Simulation,
     Source,
     Strata,
+    TableSection,
+    VariedField,
     VectorCounts,
     cause_of,
 )
 from harness.outcomes import SCHEMA_VERSION, Status, clause_status, verdict_of, worse
 from harness.paths import SPECS_DIR, VECTORS_DIR
-from harness.profiles import Profile
-from harness.specs import Catalog, Clause, load_catalogs
+from harness.profiles import Profile, Varied
+from harness.specs import Catalog, Clause, applicable, load_catalogs, varied
+from harness.table import stakes_kind, table_of
 
 
 def now() -> str:
@@ -132,9 +135,18 @@ def _corpus_section(
         ran=sum(f["ran"] for f in found),
         failed=failed,
         not_tested=sum(f["not_tested"] for f in found),
+        stakes=_summed(f.get("stakes", {}) for f in found),
         failing=[v for f in found for v in f["failing"]],
         seconds=sum(f["seconds"] for f in found),
     )
+
+
+def _summed(counts: Any) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, n in one.items():
+            total[key] = total.get(key, 0) + n
+    return total
 
 
 def _differential_section(
@@ -330,8 +342,14 @@ def _claim_message(claim: Mapping[str, Any]) -> str:
     )
 
 
-def clause_row(clause: Clause, items: list[Item], attestation: dict[str, Any] | None) -> ClauseRow:
-    """A clause's row in the traceability matrix: pass only when every item passed."""
+def clause_row(
+    clause: Clause,
+    items: list[Item],
+    attestation: dict[str, Any] | None,
+    changed: list[Varied] | None = None,
+) -> ClauseRow:
+    """A clause's row in the traceability matrix: pass only when every item passed;
+    `changed`, what an approved variation changes of its statement."""
     status = clause_status((i.status for i in items), attested=attestation is not None)
     notes: list[Reason] = []
     if attestation:
@@ -366,6 +384,9 @@ def clause_row(clause: Clause, items: list[Item], attestation: dict[str, Any] | 
         severity=clause.severity,
         sources=list(clause.sources),
         interpretation=clause.interpretation,
+        varied=[
+            VariedField(field=v.field, base=v.base, approved=v.approved) for v in changed or []
+        ],
         status=status,
         items=items,
         vectors=sum(i.kind is ItemKind.VECTOR for i in items),
@@ -519,7 +540,8 @@ def _selection(facts: RunFacts) -> Selection | None:
 def build_results(facts: RunFacts) -> Results:
     """Assemble results.json from what the run knows at its end (contract 3)."""
     profile = facts.profile
-    clauses = [c for cat in facts.catalogs for c in cat.for_profile(profile.name)]
+    found = applicable(facts.catalogs, profile)
+    clauses = found.clauses
     by_name = {r.item: r for r in facts.records}
     attested = {a["clause"]: a for a in facts.attestations}
     made = {
@@ -539,7 +561,10 @@ def build_results(facts: RunFacts) -> Results:
         facts.minimums,
     )
     rows = [
-        clause_row(c, clause_items(c, facts, by_name, samples), attested.get(c.id)) for c in clauses
+        clause_row(
+            c, clause_items(c, facts, by_name, samples), attested.get(c.id), varied(c, profile)
+        )
+        for c in clauses
     ]
     vectors = [p for p in facts.planned if p.kind == "vector"]
     vector_records = [by_name[p.name] for p in vectors if p.name in by_name]
@@ -651,7 +676,16 @@ def build_results(facts: RunFacts) -> Results:
             title=profile.title,
             sources=profile_sources(profile),
             resolved=profile.raw,
+            extends=profile.extends,
+            clauses_from=profile.clauses_from if profile.base is not None else None,
+            variations=[
+                VariedField(field=v.field, base=v.base, approved=v.approved)
+                for v in profile.variations
+            ],
+            not_applicable=[c.id for c in found.claims_not_restated],
+            not_offered=[c.id for c in found.not_offered],
         ),
+        table=table_section(facts, [r for r in facts.records if r.kind is ItemKind.VECTOR], corpus),
         clauses=rows,
         attestations=_attestation_entries(facts.attestations, rows),
         vectors=VectorCounts(
@@ -719,6 +753,38 @@ def strict_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [strict_json(v) for v in value]
     return value
+
+
+def table_section(
+    facts: RunFacts, vector_records: list[Record], corpus: CorpusSection
+) -> TableSection:
+    """The table the game declared, what the profile demands of one, and how the vectors'
+    stakes were fitted to it (contract 3 `table`, docs/profiles.md)."""
+    config = (facts.implementation or {}).get("config")
+    table = table_of(config)
+    stakes: dict[str, int] = {}
+    for r in vector_records:
+        how = r.evidence.get("stakes")
+        if isinstance(how, str):
+            stakes[stakes_kind(how)] = stakes.get(stakes_kind(how), 0) + 1
+    for how, n in corpus.stakes.items():
+        stakes[how] = stakes.get(how, 0) + n
+    required = facts.profile.required_limits
+    return TableSection(
+        ante=list(table.ante) if table else None,
+        aa_bonus=list(table.aa_bonus) if table and table.aa_bonus else None,
+        house_rules=table.house_rules if table else {},
+        unknown_house_rules=list(table.unknown_house_rules) if table else [],
+        required_limits=None
+        if required is None
+        else {
+            wager: list(bounds)
+            for wager, bounds in (("ante", required.ante), ("aa_bonus", required.aa_bonus))
+            if bounds is not None
+        },
+        house_rules_allowed=list(facts.profile.house_rules_allowed),
+        stakes=dict(sorted(stakes.items())),
+    )
 
 
 def profile_sources(profile: Profile) -> list[Source]:

@@ -27,7 +27,15 @@ from harness.model import ItemKind, PlannedItem
 from harness.profiles import Profile, load_profile
 from harness.refusals import RefusalVector, load_all_refusals
 from harness.settings import RunSettings
-from harness.specs import Catalog, Clause, clause_index, fault_owners, load_catalogs
+from harness.specs import (
+    Catalog,
+    Clause,
+    applicable,
+    clause_index,
+    fault_owners,
+    load_catalogs,
+    unstated_variations,
+)
 from harness.vectors import Vector, load_all_vectors, load_vector_file, verify_unique_ids
 
 # What an item replays: a vector, a bad request, a clause's check, a clause's corpus share.
@@ -106,14 +114,25 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
     out = Path(settings["out"])
     all_catalogs = load_catalogs()
     catalogs = tuple(c for c in all_catalogs if c.name in profile.catalogs)
-    clauses = tuple(c for cat in catalogs for c in cat.for_profile(profile.name))
+    clauses = tuple(applicable(catalogs, profile).clauses)
     if not clauses:
         raise SpecError(
             profile.path,
             None,
             f"no clause of the catalogs {list(profile.catalogs)} applies to profile "
-            f"{profile.name!r}: nothing could be certified (clauses list the profiles they "
-            "apply to by name)",
+            f"{profile.name!r}: nothing could be certified (clauses list the bundled profiles "
+            "they apply to by name; a profile of your own says which it varies with "
+            "`extends:`, docs/profiles.md)",
+        )
+    unstated = unstated_variations(
+        [c for cat in catalogs for c in cat.for_profile(profile.clauses_from)], profile
+    )
+    if unstated:
+        raise SpecError(
+            profile.path,
+            None,
+            f"the variation changes {', '.join(v.field for v in unstated)}, which no clause of "
+            f"the catalogs {list(profile.catalogs)} states: nothing could certify it",
         )
     for clause in clauses:
         unknown = [name for name in clause.checks if name not in CHECKS]
@@ -125,13 +144,15 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
     vectors = load_all_vectors(index, extra=extra)
     refusals = load_all_refusals(index)
     verify_unique_ids([*vectors, *refusals])
-    mine = [v for v in vectors if profile.name in v.profiles]
+    # A variation replays its base's vectors and corpus, settled under its own tables.
+    named = profile.clauses_from
+    mine = [v for v in vectors if named in v.profiles]
     for path in extra:
         if not any(v.path.resolve() == path for v in mine):
-            raise SpecError(path, None, f"no vector of this file applies to {profile.name}")
+            raise SpecError(path, None, f"no vector of this file applies to {named}")
     # The generator writes one corpus file a profile, named after it (docs/corpus.md), and
     # `chcert vectors generate --check` keeps it so: the others are not read.
-    corpus_file = CORPUS_DIR / f"{profile.name}.json"
+    corpus_file = CORPUS_DIR / f"{named}.json"
     corpus = load_vector_file(corpus_file, index) if corpus_file.exists() else []
     attest = settings["attest"]
     return RunSpec(
@@ -153,8 +174,8 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
                 catalogs,
                 clauses,
                 mine,
-                [r for r in refusals if profile.name in r.profiles],
-                [v for v in corpus if profile.name in v.profiles],
+                [r for r in refusals if named in r.profiles],
+                [v for v in corpus if named in v.profiles],
                 corpus_file,
                 settings["repeat"],
             )
@@ -186,7 +207,7 @@ def _plan(
         for target, _ in CHECKS[name].targets()
     ]
     for vector in vectors:
-        clause = vector.clause_for[profile.name]
+        clause = vector.clause_for[profile.clauses_from]
         if clause in wanted:
             plan += [
                 Planned(
@@ -199,15 +220,16 @@ def _plan(
                 for suffix in repeat_suffixes(repeat)
             ]
     for refusal in refusals:
-        clause = refusal.clause_for[profile.name]
+        clause = refusal.clause_for[profile.clauses_from]
         if clause in wanted:
             name = f"{clause}/{refusal.id}"
             item = PlannedItem(name, clause, ItemKind.VECTOR, refusal.id)
             plan.append(Planned(item, refusal.path.resolve(), refusal))
     shares: dict[str, list[Vector]] = {}
     for vector in corpus:
-        if vector.clause_for[profile.name] in wanted:
-            shares.setdefault(vector.clause_for[profile.name], []).append(vector)
+        clause = vector.clause_for[profile.clauses_from]
+        if clause in wanted:
+            shares.setdefault(clause, []).append(vector)
     plan += [
         Planned(
             PlannedItem(f"{clause}/corpus", clause, ItemKind.CORPUS, "corpus", "corpus"),

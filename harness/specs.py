@@ -8,12 +8,14 @@ about this game is listed as out of scope, with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness._schema import load_yaml, validate
 from harness.errors import SpecError
 from harness.paths import SPECS_DIR
+from harness.profiles import Profile, Varied
 
 CLAUSE_DIR = SPECS_DIR / "clauses"
 
@@ -38,6 +40,9 @@ class Clause:
     # Kinds another clause owns that this clause's own vectors are judged on too: a rule
     # that is part of another's (the turn and river of the deal), so its items can fail.
     judges: tuple[str, ...] = ()
+    # The profile fields the statement depends on: a variation changing one varies it.
+    parameters: tuple[str, ...] = ()
+    side_bet: bool = False  # about the AA Bonus: no clause of a profile offering none
 
     @property
     def sources(self) -> list[str]:
@@ -104,6 +109,8 @@ def load_catalog(path: str | Path) -> Catalog:
                 line=line,
                 differential=tuple(entry.get("differential", [])),
                 judges=tuple(entry.get("judges", [])),
+                parameters=tuple(entry.get("parameters", [])),
+                side_bet=entry.get("side_bet", False),
             )
         )
     for profile in sorted({p for c in clauses for p in c.profiles}):
@@ -134,6 +141,44 @@ def load_catalog(path: str | Path) -> Catalog:
         clauses=tuple(clauses),
         out_of_scope=tuple((o["ref"], o["reason"]) for o in data["out_of_scope"]),
     )
+
+
+@dataclass(frozen=True)
+class Applicable:
+    """The clauses certified under a profile, and those of its catalogs that are not: a
+    variation's are its base's, but for the claimed figures it does not restate (the base
+    source's describe the base's tables) and, when it removes the AA Bonus, the clauses
+    about it (docs/profiles.md)."""
+
+    clauses: list[Clause]
+    claims_not_restated: list[Clause]
+    not_offered: list[Clause]
+
+
+def applicable(catalogs: Iterable[Catalog], profile: Profile) -> Applicable:
+    """The profile's clauses (see Applicable)."""
+    mine = [c for cat in catalogs for c in cat.for_profile(profile.clauses_from)]
+    claimed = {c.figure for c in profile.claims}
+    unclaimed = [c for c in mine if profile.base is not None and c.claim and c.claim not in claimed]
+    not_offered = [c for c in mine if c.side_bet and profile.aa_table is None]
+    dropped = {c.id for c in (*unclaimed, *not_offered)}
+    return Applicable([c for c in mine if c.id not in dropped], unclaimed, not_offered)
+
+
+def varied(clause: Clause, profile: Profile) -> list[Varied]:
+    """What the profile, an approved variation, changes of the fields the clause states."""
+    stated = {*clause.parameters, *([f"claims.{clause.claim}"] if clause.claim else [])}
+    return [v for v in profile.variations if v.parameter in stated]
+
+
+def unstated_variations(clauses: Iterable[Clause], profile: Profile) -> list[Varied]:
+    """The variation's changes no clause states: nothing could certify them."""
+    stated = {p for c in clauses for p in c.parameters}
+    return [
+        v
+        for v in profile.variations
+        if not v.field.startswith("claims.") and v.parameter not in stated
+    ]
 
 
 def clause_index(catalogs: list[Catalog]) -> dict[str, Clause]:

@@ -313,7 +313,7 @@ class CorpusItem(ChcertItem):
         spec = self.spec
 
         def reproduce(vector: Vector) -> str:
-            clause = vector.clause_for[spec.profile.name]
+            clause = vector.clause_for[spec.profile.clauses_from]
             return spec.command(f"{clause}/{vector.id}", ["--vectors", str(vector.path)])
 
         share = list(self.payload)

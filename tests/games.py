@@ -9,7 +9,6 @@ fair game fails rarely by design (docs/verdict.md) cannot make these tests flaky
 from __future__ import annotations
 
 import base64
-import dataclasses
 import os
 import shlex
 import sys
@@ -20,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.errors import ErrorReply
-from harness.profiles import Limits
 from harness.reference import ReferenceGame
+from harness.table import REFERENCE_TABLE, Table
 
 SEED = 20261130
 
@@ -63,25 +62,24 @@ class Seeded(ReferenceGame):
 
 
 class OwnLimits(Seeded):
-    """The reference game at a table whose limits differ from the profile's."""
+    """The reference game at a table of its own (its limits and house rules)."""
 
-    limits = Limits(ante=(100, 50_000), aa_bonus=(100, 25_000))
+    own_table = REFERENCE_TABLE
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.profile = dataclasses.replace(self.profile, limits=self.limits)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "table": self.own_table})
 
 
 class WideLimits(OwnLimits):
-    """A correct game whose table takes antes of 1..100,000 (the profile's: 100..50,000)."""
+    """A correct game whose table takes antes of 1..100,000 (the reference's: 100..50,000)."""
 
-    limits = Limits(ante=(1, 100_000), aa_bonus=(1, 50_000))
+    own_table = Table(ante=(1, 100_000), aa_bonus=(1, 50_000))
 
 
 class NarrowLimits(OwnLimits):
     """A correct game whose table takes antes of 200..50,000 (inside the profile's 100..)."""
 
-    limits = Limits(ante=(200, 50_000), aa_bonus=(100, 25_000))
+    own_table = Table(ante=(200, 50_000), aa_bonus=(100, 25_000))
 
 
 class _OneSeatTable(Seeded):

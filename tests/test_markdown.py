@@ -325,3 +325,35 @@ def test_the_run_plan_and_where_it_was_found_are_said() -> None:
     md = _md(manifest=_manifest(plan={**plan, "ignored": ["seed"]}))
     (row,) = [line for line in md.splitlines() if line.startswith("| **run plan** |")]
     assert "found in the folder chcert ran from" in row and "its seed ignored" in row
+
+
+def test_a_variation_and_the_table_it_was_played_at_are_said() -> None:
+    profile = {
+        "name": "ante-49",
+        "extends": "standard",
+        "clauses_from": "standard",
+        "variations": [
+            {"field": "ante_pay_table.straight_flush", "base": 20, "approved": 49},
+            {"field": "rules.fold_forfeits_aa_bonus", "base": True, "approved": False},
+        ],
+        "not_applicable": ["s000-strategy"],
+    }
+    table = {
+        "ante": [500, 10_000],
+        "aa_bonus": None,
+        "house_rules": {"aa_bonus_max_ante_multiple": 2},
+        "house_rules_allowed": ["aa_bonus_max_ante_multiple"],
+        "stakes": {"scaled": 2_500, "as written": 95},
+    }
+    md = _md(schema_version=6, profile=profile, table=table)
+    assert _row(md, "**variation**")[1] == (
+        "approved variation of standard: straight flush 49 to 1 (standard: 20); "
+        "fold forfeits the AA Bonus: no (standard: yes). Not applicable under the "
+        "variation: s000-strategy (claimed figure of standard not restated)"
+    )
+    assert _row(md, "**table**")[1] == (
+        "Limits: ante 500 to 10,000; no AA Bonus (minor units); house rule: an AA Bonus "
+        "at most 2 x the ante. Stakes played: 95 vectors as written, 2,500 scaled to the table"
+    )
+    # A bundled profile, in a file from before tables were recorded: neither row.
+    assert "**variation**" not in _md() and "**table**" not in _md()

@@ -45,6 +45,9 @@ def test_a_file_of_schema_4_reads_as_it_was_written() -> None:
     written = results.to_json()
     for failure in written["failures"]:
         assert failure.pop("cause") is None  # a version-4 file records none
+    for clause in written["clauses"]:
+        assert clause.pop("varied") == []  # schema 6's: no variation
+    assert written["corpus"].pop("stakes") == {}
     upgraded = {k: v for k, v in written.items() if k not in ("incomplete_reasons", "gaps")}
     kept = {k: v for k, v in data.items() if k not in ("incomplete_reasons", "gaps")}
     kept["clauses"] = [{**c, "notes": written_c["notes"]} for c, written_c in zip(

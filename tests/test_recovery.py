@@ -51,6 +51,7 @@ from harness.profiles import Profile, load_profile
 from harness.reference import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
+from harness.table import REFERENCE_TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLY_TIMEOUT = 60.0  # a loaded CI machine; the game answers in milliseconds
@@ -389,8 +390,8 @@ def stacked_cards(rng: random.Random, seats: list[int]) -> dict[str, Any]:
 
 
 def wagers_for(rng: random.Random, seats: list[int]) -> dict[int, tuple[int, int]]:
-    ante_lo = PROFILE.limits.ante[0]
-    aa_lo = PROFILE.limits.aa_bonus[0]
+    ante_lo = REFERENCE_TABLE.ante[0]
+    aa_lo = REFERENCE_TABLE.aa_bonus[0] if REFERENCE_TABLE.aa_bonus else 0
     return {n: (ante_lo * rng.randint(1, 5), aa_lo * rng.choice((0, 0, 1, 3))) for n in seats}
 
 

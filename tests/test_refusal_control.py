@@ -70,7 +70,7 @@ class KeepsARefusedAnte(ReferenceGame):
             return super().round(seats=seats, cards=cards)
         except ErrorReply as exc:
             if exc.code == ErrorCode.INVALID_BET:
-                self.owed = self.profile.limits.ante[0]
+                self.owed = self.table.ante[0]
             raise
 
     def _finish(self, rnd: Round) -> None:
@@ -101,7 +101,7 @@ class ChargesARefusedDecision(ReferenceGame):
         super()._finish(rnd)
         if rnd.ident in self.charged and 1 in rnd.seats:
             seat = rnd.seats[1]
-            seat.ante_returned = max(0, seat.ante_returned - self.profile.limits.ante[0])
+            seat.ante_returned = max(0, seat.ante_returned - self.table.ante[0])
 
 
 class ChangedByARefusal(KeepsARefusedAnte, ChargesARefusedDecision):

@@ -156,3 +156,41 @@ def test_hostile_strings_are_inert_and_huge_ones_cut(
     assert "\\x1b[31m\\x202eevil" in text  # control and direction characters shown
     assert "[...cut:1,000,000charactersinall,seeresults.json]" in text
     assert "Contents" in text  # the full report, not the plainer one it falls back to
+
+
+def test_a_variation_and_a_table_of_any_values_are_drawn_in_the_full_report(
+    tmp_path: Path,
+) -> None:
+    """What a variation changes and what a table declares are the profile's and the game's
+    values, not chcert's: whatever their types, the full report draws them."""
+    sample = Path(__file__).resolve().parent.parent / "reports" / "samples" / "mutant"
+    doc = json.loads((sample / "results.json").read_bytes())
+    odd = [
+        {"field": "aa_bonus_pay_table", "base": None, "approved": {"flush": 9, "x": None}},
+        {"field": "rules.interrupted_rounds", "base": ["resume", "void"], "approved": ["void"]},
+        {"field": "house_rules_allowed", "base": ["aa_bonus_max_ante_multiple"], "approved": []},
+        {"field": "no.such.field", "base": [1, {"a": 2}], "approved": "<b>x</b>"},
+        {"field": "claims.house_edge", "base": "2%", "approved": None},
+    ]
+    doc["profile"] |= {"extends": "standard", "variations": odd, "not_applicable": ["a", "b"]}
+    doc["clauses"][0]["varied"] = odd
+    doc["table"] = {
+        "ante": None,
+        "aa_bonus": [1, 2, 3],
+        "house_rules": {"aa_bonus_max_ante_multiple": 3, "tips": 5},
+        "unknown_house_rules": ["tips"],
+        "house_rules_allowed": [],
+        "stakes": {"restaked": 1, "sideways": 2},
+    }
+    render(Results.from_json(doc), tmp_path / "report.pdf")
+    text = " ".join(pdf_text(tmp_path / "report.pdf").split())
+    assert "Contents" in text  # the full report, not the plainer one
+    assert "AA Bonus pays flush 9 to 1, x not paid (standard: no AA Bonus)" in text
+    assert "interrupted rounds: voided (standard: resumed or voided)" in text
+    assert "no.such.field <b>x</b> (standard: 1 or a 2)" in text
+    assert "claimed house edge not claimed (standard: 2%)" in text
+    assert "house rule: an AA Bonus at most 3 x the ante (the profile does not allow it)" in text
+    assert "house rules not in protocol v1: tips" in text
+    assert "Limits as declared: ante 100 to 50,000" in text  # no valid table read
+    assert "Stakes played: 1 vector restaked inside its limits, 2 sideways" in text
+    assert "Not applicable under the variation: a, b (claimed figures of standard not" in text

@@ -14,9 +14,10 @@ import pytest
 from pypdf import PdfReader
 
 from harness.cli import main
-from harness.model import Results
+from harness.model import Results, VariedField
 from harness.report import render
 from harness.report.seal import embedded_results
+from harness.report.words import varied_text
 from tests.certs import PASSPHRASE, make_lab
 from tests.pdftext import pdf_pages
 from tests.tools import need
@@ -211,3 +212,135 @@ def test_the_committed_samples_are_what_the_report_draws_today(sample: str, tmp_
     )
     signed = embedded_results(SAMPLES / sample / "report.pdf")
     assert signed == archive.read_bytes()
+
+
+# ---------------------------------------------------------------------------- variations
+
+
+def _variation_of(sample: str, table: dict[str, Any] | None) -> dict[str, Any]:
+    """A committed sample's results.json (schema 5) edited as a run of an approved
+    variation of standard writes it (schema 6): the straight flush at 49, the house edge
+    claimed anew, standard's raise-frequency clause not restated, and `table` given."""
+    doc: dict[str, Any] = json.loads((SAMPLES / sample / "results.json").read_bytes())
+    sf = {"field": "ante_pay_table.straight_flush", "base": 20, "approved": 49}
+    edge = {"field": "claims.house_edge", "base": 0.0216, "approved": 0.0035}
+    doc["schema_version"] = 6
+    doc["profile"] |= {
+        "name": "ante-49",
+        "extends": "standard",
+        "clauses_from": "standard",
+        "variations": [sf, edge],
+        "not_applicable": ["s000-strategy"],
+    }
+    for clause in doc["clauses"]:
+        if clause["id"] == "s000-antewin":
+            clause["varied"] = [sf]
+    if table is not None:
+        doc["table"] = table
+    # As `chcert certify --profile FILE` records it: the certificate names the file.
+    doc["manifest"]["run_plan"]["profile"] = "/labs/approvals/examples/variation/ante-49.yaml"
+    return doc
+
+
+TABLE = {
+    "ante": [500, 10_000],
+    "aa_bonus": [100, 5_000],
+    "house_rules": {"aa_bonus_max_ante_multiple": 1},
+    "unknown_house_rules": [],
+    "required_limits": None,
+    "house_rules_allowed": ["aa_bonus_max_ante_multiple"],
+    "stakes": {"as written": 95, "scaled": 2_500, "restaked": 3},
+}
+
+
+def _pages(doc: dict[str, Any], pdf: Path) -> list[str]:
+    """Each page's text with its line breaks and runs of spaces as one space."""
+    render(Results.from_json(doc), pdf)
+    return [" ".join(page.split()) for page in pdf_pages(pdf)]
+
+
+def test_the_certificate_page_of_a_variation_says_what_it_varies_and_the_table(
+    tmp_path: Path,
+) -> None:
+    pages = _pages(_variation_of("reference", TABLE), tmp_path / "report.pdf")
+    page = pages[0]
+    assert "approved variation of standard" in page
+    assert "straight flush 49 to 1 (standard: 20)" in page
+    assert "claimed house edge 0.35% (standard: 2.16%)" in page
+    assert (
+        "Limits: ante 500 to 10,000; AA Bonus 100 to 5,000 (minor units); "
+        "house rule: an AA Bonus at most 1 x the ante"
+    ) in page
+    assert "not chcert's bundled profile: read from a file" in page
+    assert "Stakes played: 95 vectors as written, 2,500 scaled to the table, 3 restaked" in page
+    assert "is attached to this PDF" in page  # the whole certificate on its page
+    assert pages[1].split("CERTIFIED")[-1].lstrip(" ()PASFIL").startswith("Contents")
+    rest = " ".join(pages[2:])
+    assert "varied: straight flush 49 to 1 (standard: 20)" in rest  # the matrix marks it
+    assert "Not applicable under the variation: s000-strategy" in rest
+    assert "(approved variation of standard)" in rest  # the summary's profile
+
+
+def test_a_table_without_an_aa_bonus_and_a_demand_of_the_profile_are_said(
+    tmp_path: Path,
+) -> None:
+    table = TABLE | {
+        "aa_bonus": None,
+        "house_rules": {},
+        "required_limits": {"ante": [100, 50_000]},
+        "stakes": {"as written": 1},
+    }
+    page = _pages(_variation_of("reference", table), tmp_path / "report.pdf")[0]
+    assert "Limits: ante 500 to 10,000; no AA Bonus (minor units); no house rules" in page
+    assert "The profile requires a table to accept ante 100 to 50,000" in page
+    assert "Stakes played: 1 vector as written" in page and "house rule:" not in page
+
+
+def test_a_results_file_without_a_table_is_drawn_as_before(tmp_path: Path) -> None:
+    """A file before schema 6 has no `table`: its limits stay in the configuration."""
+    page = _pages(_variation_of("reference", None), tmp_path / "report.pdf")[0]
+    assert "Declared table" not in page and "Limits: ante 100 to 50,000" in page
+    assert "straight flush 49 to 1 (standard: 20)" in page
+
+
+@pytest.mark.parametrize(
+    ("field", "base", "approved", "said"),
+    [
+        ("ante_pay_table.four_of_a_kind", 10, 17, "four of a kind 17 to 1 (standard: 10)"),
+        ("ante_pay_table.straight", None, 3, "straight 3 to 1 (standard: 1)"),
+        ("ante_pay_table.royal_flush", 100, None, "royal flush 1 to 1 (standard: 100)"),
+        ("aa_bonus_pay_table.flush", 20, 25, "AA Bonus flush 25 to 1 (standard: 20)"),
+        (
+            "aa_bonus_pay_table.pair_of_aces",
+            7,
+            None,
+            "AA Bonus pair of aces not paid (standard: 7)",
+        ),
+        ("aa_bonus_pay_table.two_pair", None, 5, "AA Bonus two pair 5 to 1 (standard: not paid)"),
+        ("aa_bonus_pay_table", {"flush": 20}, None, "no AA Bonus (standard: AA Bonus offered)"),
+        (
+            "rules.fold_forfeits_aa_bonus",
+            True,
+            False,
+            "fold forfeits the AA Bonus: no (standard: yes)",
+        ),
+        ("claims.house_edge", 0.0216, 0.0035, "claimed house edge 0.35% (standard: 2.16%)"),
+        ("claims.rtp", None, 0.98, "claimed return to player 98% (standard: not claimed)"),
+        ("call_multiple", 2, 3, "call 3 x the ante (standard: 2)"),
+        (
+            "dealer_qualifier",
+            "pair_of_fours",
+            "pair_of_twos",
+            "dealer qualifies with pair of twos or better (standard: pair of fours)",
+        ),
+        (
+            "required_limits.ante",
+            None,
+            [500, 10_000],
+            "required ante limits 500 to 10,000 (standard: none)",
+        ),
+    ],
+)
+def test_a_variation_is_said_in_words(field: str, base: Any, approved: Any, said: str) -> None:
+    varied = VariedField(field=field, base=base, approved=approved)
+    assert varied_text(varied, "standard") == said

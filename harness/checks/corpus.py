@@ -11,21 +11,18 @@ first vector alone.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from harness.checks.judgement import by_cause, judge_played, owner
 from harness.checks.registry import Context, NotTested
 from harness.checks.replies import Played, play_rounds
-from harness.checks.settlement import (
-    compare_settlement,
-    stacked_round,
-    vector_plays,
-    verify_askable,
-)
+from harness.checks.settlement import AtTable, at_table, compare_settlement
 from harness.differential.attribution import slug
 from harness.model import Finding, Outcome, Untested
 from harness.protocol import Capability
+from harness.table import stakes_kind
 from harness.vectors import Vector
 
 PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
@@ -43,22 +40,21 @@ def replay_corpus(
             needs="capability inject",
         )
     started = time.perf_counter()
-    runnable, outside = [], []
+    runnable: list[AtTable] = []
+    outside = []
     for vector in vectors:
         try:
-            verify_askable(ctx, vector)
+            runnable.append(at_table(ctx, vector))
         except NotTested as why:
             outside.append((vector, why))
-            continue
-        runnable.append(vector)
     batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
     causes: dict[tuple[str, str], dict[str, Any]] = {}
     failed = 0
     for start in range(0, len(runnable), batch):
         chunk = runnable[start : start + batch]
-        played = play_rounds(ctx, [stacked_round(v) for v in chunk])
-        for vector, answer in zip(chunk, played, strict=True):
-            found = _judge(ctx, vector, answer)
+        played = play_rounds(ctx, [at.stacked() for at in chunk])
+        for at, answer in zip(chunk, played, strict=True):
+            found = _judge(ctx, at, answer)
             failed += bool(found)
             for one in found:
                 cause = causes.setdefault(one["cause"], {**one, "count": 0})
@@ -69,6 +65,7 @@ def replay_corpus(
         "ran": len(runnable),
         "failed": failed,
         "not_tested": len(outside),
+        "stakes": dict(Counter(stakes_kind(at.how) for at in runnable)),
         "failing": [
             {
                 "vector": f.evidence["vector"],
@@ -94,10 +91,11 @@ def replay_corpus(
     return Outcome(findings=findings, untested=untested, share=share)
 
 
-def _judge(ctx: Context, vector: Vector, answer: Played) -> list[dict[str, Any]]:
+def _judge(ctx: Context, at: AtTable, answer: Played) -> list[dict[str, Any]]:
     """A vector's causes of failure, one per (kind, detail), by the decision table of
     docs/differential.md (a legal round refused is one); [] when it settled right."""
-    found = judge_played(ctx, vector.deal, vector_plays(vector), vector.stacked_cards(), answer)
+    vector = at.vector
+    found = judge_played(ctx, vector.deal, at.plays, vector.stacked_cards(), answer)
     if not found:
         return []
     if answer.refused is not None:
@@ -106,11 +104,12 @@ def _judge(ctx: Context, vector: Vector, answer: Played) -> list[dict[str, Any]]
         expected: Any = "an ok reply"
         actual: Any = {"error": {"code": error.code, "message": error.message}}
     else:
-        problems, expected, actual = compare_settlement(vector, answer.result)
+        problems, expected, actual = compare_settlement(ctx, at, answer.result)
     return [
         {
             "cause": cause,
             "vector": vector,
+            "played": at.evidence,
             "message": "; ".join(problems),
             "expected": expected,
             "actual": actual,
@@ -137,6 +136,11 @@ def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], 
         ),
         expected=cause["expected"],
         actual=cause["actual"],
-        evidence={"vector": vector.id, "file": str(vector.path), "line": vector.line},
+        evidence={
+            "vector": vector.id,
+            "file": str(vector.path),
+            "line": vector.line,
+            **cause["played"],
+        },
         reproduce=reproduce(vector),
     )

@@ -1,14 +1,16 @@
 """The game declares what the profile says: its pay tables, qualifier, call
-multiple (`declared-*`), and it enforces the wager limits it declares
-(`declared-limits`)."""
+multiple (`declared-*`); and the table it declares, its limits and house rules, is
+one the profile allows and the game enforces (`declared-limits`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from harness.checks.registry import CheckFailure, Context, NotTested, check
-from harness.checks.replies import finish_round
+from harness.checks.registry import CheckFailure, Context, check
+from harness.checks.replies import finish_round, obj
 from harness.errors import ErrorReply
+from harness.table import HOUSE_RULES, Table
 
 
 def _declared(field_name: str) -> Callable[[Context], None]:
@@ -37,34 +39,64 @@ check("declared-call-multiple")(_declared("call_multiple"))
 
 @check("declared-limits")
 def declared_limits(ctx: Context) -> None:
-    """Wagers one unit outside the declared limits are refused; the limits are accepted."""
-    config = ctx.hello.get("config") or {}
-    limits = config.get("limits") if isinstance(config, dict) else None
-    if not isinstance(limits, dict) or not isinstance(limits.get("ante"), list):
-        raise NotTested("the game declares no ante limits", needs="config.limits in hello")
-    lo, hi = limits["ante"]
+    """The table the game declares (docs/profiles.md): its limits are a range, include
+    what the profile requires, and are enforced (one unit outside refused with
+    invalid_bet, the edges accepted); its house rules are ones protocol v1 documents, the
+    profile allows, and the game enforces."""
+    config = obj(ctx.hello.get("config"))
+    limits = obj(config.get("limits"))
+    table = ctx.table
+    if table is None:
+        raise CheckFailure(
+            f"declared ante limits {limits.get('ante')!r} are not a range [min, max] with "
+            "1 <= min <= max",
+            expected="config.limits.ante: [min, max]",
+            actual=limits.get("ante"),
+        )
+    _judge_declaration(ctx, table, limits)
+    lo, hi = table.ante
     cases: list[tuple[dict[str, int], bool]] = [
         ({"seat": 1, "ante": lo - 1}, False),
         ({"seat": 1, "ante": hi + 1}, False),
         ({"seat": 1, "ante": lo}, True),
         ({"seat": 1, "ante": hi}, True),
     ]
-    aa = limits.get("aa_bonus")
-    if config.get("aa_bonus_pay_table") and isinstance(aa, list):
+    if table.aa_bonus is not None:
+        aa_lo, aa_hi = table.aa_bonus
         cases += [
-            ({"seat": 1, "ante": lo, "aa_bonus": aa[0] - 1}, aa[0] - 1 == 0),
-            ({"seat": 1, "ante": lo, "aa_bonus": aa[1] + 1}, False),
-            ({"seat": 1, "ante": lo, "aa_bonus": aa[1]}, True),
+            ({"seat": 1, "ante": lo, "aa_bonus": aa_lo - 1}, aa_lo - 1 == 0),
+            ({"seat": 1, "ante": hi, "aa_bonus": aa_hi + 1}, False),
         ]
+        smallest = table.aa_range(lo)
+        if smallest is not None:
+            cases.append(({"seat": 1, "ante": lo, "aa_bonus": smallest[0]}, True))
+        largest = table.aa_range(hi)
+        if largest is not None:
+            cases.append(({"seat": 1, "ante": hi, "aa_bonus": largest[1]}, True))
+        cap = table.aa_bonus_max_ante_multiple
+        if cap is not None and smallest is not None and smallest[1] < aa_hi:
+            # the house rule where it binds: at the smallest ante, at and one unit over it
+            cases += [
+                ({"seat": 1, "ante": lo, "aa_bonus": cap * lo}, True),
+                ({"seat": 1, "ante": lo, "aa_bonus": cap * lo + 1}, False),
+            ]
+    elif isinstance(limits.get("aa_bonus"), list) and config.get("aa_bonus_pay_table"):
+        raise CheckFailure(
+            f"declared AA Bonus limits {limits['aa_bonus']!r} are not a range [min, max] "
+            "with 1 <= min <= max",
+            expected="config.limits.aa_bonus: [min, max]",
+            actual=limits["aa_bonus"],
+        )
     for wager, legal in cases:
         try:
             reply = ctx.adapter.request("round", seats=[wager])
         except ErrorReply as exc:
             if legal:
                 raise CheckFailure(
-                    f"wager {wager} within the declared limits was refused ({exc.code})",
+                    f"wager {wager} the declared table takes was refused ({exc.code})",
                     expected="accepted",
                     actual={"error": exc.code},
+                    evidence=_table_evidence(table),
                 ) from exc
             if exc.code != "invalid_bet":
                 raise CheckFailure(
@@ -76,7 +108,56 @@ def declared_limits(ctx: Context) -> None:
         finish_round(ctx, reply.get("round"), [1])
         if not legal:
             raise CheckFailure(
-                f"wager {wager} outside the declared limits {limits} was accepted",
+                f"wager {wager} the declared table refuses "
+                f"({table.refuses(wager['ante'], wager.get('aa_bonus', 0))}) was accepted",
                 expected={"error": "invalid_bet"},
                 actual=reply,
+                evidence=_table_evidence(table),
+            )
+
+
+def _table_evidence(table: Table) -> dict[str, Any]:
+    return {"declared": table.to_config()}
+
+
+def _judge_declaration(ctx: Context, table: Table, limits: dict[str, Any]) -> None:
+    """House rules known to protocol v1 and allowed by the profile; the limits the
+    profile requires (a jurisdiction's) inside the declared ones."""
+    if table.unknown_house_rules:
+        raise CheckFailure(
+            f"house rules {', '.join(table.unknown_house_rules)} are not ones protocol v1 "
+            f"documents ({', '.join(HOUSE_RULES)}): the harness cannot judge them",
+            expected=list(HOUSE_RULES),
+            actual=obj(obj(ctx.hello.get("config")).get("house_rules")),
+        )
+    offered = obj(ctx.hello.get("config")).get("aa_bonus_pay_table")
+    if ctx.profile.aa_table is None and offered:
+        # the AA Bonus clauses do not apply here: the clause of wagers judges the offer
+        raise CheckFailure(
+            f"the game offers an AA Bonus; profile {ctx.profile.name} has none",
+            expected={"aa_bonus_pay_table": None},
+            actual={"aa_bonus_pay_table": offered},
+        )
+    forbidden = [r for r in table.house_rules if r not in ctx.profile.house_rules_allowed]
+    if forbidden:
+        raise CheckFailure(
+            f"house rules {', '.join(forbidden)} are not allowed by profile "
+            f"{ctx.profile.name} (house_rules_allowed: "
+            f"{', '.join(ctx.profile.house_rules_allowed) or 'none'})",
+            expected=list(ctx.profile.house_rules_allowed),
+            actual=table.house_rules,
+        )
+    required = ctx.profile.required_limits
+    if required is None:
+        return
+    for wager, need, have in (
+        ("ante", required.ante, table.ante),
+        ("aa_bonus", required.aa_bonus, table.aa_bonus),
+    ):
+        if need is not None and (have is None or have[0] > need[0] or have[1] < need[1]):
+            raise CheckFailure(
+                f"declared {wager} limits {list(have) if have else None} do not include the "
+                f"{need[0]}..{need[1]} profile {ctx.profile.name} requires a table to accept",
+                expected={wager: list(need)},
+                actual={wager: list(have) if have else None},
             )

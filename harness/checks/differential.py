@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 
 from harness.cards import Card, format_cards
+from harness.checks import replies
 from harness.checks.judgement import judge_played, owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
@@ -67,11 +68,10 @@ def differential(ctx: Context) -> Outcome:
         )
     started = time.perf_counter()
     profile = ctx.profile
+    table = replies.table(ctx)
+    offered = profile.aa_table is not None and offers_aa_bonus(ctx)
     stakes = Stakes(
-        legal_range(ctx, "ante"),
-        legal_range(ctx, "aa_bonus")
-        if profile.aa_table is not None and offers_aa_bonus(ctx)
-        else None,
+        table.ante, table.aa_bonus if offered else None, table.aa_bonus_max_ante_multiple
     )
     shard, shards = ctx.shard
     plan = plan_shard(
@@ -156,7 +156,7 @@ def _finding(ctx: Context, cause: Cause, shrink: bool) -> Finding:
     tries = 0
     if shrink:
         rnd, d, tries = _shrink(ctx, rnd, d)
-    want = settle(ctx.profile, rnd.deal(), rnd.plays())
+    want = settle(ctx.profile, rnd.deal(), rnd.plays(), ctx.table)
     clause = owner(ctx, cause.kind)
     name = slug(cause.kind, cause.detail)
     seat = next(s for s in rnd.seats if s.seat == d.seat)

@@ -34,7 +34,7 @@ def judge_played(
     if played.refused is not None:
         op, error = played.refused
         return [refused(min(plays, default=1), op, error.code, error.message)]
-    return judge(settle(ctx.profile, deal, plays), stacked, played.reply, played.result)
+    return judge(settle(ctx.profile, deal, plays, ctx.table), stacked, played.reply, played.result)
 
 
 def by_cause(found: Iterable[Disagreement]) -> dict[tuple[str, str], Disagreement]:

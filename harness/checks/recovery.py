@@ -332,7 +332,7 @@ def _settled_as_the_rules_say(
         w["seat"]: SeatPlay(w["seat"], w["ante"], w["aa_bonus"], Action(rnd.decided[w["seat"]]))
         for w in rnd.wagers
     }
-    want = settle(ctx.profile, deal, plays)
+    want = settle(ctx.profile, deal, plays, ctx.table)
     board = [*cards["flop"], cards["turn"], cards["river"]]
     got = {obj(s).get("seat"): obj(obj(s).get("wagers")) for s in items(result.get("seats"))}
     for seat in want.seats:

@@ -198,7 +198,7 @@ def _verify_askable(ctx: Context, vector: RefusalVector) -> None:
                 f"{vector.id} needs a second seat; the game declares seats:{ctx.seats}",
                 needs="capability seats:2",
             )
-        if need == "aa_bonus" and not offers_aa_bonus(ctx):
+        if need == "aa_bonus" and not offers_aa_bonus(ctx) and ctx.profile.aa_table:
             raise NotTested(f"{vector.id} wagers an AA Bonus; the game declares none",
                             needs="an AA Bonus table in hello")  # fmt: skip
         if need == "text" and not hasattr(ctx.adapter, "request_text"):
@@ -215,9 +215,23 @@ def _nothing_to_refuse(ctx: Context, vector: RefusalVector) -> str:
     if "$aa_under" in str(vector.params) and _aa_minimum(ctx) == 1:
         # 0 is no AA Bonus at all, which is legal: no stake lies under the limit to refuse.
         return "the declared AA Bonus minimum is 1: no stake lies under it"
+    if "$aa_over_cap" in str(vector.params) and _over_cap(ctx) is None:
+        return "the table declares no AA Bonus cap that binds inside its AA Bonus limits"
+    if "aa_bonus" in vector.needs and ctx.profile.aa_table is None:
+        return f"profile {ctx.profile.name} offers no AA Bonus: no AA Bonus stake to refuse"
     if "lines" in vector.needs and not getattr(ctx.adapter, "carries_lines", False):
         return "requests do not travel as lines here: over HTTP the path names the op"
     return ""
+
+
+def _over_cap(ctx: Context) -> int | None:
+    """One unit over the AA Bonus the declared house rule allows beside the smallest
+    ante, when that lies inside the AA Bonus limits (else the limits refuse it anyway)."""
+    found = ctx.table
+    if found is None or found.aa_bonus is None or found.aa_bonus_max_ante_multiple is None:
+        return None
+    over = found.aa_bonus_max_ante_multiple * found.ante[0] + 1
+    return over if found.aa_bonus[0] <= over <= found.aa_bonus[1] else None
 
 
 def _aa_minimum(ctx: Context) -> Any:
@@ -358,6 +372,8 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
         if value.endswith("_over"):
             return declared[1] + 1
         return declared[0] - 1
+    if value == "$aa_over_cap":
+        return _over_cap(ctx)
     if value == "$seat_over":
         return ctx.seats + 1
     if value == "$too_many_seats":

@@ -24,6 +24,7 @@ from harness.errors import GameFault, ProtocolViolation, Violation
 from harness.model import Finding, Outcome, Untested
 from harness.profiles import Profile
 from harness.protocol import seats_capability
+from harness.table import Table, table_of
 
 
 @dataclass
@@ -49,6 +50,12 @@ class Context:
     def capabilities(self) -> set[str]:
         caps = self.hello.get("capabilities", [])
         return set(caps) if isinstance(caps, list) else set()
+
+    @property
+    def table(self) -> Table | None:
+        """The table the game declares (limits, house rules; harness/table.py), None when
+        its hello declares no valid ante limits."""
+        return table_of(self.hello.get("config"))
 
     @property
     def seats(self) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 from harness.cards import Card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
+from harness.table import Table
 
 
 def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
@@ -82,32 +83,40 @@ def offers_aa_bonus(ctx: Context) -> bool:
     return bool(obj(ctx.hello.get("config")).get("aa_bonus_pay_table"))
 
 
-def stake(ctx: Context, wager: str = "ante") -> int:
-    """The smallest `wager` ("ante" or "aa_bonus") legal under both the profile's table
-    limits and the game's declared ones.
+def table(ctx: Context) -> Table:
+    """The table the game declares; NotTested when its hello declares no valid limits
+    (the declared-limits check's finding): the harness never invents limits."""
+    found = ctx.table
+    if found is None:
+        raise NotTested(
+            "the game declares no valid ante limits, and the harness stakes only inside "
+            "the limits a game declares",
+            needs="config.limits in hello, each [min, max] with 1 <= min <= max",
+        )
+    return found
 
-    Checks play it: the game must accept it, and the oracle settles only what the
-    profile allows. That the game enforces what it declares is declared-limits'
-    judgement, not this one's.
-    """
+
+def stake(ctx: Context, wager: str = "ante") -> int:
+    """The smallest `wager` ("ante" or "aa_bonus", beside the smallest ante) the game's
+    table takes (docs/profiles.md, Table limits). Checks play it: the game must accept
+    it; that the game enforces its limits is declared-limits' judgement, not this one's."""
     return legal_range(ctx, wager)[0]
 
 
 def legal_range(ctx: Context, wager: str = "ante") -> tuple[int, int]:
-    """The stakes of `wager` legal under both the profile's limits and the declared ones;
-    NotTested when they do not overlap."""
-    lo, hi = ctx.profile.limits.ante if wager == "ante" else ctx.profile.limits.aa_bonus
-    config = obj(ctx.hello.get("config"))
-    declared = obj(config.get("limits")).get(wager)
-    if isinstance(declared, list) and len(declared) == 2:
-        lo, hi = max(lo, int(declared[0])), min(hi, int(declared[1]))
-    if lo > hi:
+    """The stakes of `wager` the game's table takes (the AA Bonus beside its smallest
+    ante, under its house rules); NotTested when it takes none."""
+    found = table(ctx)
+    if wager == "ante":
+        return found.ante
+    aa = found.aa_range(found.ante[0])
+    if aa is None:
         raise NotTested(
-            f"the declared {wager} limits {declared} do not overlap profile "
-            f"{ctx.profile.name}'s, so no stake is legal under both",
-            needs=f"declared {wager} limits that overlap the profile's",
+            "the game's table takes no AA Bonus beside its smallest ante",
+            needs="declared AA Bonus limits (config.limits.aa_bonus) and house rules "
+            "that allow one",
         )
-    return lo, hi
+    return aa
 
 
 @dataclass(frozen=True)

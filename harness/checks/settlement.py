@@ -9,6 +9,7 @@ randomized failure can be replayed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from harness.cards import format_cards
@@ -24,47 +25,89 @@ from harness.checks.replies import (
     play_round,
     request_ok,
     stake,
+    table,
     wager_pair,
 )
 from harness.differential.attribution import slug
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
 from harness.model import Finding, Outcome
-from harness.oracle import SeatPlay, SeatSettlement, Settlement
+from harness.oracle import SeatPlay, SeatSettlement, Settlement, settle
 from harness.protocol import Capability
+from harness.table import fit
 from harness.vectors import Vector
 
 
+@dataclass(frozen=True)
+class AtTable:
+    """A vector as the game's table plays it: each seat's stakes fitted to the declared
+    limits and house rules (harness/table.py, docs/profiles.md), and how."""
+
+    vector: Vector
+    plays: dict[int, SeatPlay]
+    how: str  # "as written", "x5", "/2", "restaked"
+
+    def stacked(self) -> Stacked:
+        """The round to play: the fitted wagers, the stacked cards, each seat's decision."""
+        return Stacked(
+            [
+                {"seat": p.seat, "ante": p.ante, **({"aa_bonus": p.aa_bonus} if p.aa_bonus else {})}
+                for p in self.plays.values()
+            ],
+            self.vector.stacked_cards(),
+            [(p.seat, p.action.value) for p in self.plays.values()],
+        )
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        """The stakes played, and the written ones where they differ."""
+        played: dict[str, Any] = {"wagers": self.stacked().wagers}
+        if self.how != "as written":
+            written = {s.seat: (s.ante, s.aa_bonus) for s in self.vector.seats}
+            played |= {"stakes": self.how, "written": _wagers(written)}
+        return played
+
+
+def _wagers(stakes: dict[int, tuple[int, int]]) -> list[dict[str, int]]:
+    return [
+        {"seat": n, "ante": ante, **({"aa_bonus": aa} if aa else {})}
+        for n, (ante, aa) in sorted(stakes.items())
+    ]
+
+
 def replay_vector(ctx: Context, vector: Vector) -> Outcome:
-    """Play a stacked round and judge the settlement on what the vector's clause states
-    (`ctx.clause`); whatever else differs fails the clause it breaks (harness/checks/
-    judgement.py), with this vector as its worked example."""
+    """Play a stacked round at the game's table and judge the settlement on what the
+    vector's clause states (`ctx.clause`); whatever else differs fails the clause it
+    breaks (harness/checks/judgement.py), with this vector as its worked example. The
+    expected settlement is the rules oracle's under the profile at the stakes played (the
+    hand-worked values are its proof, tests/test_oracle.py)."""
     if Capability.INJECT not in ctx.capabilities:
         raise NotTested(
             "vectors stack the deck: implementation lacks capability inject",
             needs="capability inject",
         )
-    verify_askable(ctx, vector)
-    wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
-    with game_faults_fail():
-        if not vector.valid:
+    if not vector.valid:  # wagers the rules refuse, asked as written
+        wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
+        with game_faults_fail():
             _expect_refusal(ctx, vector, wagers)
-            return Outcome()
-        stacked = stacked_round(vector)
-        played = play_round(ctx, stacked)
-    found = judge_played(ctx, vector.deal, vector_plays(vector), vector.stacked_cards(), played)
-    if not found:
         return Outcome()
+    at = at_table(ctx, vector)
+    stacked = at.stacked()
+    with game_faults_fail():
+        played = play_round(ctx, stacked)
+    found = judge_played(ctx, vector.deal, at.plays, vector.stacked_cards(), played)
+    if not found:
+        return Outcome(evidence={"stakes": at.how})
     if played.refused is not None:
         op, error = played.refused
         problems = [f"{op} was refused with {error.code}: {error.message}"]
         expected: Any = "an ok reply"
         actual: Any = {"error": {"code": error.code, "message": error.message}}
     else:
-        problems, expected, actual = compare_settlement(vector, played.result)
+        problems, expected, actual = compare_settlement(ctx, at, played.result)
     # The stacked cards beside the money: the report draws the round.
     evidence: dict[str, Any] = {"vector": vector.id, "file": str(vector.path)}
-    evidence |= {"line": vector.line, "cards": vector.stacked_cards(), "wagers": wagers}
+    evidence |= {"line": vector.line, "cards": vector.stacked_cards(), **at.evidence}
     if played.refused is not None:
         evidence["request"] = refused_request(played, stacked)
     own, others = split(ctx, found)
@@ -91,55 +134,40 @@ def replay_vector(ctx: Context, vector: Vector) -> Outcome:
             evidence=evidence,
             findings=findings,
         )
-    return Outcome(findings=findings)
+    return Outcome(findings=findings, evidence={"stakes": at.how})
 
 
-def stacked_round(vector: Vector) -> Stacked:
-    """A vector as a round to play: its wagers, stacked cards and decisions."""
-    return Stacked(
-        [
-            {"seat": s.seat, "ante": s.ante, **({"aa_bonus": s.aa_bonus} if s.aa_bonus else {})}
-            for s in vector.seats
-        ],
-        vector.stacked_cards(),
-        [(s.seat, s.action.value) for s in sorted(vector.seats, key=lambda s: s.seat)],
-    )
-
-
-def vector_plays(vector: Vector) -> dict[int, SeatPlay]:
-    return {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
-
-
-def verify_askable(ctx: Context, vector: Vector) -> None:
-    """NotTested when the game cannot be asked the vector: more seats than it declares,
-    or legal stakes outside its declared limits."""
+def at_table(ctx: Context, vector: Vector) -> AtTable:
+    """The vector at the game's table, or NotTested when the game cannot be asked it: more
+    seats than it declares, an AA Bonus it does not offer, stakes its table cannot take."""
     top_seat = max(s.seat for s in vector.seats)
     if top_seat > ctx.seats:
         raise NotTested(
             f"vector uses seat {top_seat}; implementation declares seats:{ctx.seats}",
             needs=f"capability seats:{top_seat}",
         )
-    if vector.valid:
-        if any(s.aa_bonus for s in vector.seats) and not offers_aa_bonus(ctx):
-            raise NotTested(
-                "the vector stakes an AA Bonus; the game declares none",
-                needs="an AA Bonus table in hello",
-            )
-        _verify_within_declared_limits(ctx, vector)
-
-
-def _verify_within_declared_limits(ctx: Context, vector: Vector) -> None:
-    """A legal round whose stakes the game's declared limits exclude cannot be asked of
-    it: the game would rightly refuse it."""
-    limits = obj(obj(ctx.hello.get("config")).get("limits"))
-    for seat in vector.seats:
-        for wager, amount in (("ante", seat.ante), ("aa_bonus", seat.aa_bonus)):
-            bounds = limits.get(wager)
-            if amount and isinstance(bounds, list) and not bounds[0] <= amount <= bounds[1]:
-                raise NotTested(
-                    f"vector stakes {wager} {amount}, outside the declared limits {bounds}",
-                    needs=f"declared {wager} limits that include {amount}",
-                )
+    staked = any(s.aa_bonus for s in vector.seats)
+    # A profile without an AA Bonus (a variation removing it) plays the vector without
+    # one; a game not offering the profile's AA Bonus cannot be asked it.
+    without = ctx.profile.aa_table is None
+    if staked and not without and not offers_aa_bonus(ctx):
+        raise NotTested(
+            "the vector stakes an AA Bonus; the game declares none",
+            needs="an AA Bonus table in hello",
+        )
+    seats = sorted(vector.seats, key=lambda s: s.seat)
+    fitted = fit(table(ctx), [(s.ante, 0 if without else s.aa_bonus) for s in seats])
+    if fitted is None:
+        raise NotTested(
+            "the vector stakes an AA Bonus the game's table takes beside none of its antes",
+            needs="declared AA Bonus limits and house rules that allow one",
+        )
+    plays = {
+        s.seat: SeatPlay(s.seat, ante, aa, s.action)
+        for s, (ante, aa) in zip(seats, fitted.stakes, strict=True)
+    }
+    how = "restaked" if staked and without and fitted.how == "as written" else fitted.how
+    return AtTable(vector, plays, how)
 
 
 def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) -> None:
@@ -162,14 +190,19 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
 
 
 def compare_settlement(
-    vector: Vector, result: dict[str, Any]
+    ctx: Context, at: AtTable, result: dict[str, Any]
 ) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
-    """Differences between a `result` reply and the vector: (problems, expected, actual)."""
+    """Differences between a `result` reply and the rules oracle's settlement of the
+    vector at the stakes played: (problems, expected, actual)."""
+    want = settle(ctx.profile, at.vector.deal, at.plays, ctx.table)
     problems: list[str] = []
-    board = [str(c) for c in vector.deal.board]
+    board = [str(c) for c in at.vector.deal.board]
     dealer = obj(result.get("dealer"))
-    assert vector.expected_dealer is not None
-    expected: dict[str, Any] = {"board": board, "dealer": dict(vector.expected_dealer), "seats": {}}
+    expected: dict[str, Any] = {
+        "board": board,
+        "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+        "seats": {},
+    }
     actual: dict[str, Any] = {
         "board": result.get("board"),
         "dealer": {"hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")},
@@ -178,23 +211,23 @@ def compare_settlement(
     if result.get("board") != board:
         problems.append(f"board {result.get('board')} is not the stacked {board}")
     for key in ("hand", "qualifies"):
-        if dealer.get(key) != vector.expected_dealer[key]:
+        if dealer.get(key) != expected["dealer"][key]:
             problems.append(
-                f"dealer {key} {dealer.get(key)!r}, expected {vector.expected_dealer[key]!r}"
+                f"dealer {key} {dealer.get(key)!r}, expected {expected['dealer'][key]!r}"
             )
     by_number = {s.get("seat"): s for s in items(result.get("seats")) if isinstance(s, dict)}
-    actions = {s.seat: s.action for s in vector.seats}
-    for exp in vector.expected_seats:
+    for exp in want.seats:
         got = by_number.get(exp.seat)
-        want = {
-            "action": actions[exp.seat].value,
+        aa = exp.aa_bonus
+        wanted: dict[str, Any] = {
+            "action": exp.action.value,
             "ante": [exp.ante.stake, exp.ante.returned],
             "call": [exp.call.stake, exp.call.returned],
-            "aa_bonus": [exp.aa_bonus.stake, exp.aa_bonus.returned] if exp.aa_bonus else None,
+            "aa_bonus": [aa.stake, aa.returned] if aa else None,
         }
-        if actions[exp.seat] is Action.CALL:
-            want["hand"] = exp.hand
-        expected["seats"][str(exp.seat)] = want
+        if exp.action is Action.CALL:
+            wanted["hand"] = exp.hand.wire
+        expected["seats"][str(exp.seat)] = wanted
         if got is None:
             problems.append(f"seat {exp.seat} missing from the result")
             continue
@@ -205,15 +238,15 @@ def compare_settlement(
             "call": wager_pair(wagers.get("call")),
             "aa_bonus": wager_pair(wagers.get("aa_bonus")),
         }
-        if want["aa_bonus"] is None and have["aa_bonus"] in (None, [0, 0]):
+        if wanted["aa_bonus"] is None and have["aa_bonus"] in (None, [0, 0]):
             have["aa_bonus"] = None
-        if "hand" in want:
+        if "hand" in wanted:
             have["hand"] = got.get("hand")
         actual["seats"][str(exp.seat)] = have
-        for key, value in want.items():
+        for key, value in wanted.items():
             if have.get(key) != value:
                 problems.append(f"seat {exp.seat} {key} {have.get(key)!r}, expected {value!r}")
-    extra = sorted(set(by_number) - set(actions), key=str)
+    extra = sorted(set(by_number) - set(at.plays), key=str)
     if extra:
         problems.append(f"result has seats {extra} that did not play")
     return problems, expected, actual
@@ -474,5 +507,5 @@ def repro_vector(
         "header": "A round in which the game's settlement differed from the rules, written "
         "by chcert to replay the failure (docs/verdict.md, reproductions).",
         "notes": {"Repro": "Found by a randomized check; expected values from the oracle."},
-        "groups": [{"profiles": [ctx.profile.name], "tests": [test]}],
+        "groups": [{"profiles": [ctx.profile.clauses_from], "tests": [test]}],
     }

@@ -199,7 +199,7 @@ def _simulated_round(
         "river": str(board[4]),
     }
     try:
-        want = settle(ctx.profile, Deal(holes, dealer, flop, board[3], board[4]), plays)
+        want = settle(ctx.profile, Deal(holes, dealer, flop, board[3], board[4]), plays, ctx.table)
     except InvalidCards as exc:  # a card twice: the deck is not one deck (the deck's rule)
         d = Disagreement(
             seats[0], "deck", "a card dealt twice", {"cards": "distinct"}, {"error": str(exc)}

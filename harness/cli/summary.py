@@ -24,7 +24,7 @@ def print_summary(
     # Imported here: the report's package and the plan's schemas are heavy, and `chcert
     # --help` imports this module (tests/test_architecture.py).
     from harness.plan import plan_line
-    from harness.report.words import reason_text, ways_to_close
+    from harness.report.words import reason_text, table_summary, variation_summary, ways_to_close
 
     if not isinstance(results, Results):
         results = Results.from_json(results)
@@ -52,6 +52,9 @@ def print_summary(
         f"{items[Status.ERROR]} errors, {items[Status.NOT_TESTED]} not tested"
     )
     print(f"  {_samples_line(results)}")
+    for line in (variation_summary(results.profile), table_summary(results.table)):
+        if line:
+            print(f"  {line}")
     if results.manifest and results.manifest.plan:
         print(f"  {plan_line(results.manifest.plan)}")
     if count[Status.FAIL]:

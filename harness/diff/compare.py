@@ -20,6 +20,7 @@ This module renders nothing and knows no renderer.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -58,6 +59,7 @@ class Run:
 
     verdict: str
     profile: str | None
+    rules: str  # the resolved profile's tables and flags, as results.json states them
     adapter: str | None
     seed: int | None
     harness_version: str | None
@@ -298,6 +300,7 @@ def _run(results: Results) -> Run:
     return Run(
         verdict=results.verdict.value,
         profile=results.profile.name,
+        rules=json.dumps(results.profile.resolved, sort_keys=True, default=str),
         adapter=results.adapter or None,  # a stub names none
         seed=manifest.seed if manifest else None,
         harness_version=manifest.harness_version if manifest else None,
@@ -560,6 +563,9 @@ def _mismatches(old: Run, new: Run) -> Iterator[str]:
     """Different profiles or adapters: the diff still compares, but says so first."""
     if old.profile != new.profile:
         yield f"different profiles: OLD {old.profile}, NEW {new.profile}"
+    elif old.rules != new.rules and "{}" not in (old.rules, new.rules):
+        # One name, other tables or flags: an approved variation edited between the runs.
+        yield f"profile {new.profile} differs between the runs (its tables or rule flags)"
     if old.adapter != new.adapter:
         yield f"different adapters: OLD {old.adapter}, NEW {new.adapter}"
 

@@ -14,7 +14,7 @@ replays alone. Each shard has two parts:
 
 Every seat decides by the exact optimal strategy except the target seat and a
 share of random folds; stakes are the minimum, the maximum or an odd amount of
-the limits legal under both the profile and the game's declaration.
+the limits the game's table declares, under its house rules.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ CallsWith = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool]
 
 @dataclass(frozen=True)
 class Stakes:
-    """The legal range of each wager under both the profile and the declared limits."""
+    """The range of each wager the game's table takes (harness/table.py)."""
 
     ante: tuple[int, int]
     aa_bonus: tuple[int, int] | None  # None: no AA Bonus is offered
+    aa_cap: int | None = None  # house rule: an AA Bonus at most this multiple of the ante
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,11 @@ def _round(
         # The target seat always stakes an AA Bonus where one is offered: its row is a stratum.
         if stakes.aa_bonus is not None and (k == hand_of or rng.random() < 0.4):
             aa = _stake(rng, stakes.aa_bonus)
-        seats.append(PlannedSeat(k + 1, (hole[0], hole[1]), _stake(rng, stakes.ante), aa, action))
+        ante = _stake(rng, stakes.ante)
+        if stakes.aa_cap is not None and aa > stakes.aa_cap * ante:
+            capped = stakes.aa_cap * ante
+            aa = capped if stakes.aa_bonus and capped >= stakes.aa_bonus[0] else 0
+        seats.append(PlannedSeat(k + 1, (hole[0], hole[1]), ante, aa, action))
     d = _cards(dealer)
     return PlannedRound(
         name, target is not None, tuple(seats), (d[0], d[1]), (b[0], b[1], b[2]), b[3], b[4]

@@ -2,11 +2,16 @@
 
     python -m harness.reference [--profile NAME|PATH] [--mutant NAME | --game MODULE:CLASS]
                                 [--db FILE [--recovery resume|void]] [--http PORT [--host H]]
+                                [--ante-limits MIN:MAX] [--aa-limits MIN:MAX] [--aa-cap M]
 
 By default it speaks JSON Lines: requests read from stdin, replies written to
 stdout, one JSON object a line. With `--http PORT` it serves HTTP instead
 (`POST /<op>`, keep-alive; certify it with `--adapter http://127.0.0.1:PORT/`),
 printing its URL on stdout once it listens; port 0 takes any free port.
+
+`--ante-limits`, `--aa-limits` and `--aa-cap` set the table it declares and enforces
+(docs/profiles.md): its limits in minor units (default 100:50000 and 100:25000) and
+the house rule `aa_bonus_max_ante_multiple` (an AA Bonus at most M times the ante).
 
 `--game MODULE:CLASS` serves another Python game class the same way (constructed
 with no arguments, as the python: adapter does, or with the profile `--profile`
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import sys
 from typing import Any
@@ -45,6 +51,7 @@ from harness.protocol import serve_http, serve_json_lines, take_stdio
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
+from harness.table import REFERENCE_TABLE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,7 +76,27 @@ def main(argv: list[str] | None = None) -> int:
         choices=("resume", "void"),
         help="an interrupted round is resumed or voided (with --db; default: the profile's)",
     )
+    parser.add_argument(
+        "--ante-limits", type=_limits, metavar="MIN:MAX", help="the table's ante limits"
+    )
+    parser.add_argument(
+        "--aa-limits", type=_limits, metavar="MIN:MAX", help="the table's AA Bonus limits"
+    )
+    parser.add_argument(
+        "--aa-cap",
+        type=int,
+        metavar="M",
+        help="house rule: an AA Bonus at most M times the ante (declared in hello)",
+    )
     args = parser.parse_args(argv)
+    if args.aa_cap is not None and args.aa_cap < 1:
+        parser.error("--aa-cap needs M >= 1")
+    table = dataclasses.replace(
+        REFERENCE_TABLE,
+        ante=args.ante_limits or REFERENCE_TABLE.ante,
+        aa_bonus=args.aa_limits or REFERENCE_TABLE.aa_bonus,
+        aa_bonus_max_ante_multiple=args.aa_cap,
+    )
     if args.recovery and not args.db:
         parser.error("--recovery needs --db: without it no round survives the process")
     if args.db and args.game:
@@ -88,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 if args.db:
                     store = cleanup.enter_context(RoundStore(args.db))
-                game = factory(profile, store=store, recovery=args.recovery)
+                game = factory(profile, store=store, recovery=args.recovery, table=table)
             except StoreError as exc:
                 print(f"python -m harness.reference: {exc}", file=sys.stderr)
                 return 1
@@ -98,6 +125,18 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
             serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))
     return 0
+
+
+def _limits(text: str) -> tuple[int, int]:
+    """MIN:MAX in minor units, 1 <= MIN <= MAX."""
+    lo, sep, hi = text.partition(":")
+    try:
+        bounds = int(lo), int(hi)
+    except ValueError:
+        bounds = (0, 0)
+    if not sep or not 1 <= bounds[0] <= bounds[1]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not MIN:MAX with 1 <= MIN <= MAX")
+    return bounds
 
 
 if __name__ == "__main__":

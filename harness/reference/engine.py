@@ -27,6 +27,7 @@ or voided (docs/adapter-protocol.md, "Interrupted rounds").
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -45,6 +46,7 @@ from harness.game import MAX_SEATS, Action
 from harness.profiles import NonQualifyingAnte, Profile, load_profile
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
 from harness.reference.rounds import Dealt, Phase, Round, Seat
+from harness.table import REFERENCE_TABLE, Table
 
 if TYPE_CHECKING:
     from harness.reference.store import RoundStore
@@ -125,8 +127,12 @@ class ReferenceGame:
         profile: Profile | str = DEFAULT_PROFILE,
         store: RoundStore | None = None,
         recovery: str | None = None,
+        table: Table = REFERENCE_TABLE,
     ) -> None:
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        # The table's limits and house rules: the game's configuration, declared in hello
+        # (no rules source gives limits); no AA Bonus limits where the rules have none.
+        self.table = table if self.profile.aa_table else dataclasses.replace(table, aa_bonus=None)
         if recovery not in (None, "resume", "void"):
             raise ValueError(f"recovery is 'resume' or 'void', not {recovery!r}")
         self.recovery = recovery or self.profile.interrupted_rounds[0]
@@ -205,7 +211,7 @@ class ReferenceGame:
     def hello(self) -> dict[str, Any]:
         durable = self._store is not None  # capability recovery: only when a kill loses nothing
         capabilities = [c.value for c in Capability if durable or c is not Capability.RECOVERY]
-        config = self.profile.declared_config()
+        config = self.profile.declared_config() | self.table.to_config()
         if durable:
             config["recovery"] = self.recovery
         return {
@@ -325,8 +331,6 @@ class ReferenceGame:
                 ErrorCode.INVALID_BET, f"seats must be a list of 1..{MAX_SEATS} wagers"
             )
         bets: dict[int, tuple[int, int]] = {}
-        ante_lo, ante_hi = self.profile.limits.ante
-        aa_lo, aa_hi = self.profile.limits.aa_bonus
         for entry in seats:
             if not isinstance(entry, dict):
                 raise ErrorReply(
@@ -339,17 +343,13 @@ class ReferenceGame:
                 raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: wagers must be integers")
             if aa and not ante:
                 raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: AA Bonus without an ante")
-            if not ante_lo <= ante <= ante_hi:
-                raise ErrorReply(
-                    ErrorCode.INVALID_BET,
-                    f"seat {number}: ante {ante} outside {ante_lo}..{ante_hi}",
-                )
             if aa and self.profile.aa_table is None:
                 raise ErrorReply(ErrorCode.INVALID_BET, "this game has no AA Bonus")
-            if aa and not aa_lo <= aa <= aa_hi:
-                raise ErrorReply(
-                    ErrorCode.INVALID_BET, f"seat {number}: AA Bonus {aa} outside {aa_lo}..{aa_hi}"
-                )
+            if aa < 0:
+                raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: a negative AA Bonus")
+            refused = self.table.refuses(ante, aa)  # limits and house rules
+            if refused is not None:
+                raise ErrorReply(ErrorCode.INVALID_BET, f"seat {number}: {refused}")
             bets[number] = (ante, aa)
         return bets
 

@@ -84,6 +84,7 @@ from harness.report.certificate import (
     contradiction,
     game,
     hello_of,
+    packed,
     verdict_banner,
     verdict_lines,
 )
@@ -103,6 +104,7 @@ from harness.report.failures import (
 from harness.report.layout import ReportDocument, build, contents, heading
 from harness.report.seal import attach_results, results_digest
 from harness.report.style import (
+    CELL_LIMIT,
     H1,
     H2,
     LEAD,
@@ -125,7 +127,18 @@ from harness.report.style import (
     status_label,
     text_shown,
 )
-from harness.report.words import reason_text, ways_to_close, why_text
+from harness.report.words import (
+    base_of,
+    is_variation,
+    not_applicable_text,
+    not_offered_text,
+    reason_text,
+    stakes_text,
+    variation_line,
+    varied_text,
+    ways_to_close,
+    why_text,
+)
 from harness.results import json_bytes
 
 MAX_CAUSES_SHOWN = 60  # causes drawn with a worked example; every failure is in results.json
@@ -319,7 +332,7 @@ def _summary(results: Results) -> list[Flowable]:
     rows = [
         ["Implementation", game(hello_of(results))],
         ["Adapter", results.adapter],
-        ["Profile", f"{profile.name}: {profile.title}"],
+        ["Profile", _profile_line(profile)],
         [
             "Clauses",
             f"{len(clauses)}: {count[Status.PASS]} passed, {count[Status.FAIL]} failed, "
@@ -337,6 +350,14 @@ def _summary(results: Results) -> list[Flowable]:
         Spacer(1, 3 * mm),
         grid([[para(a), para(b)] for a, b in rows], [35 * mm, 135 * mm], header=False),
     ]
+
+
+def _profile_line(profile: ProfileInfo) -> str:
+    """The profile by name and title, and what it varies when it is a variation."""
+    line = f"{profile.name}: {profile.title}"
+    if is_variation(profile):
+        line += f" ({variation_line(profile)})"
+    return line
 
 
 def _clause_notes(c: ClauseRow) -> list[str]:
@@ -375,15 +396,20 @@ def _source_legend(clauses: list[ClauseRow], profile: ProfileInfo) -> list[Flowa
     return [para("Rules sources cited below:", SMALL), grid(rows, [14 * mm, 156 * mm], False)]
 
 
-def _clause_cell(c: ClauseRow) -> list[Flowable]:
+def _clause_cell(c: ClauseRow, base: str | None) -> list[Flowable]:
+    """A clause's title, what an approved variation changes of it, its sources, notes."""
+    varied = packed([varied_text(v, base) for v in c.varied], "") if c.varied else []
+    marked = [f"<b>varied:</b> {esc(line, CELL_LIMIT)}" for line in varied[:1]]
     return [
         para(c.title, SMALL),
+        *[Paragraph(line, SMALL) for line in marked],
+        *[para(line, SMALL) for line in varied[1:]],
         para("; ".join(_source_tag(s) for s in c.sources), SMALL),
         *[para(n, SMALL) for n in _clause_notes(c)],
     ]
 
 
-def _clause_matrix(clauses: list[ClauseRow]) -> Table:
+def _clause_matrix(clauses: list[ClauseRow], base: str | None) -> Table:
     """Rules clauses: each verified by vectors and checks the profile plans."""
     head = ("Clause", "Rule and source", "Result", "Vectors", "Checks")
     rows: list[list[Any]] = [[para(h, SMALL) for h in head]]
@@ -391,7 +417,7 @@ def _clause_matrix(clauses: list[ClauseRow]) -> Table:
         rows.append(
             [
                 para(c.id, SMALL),
-                _clause_cell(c),
+                _clause_cell(c, base),
                 para(status_label(c.status), SMALL),
                 para(c.vectors, SMALL),
                 para(c.checks, SMALL),
@@ -401,7 +427,7 @@ def _clause_matrix(clauses: list[ClauseRow]) -> Table:
     return colour_status(table, 2, [c.status for c in clauses])
 
 
-def _figure_matrix(clauses: list[ClauseRow]) -> Table:
+def _figure_matrix(clauses: list[ClauseRow], base: str | None) -> Table:
     """Published figures: each clause a figure its source claims, checked by exact mathematics."""
     rows: list[list[Any]] = [
         [para(h, SMALL) for h in ("Clause", "Figure and source", "Result", "Finding")]
@@ -411,7 +437,7 @@ def _figure_matrix(clauses: list[ClauseRow]) -> Table:
         rows.append(
             [
                 para(c.id, SMALL),
-                _clause_cell(c),
+                _clause_cell(c, base),
                 para(status_label(c.status), SMALL),
                 [para(i.message, SMALL) for i in findings],
             ]
@@ -424,14 +450,31 @@ def _traceability(clauses: list[ClauseRow], profile: ProfileInfo) -> list[Flowab
     """The matrix, split as the verdicts are: rules clauses, then published figures."""
     rules = [c for c in clauses if c.kind is not ClauseKind.PUBLICATION]
     figures = [c for c in clauses if c.kind is ClauseKind.PUBLICATION]
+    base = base_of(profile)
     flow: list[Flowable] = [heading("Clause traceability")]
+    if is_variation(profile):
+        flow.append(
+            para(
+                f"The profile is an {variation_line(profile)}: its clauses "
+                "apply, and a clause whose statement the variation changes is marked "
+                "varied, with the approved value and the base's.",
+                SMALL,
+            )
+        )
+    if profile.not_applicable:
+        flow.append(para(not_applicable_text(profile.not_applicable, base), SMALL))
+    if profile.not_offered:
+        flow.append(para(not_offered_text(profile.not_offered), SMALL))
     if not clauses:
         return [*flow, para("No clause was judged.")]
     flow += _source_legend(clauses, profile)
     if rules:
-        flow += [heading(f"Rules clauses ({len(rules)})", 1), _clause_matrix(rules)]
+        flow += [heading(f"Rules clauses ({len(rules)})", 1), _clause_matrix(rules, base)]
     if figures:
-        flow += [heading(f"Published figures ({len(figures)})", 1), _figure_matrix(figures)]
+        flow += [
+            heading(f"Published figures ({len(figures)})", 1),
+            _figure_matrix(figures, base),
+        ]
     return flow
 
 
@@ -486,6 +529,7 @@ def _differential(
                 f"Generated corpus: {status_label(corpus.status)}. {corpus.ran:,} of "
                 f"{corpus.vectors:,} vectors replayed in {corpus.items} items, "
                 f"{corpus.failed:,} failed, {corpus.not_tested:,} could not be asked of the game."
+                + (f" Stakes: {stakes_text(corpus.stakes)}." if stakes_text(corpus.stakes) else "")
             )
         )
     return flow

@@ -18,7 +18,7 @@ from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.platypus import Paragraph, Spacer, Table, TableStyle
+from reportlab.platypus import KeepInFrame, Paragraph, Spacer, Table, TableStyle
 from reportlab.platypus.flowables import Flowable
 
 from harness.model import (
@@ -28,11 +28,13 @@ from harness.model import (
     Manifest,
     ProfileInfo,
     Results,
+    TableSection,
 )
 from harness.outcomes import Status, Verdict
 from harness.report.seal import hash_line
 from harness.report.style import (
     BODY,
+    CELL_LIMIT,
     H1,
     LEAD,
     MONO,
@@ -43,6 +45,13 @@ from harness.report.style import (
     esc,
     grid,
     para,
+)
+from harness.report.words import (
+    base_of,
+    is_variation,
+    table_lines,
+    variation_line,
+    varied_text,
 )
 
 # The certificate's word for each verdict (docs/verdict.md).
@@ -173,20 +182,34 @@ def _limits(limits: Any) -> str:
     return "; ".join(shown) + " (minor units)"
 
 
-def _configuration(hello: dict[str, Any]) -> list[Flowable]:
-    """The rules the game says it plays (hello config), one line each."""
+def _configuration(hello: dict[str, Any], table: TableSection | None) -> list[Flowable]:
+    """The rules the game says it plays (hello config), one line each, then its table as
+    the run read it (schema 6 on): limits and house rules, what the profile requires of
+    a table, the stakes played; its limits as declared where it declared no valid table
+    or the file records none."""
     config = hello.get("config")
-    if not isinstance(config, dict):
+    lines = []
+    if isinstance(config, dict):
+        qualifier = str(config.get("dealer_qualifier", "?")).replace("_", " ")
+        lines += [
+            f"Ante pays: {_pay_table(config.get('ante_pay_table'))}",
+            f"AA Bonus pays: {_pay_table(config.get('aa_bonus_pay_table'))}",
+            f"Dealer qualifies with {qualifier} or better; call "
+            f"{config.get('call_multiple', '?')} x ante",
+        ]
+        if table is None:
+            lines.append(f"Limits: {_limits(config.get('limits'))}")
+        elif table.ante is None:
+            lines.append(f"Limits as declared: {_limits(config.get('limits'))}")
+    elif table is None:
         return [para("not declared", SMALL)]
-    qualifier = str(config.get("dealer_qualifier", "?")).replace("_", " ")
-    lines = [
-        f"Ante pays: {_pay_table(config.get('ante_pay_table'))}",
-        f"AA Bonus pays: {_pay_table(config.get('aa_bonus_pay_table'))}",
-        f"Dealer qualifies with {qualifier} or better; call "
-        f"{config.get('call_multiple', '?')} x ante",
-        f"Limits: {_limits(config.get('limits'))}",
-        f"Capabilities: {', '.join(map(str, hello.get('capabilities') or [])) or 'none'}",
-    ]
+    else:
+        lines.append("not declared")
+    if table is not None:
+        lines += table_lines(table)
+    if isinstance(config, dict):
+        capabilities = ", ".join(map(str, hello.get("capabilities") or [])) or "none"
+        lines.append(f"Capabilities: {capabilities}")
     return [para(line, SMALL) for line in lines]
 
 
@@ -268,6 +291,11 @@ def _profile(profile: ProfileInfo, manifest: Manifest | None) -> list[Flowable]:
     cannot push it out of the cell), then the file and its SHA-256: a copy may keep the
     name and change the tables."""
     shown = [para(f"{profile.name}: {profile.title}", SMALL)]
+    if is_variation(profile):
+        base = base_of(profile)
+        said = [varied_text(v, base) for v in profile.variations] or ["nothing changed"]
+        head = f"{variation_line(profile)}: "
+        shown += [para(line, SMALL) for line in packed(said, head)]
     if manifest is None:
         return shown
     given = manifest.run_plan.get("profile")
@@ -276,6 +304,19 @@ def _profile(profile: ProfileInfo, manifest: Manifest | None) -> list[Flowable]:
         shown.append(para(str(given), SMALL))
         shown.append(para(f"SHA-256 {manifest.profile_sha256}", MONO))
     return shown
+
+
+def packed(said: list[str], head: str) -> list[str]:
+    """Phrases joined by "; " into as few lines as a cell shows whole (each under
+    CELL_LIMIT, a phrase longer than that on its own), the first led by `head`."""
+    lines: list[str] = []
+    line = head
+    for phrase in said:
+        if line not in ("", head) and len(line) + 2 + len(phrase) > CELL_LIMIT:
+            lines.append(line)
+            line = ""
+        line = f"{line}; {phrase}" if line not in ("", head) else line + phrase
+    return [*lines, line]
 
 
 def _plan(record: dict[str, Any] | None) -> str:
@@ -299,7 +340,8 @@ def contradiction(problem: str) -> Paragraph:
 def certificate(
     results: Results, problem: str | None, report_id: str, data: bytes, attached: bool
 ) -> list[Flowable]:
-    """The first page: the verdict, the game, the build, the profile, who certified it."""
+    """The first page: the verdict, the game, the build, the profile, who certified it;
+    shrunk to fit the page should it list more than one holds."""
     verdict = str(results.verdict) if problem is None else NOT_VALID
     said = hello_of(results)
     manifest = results.manifest
@@ -314,7 +356,7 @@ def certificate(
     protocol = said.get("protocol", "?")
     rows: list[list[Any]] = [
         [para("Game", SMALL), para(f"{game(said)} (protocol {protocol})", SMALL)],
-        [para("Declared configuration", SMALL), _configuration(said)],
+        [para("Declared configuration", SMALL), _configuration(said, results.table)],
         [para("Build submitted", SMALL), _artifacts(manifest)],
         [para("Adapter", SMALL), para(results.adapter or "?", SMALL)],
         [para("Profile", SMALL), _profile(results.profile, manifest)],
@@ -327,7 +369,9 @@ def certificate(
     ]
     flow.append(grid(rows, [38 * mm, 132 * mm], header=False))
     flow.append(para(ATTACHED if attached else NOT_ATTACHED, SMALL))
-    return flow
+    # One page, whatever it lists (a variation's many rows, a long build): drawn a little
+    # smaller rather than spilling onto the contents' page.
+    return [KeepInFrame(0, 0, flow, mode="shrink")]
 
 
 def _run_rows(manifest: Manifest | None) -> list[list[Any]]:

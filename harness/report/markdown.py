@@ -30,7 +30,13 @@ from harness.diff.compare import FailureRef, ResultsDiff, StatusChange, listed_c
 from harness.model import Failure, Gap, Reason, Results
 from harness.outcomes import Status
 from harness.plan import plan_line
-from harness.report.words import reason_text, ways_to_close, why_text
+from harness.report.words import (
+    reason_text,
+    table_summary,
+    variation_summary,
+    ways_to_close,
+    why_text,
+)
 
 SHOWN = 20  # failures, gaps, reasons and changes listed; results.json and the PDF hold all
 MESSAGE_WIDTH = 300  # a message longer than this is cut in a table cell
@@ -136,6 +142,8 @@ def _settings(results: Results) -> Iterator[list[str]]:
         ("implementation", escape(results.implementation_verdict)),
         ("published figures", escape(results.publication_verdict)),
         ("profile", escape(results.profile.name or "-")),
+        *_variation(results),
+        *_table(results),
         ("adapter", code(results.adapter or "-", in_table=True)),
         ("seed", value(manifest.seed if manifest else None)),
         ("chcert", escape(version or "-")),
@@ -149,6 +157,18 @@ def _settings(results: Results) -> Iterator[list[str]]:
         rows.append(("selection", f"{code(shown, in_table=True)}: never a certificate"))
     for label, cell in rows:
         yield [f"**{label}**", cell]
+
+
+def _variation(results: Results) -> list[tuple[str, str]]:
+    """An approved variation's row (none for a bundled profile, or an older file)."""
+    line = variation_summary(results.profile)
+    return [("variation", escape(cut(line, 1000)))] if line else []
+
+
+def _table(results: Results) -> list[tuple[str, str]]:
+    """The table the game declared and the stakes played at it (schema 6 on)."""
+    line = table_summary(results.table)
+    return [("table", escape(cut(line)))] if line else []
 
 
 def _counts(results: Results) -> list[str]:

@@ -30,7 +30,7 @@ class AcceptsAABonusWithoutAnte(ReferenceGame):
     def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
         if isinstance(seats, list):
             seats = [
-                {**s, "ante": self.profile.limits.ante[0]}
+                {**s, "ante": self.table.ante[0]}
                 if isinstance(s, dict) and s.get("aa_bonus") and not s.get("ante")
                 else s
                 for s in seats
@@ -43,7 +43,7 @@ class IgnoresAnteMaximum(ReferenceGame):
     """Antes above the declared maximum are accepted."""
 
     def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
-        hi = self.profile.limits.ante[1]
+        hi = self.table.ante[1]
         if isinstance(seats, list) and any(
             isinstance(s, dict) and isinstance(s.get("ante"), int) and s["ante"] > hi for s in seats
         ):
@@ -149,7 +149,7 @@ class KeepsTheAnteOfARefusedBet(ReferenceGame):
             return super().round(seats=seats, cards=cards)
         except ErrorReply as exc:
             if exc.code == ErrorCode.INVALID_BET:
-                kept = super().round(seats=[{"seat": 1, "ante": self.profile.limits.ante[0]}])
+                kept = super().round(seats=[{"seat": 1, "ante": self.table.ante[0]}])
                 self.act(round=kept["round"], seat=1, action="fold")
             raise
 

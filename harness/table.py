@@ -1,0 +1,200 @@
+"""The table a game declares: its limits and house rules, and the stakes a round is
+played at there (docs/profiles.md, "Table limits" and "House rules").
+
+No rules source gives table limits, and house rules are the operator's: both are the
+game's configuration, declared in `hello` (docs/adapter-protocol.md). The harness
+stakes every round it asks inside them. Settlement is linear in the stake, so a round
+written at other stakes (a hand-worked vector, a corpus vector) is played at the
+written stakes times or divided by a common factor when one fits, else restaked seat by
+seat; its expected settlement is the rules oracle's at the stakes played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum, unique
+from math import gcd
+from typing import Any
+
+
+@unique
+class HouseRule(StrEnum):
+    """The house rules protocol v1 documents (hello `config.house_rules`)."""
+
+    # The AA Bonus stake is at most this multiple of the same seat's ante.
+    AA_BONUS_MAX_ANTE_MULTIPLE = "aa_bonus_max_ante_multiple"
+
+
+HOUSE_RULES = tuple(rule.value for rule in HouseRule)
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a table accepts: each wager's limits in minor units, inclusive (None: no AA
+    Bonus offered or no limits declared for it), and the house rules it declares."""
+
+    ante: tuple[int, int]
+    aa_bonus: tuple[int, int] | None
+    aa_bonus_max_ante_multiple: int | None = None
+    unknown_house_rules: tuple[str, ...] = ()  # declared, but not in protocol v1
+
+    @property
+    def house_rules(self) -> dict[str, int]:
+        """The known house rules declared, as hello spells them."""
+        rules = {}
+        if self.aa_bonus_max_ante_multiple is not None:
+            rules[HouseRule.AA_BONUS_MAX_ANTE_MULTIPLE.value] = self.aa_bonus_max_ante_multiple
+        return rules
+
+    def aa_range(self, ante: int) -> tuple[int, int] | None:
+        """The AA Bonus stakes a seat with this ante may make; None when there are none."""
+        if self.aa_bonus is None:
+            return None
+        lo, hi = self.aa_bonus
+        if self.aa_bonus_max_ante_multiple is not None:
+            hi = min(hi, self.aa_bonus_max_ante_multiple * ante)
+        return (lo, hi) if lo <= hi else None
+
+    def refuses(self, ante: int, aa_bonus: int) -> str | None:
+        """Why this table refuses a seat's wagers (limits, house rules), None if it takes
+        them. Amounts are integers; an ante is required (the rules' refusal, not the
+        table's, is the oracle's to say)."""
+        lo, hi = self.ante
+        if not lo <= ante <= hi:
+            return f"ante {ante} outside the table limits {lo}..{hi}"
+        if aa_bonus == 0:
+            return None
+        if self.aa_bonus is None:
+            return "the table takes no AA Bonus"
+        aa_lo, aa_hi = self.aa_bonus
+        if not aa_lo <= aa_bonus <= aa_hi:
+            return f"AA Bonus {aa_bonus} outside the table limits {aa_lo}..{aa_hi}"
+        cap = self.aa_bonus_max_ante_multiple
+        if cap is not None and aa_bonus > cap * ante:
+            return f"AA Bonus {aa_bonus} above {cap} x the ante {ante} (house rule {_CAP})"
+        return None
+
+    def to_config(self) -> dict[str, Any]:
+        """The `limits` and `house_rules` of a hello config declaring this table."""
+        limits: dict[str, Any] = {"ante": list(self.ante)}
+        if self.aa_bonus is not None:
+            limits["aa_bonus"] = list(self.aa_bonus)
+        config: dict[str, Any] = {"limits": limits}
+        if self.house_rules:
+            config["house_rules"] = self.house_rules
+        return config
+
+
+_CAP = HouseRule.AA_BONUS_MAX_ANTE_MULTIPLE.value
+
+# The table chcert's reference game declares by default: its configuration, not any
+# rules source's (none gives limits).
+REFERENCE_TABLE = Table(ante=(100, 50_000), aa_bonus=(100, 25_000))
+
+
+def _range(value: Any) -> tuple[int, int] | None:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and 1 <= value[0] <= value[1]
+    ):
+        return value[0], value[1]
+    return None
+
+
+def table_of(config: Any) -> Table | None:
+    """The table a hello `config` declares; None when its ante limits are not a range
+    1 <= min <= max (the declared-limits check's finding). A game is the authority on
+    its own table: an AA Bonus range is read only where an AA Bonus table is declared."""
+    config = config if isinstance(config, dict) else {}
+    limits = config.get("limits") if isinstance(config.get("limits"), dict) else {}
+    ante = _range(limits.get("ante"))
+    if ante is None:
+        return None
+    aa = _range(limits.get("aa_bonus")) if config.get("aa_bonus_pay_table") else None
+    rules = config.get("house_rules") if isinstance(config.get("house_rules"), dict) else {}
+    cap = rules.get(_CAP)
+    return Table(
+        ante=ante,
+        aa_bonus=aa,
+        aa_bonus_max_ante_multiple=cap
+        if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1
+        else None,
+        unknown_house_rules=tuple(sorted(str(k) for k in rules if k not in HOUSE_RULES)),
+    )
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A round's stakes as played at a table: each seat's (ante, AA Bonus), and how they
+    were had from the written ones."""
+
+    stakes: tuple[tuple[int, int], ...]
+    how: str  # "as written", "x5", "/2", "restaked"
+
+    @property
+    def kind(self) -> str:
+        """How, in a word a run counts: "as written", "scaled" or "restaked"."""
+        return stakes_kind(self.how)
+
+
+def stakes_kind(how: str) -> str:
+    """ "x5" and "/2" are "scaled"; "as written" and "restaked" are themselves."""
+    return "scaled" if how[:1] in ("x", "/") else how
+
+
+def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
+    """The stakes to play a round written at `written` (each seat's ante and AA Bonus, 0
+    for none) at this table: as written if the table takes them; else all multiplied, or
+    all divided exactly, by the smallest common factor that fits (settlement is linear in
+    the stake: a hand-worked round stays the same round); else each seat restaked at the
+    nearest stakes the table takes. None when a seat's AA Bonus cannot be staked at all
+    (the table takes none beside any ante it allows)."""
+    if _takes(table, written):
+        return Fitted(tuple(written), "as written")
+    amounts = [a for pair in written for a in pair if a]
+    k = max(_ceil_div(lo, a) for a, lo in _lower_limits(table, written))
+    scaled = [(ante * k, aa * k) for ante, aa in written]
+    if k > 1 and _takes(table, scaled):
+        return Fitted(tuple(scaled), f"x{k}")
+    divisor = 0
+    for a in amounts:
+        divisor = gcd(divisor, a)
+    for d in _divisors(divisor):
+        if d > 1:
+            divided = [(ante // d, aa // d) for ante, aa in written]
+            if _takes(table, divided):
+                return Fitted(tuple(divided), f"/{d}")
+    restaked = []
+    for ante, aa in written:
+        ante = min(max(ante, table.ante[0]), table.ante[1])
+        if aa:
+            allowed = table.aa_range(ante)
+            if allowed is None:
+                return None
+            aa = min(max(aa, allowed[0]), allowed[1])
+        restaked.append((ante, aa))
+    return Fitted(tuple(restaked), "restaked")
+
+
+def _takes(table: Table, stakes: list[tuple[int, int]]) -> bool:
+    return all(table.refuses(ante, aa) is None for ante, aa in stakes)
+
+
+def _lower_limits(table: Table, stakes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each stake with its wager's lower limit."""
+    found = [(ante, table.ante[0]) for ante, _ in stakes]
+    if table.aa_bonus is not None:
+        found += [(aa, table.aa_bonus[0]) for _, aa in stakes if aa]
+    return found
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _divisors(n: int) -> list[int]:
+    """Divisors of n in increasing order."""
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
