@@ -13,6 +13,7 @@ worker beside it (harness/worker.py).
 from __future__ import annotations
 
 import contextlib
+import json
 import shlex
 from typing import Any, Literal
 
@@ -26,9 +27,16 @@ from harness.model import Failure, FailureKind, ItemKind, Reason, ReasonCode, Re
 from harness.outcomes import Status
 from harness.publication import published_figures
 from harness.report.words import reason_text
-from harness.results import RunFacts, build_results, failure_entry, now, write_json_atomic
+from harness.results import (
+    RunFacts,
+    build_results,
+    failure_entry,
+    now,
+    plain_json,
+    write_json_atomic,
+)
 from harness.runspec import RunSpec
-from harness.worker import RECORD_KEY, STATUS_KEY, Worker, call_report
+from harness.worker import HELLO_KEY, RECORD_KEY, STATUS_KEY, Worker, call_report
 
 REPRO_DIR = "repro"
 
@@ -127,6 +135,15 @@ class Controller:
         pytest.exit(reason_text(reason), returncode=2)
 
     @pytest.hookimpl(trylast=True)
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """pytest-xdist: hand each worker the configuration the game declared to this
+        controller (sessionstart ran first: xdist starts its nodes last). The table and
+        rules a run certifies are the ones its report prints, whatever a game says to
+        another connection (harness/worker.py)."""
+        if self.implementation is not None:
+            node.workerinput[HELLO_KEY] = json.dumps(self.implementation, default=plain_json)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """In-process: which planned items the selection kept."""
         if self.worker is not None:

@@ -111,15 +111,14 @@ class Varied:
 
 # The fields a variation may change that a clause states: each must be a `parameters:`
 # entry of a clause that applies, or the variation cannot be certified (harness/runspec.py).
-RULE_FIELDS = (
+STATED_RULES = (
     "ante_pay_table",
     "aa_bonus_pay_table",
     "dealer_qualifier",
     "call_multiple",
     "rules",
-    "required_limits",
-    "house_rules_allowed",
 )
+RULE_FIELDS = (*STATED_RULES, "required_limits", "house_rules_allowed")
 
 
 @dataclass(frozen=True)
@@ -145,6 +144,7 @@ class Profile:
     base: Profile | None = None
     variations: tuple[Varied, ...] = ()
     extends: str | None = None  # as the file names its base
+    files: tuple[Path, ...] = ()  # the files read: this one, then its bases'
 
     @property
     def clauses_from(self) -> str:
@@ -205,6 +205,7 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
     validate(doc, "profile.schema.json")
     data = doc.data
     if "extends" not in data:
+        _verify_bundled_name(doc)
         return _profile(doc, data, None, ())
     line = doc.line_of(("extends",))
     if path.resolve() in seen:
@@ -212,6 +213,8 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
     base_path = Path(data["extends"])
     if base_path.suffix or len(base_path.parts) > 1:
         base_path = path.parent / base_path
+        if not base_path.exists():
+            raise SpecError(path, line, f"extends {data['extends']!r}: no such file")
     try:
         base = _load(resolve_profile_path(str(base_path)), (*seen, path.resolve()))
     except SpecError as exc:
@@ -225,14 +228,59 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
             f"a variation needs a name of its own: {data['name']!r} is a bundled profile",
         )
     root = base.base or base
-    resolved = _merged(base.raw, data, base)  # judged as a whole profile
+    if root.aa_table is None and data.get("aa_bonus_pay_table"):
+        raise SpecError(
+            path,
+            doc.line_of(("aa_bonus_pay_table",)),
+            f"{root.name} has no AA Bonus, so no clause of its catalogs states one's "
+            "settlement: a variation cannot add it",
+        )
+    resolved = _merged(base.raw, data, root)  # judged as a whole profile
     validate(LoadedYaml(doc.path, resolved, doc.lines), "profile.schema.json")
-    return dataclasses.replace(
-        _profile(doc, resolved, root, _variations(root.raw, resolved)), extends=data["extends"]
-    )
+    if resolved["aa_bonus_pay_table"] is None and "aa_bonus" in resolved.get("required_limits", {}):
+        raise SpecError(
+            path,
+            doc.line_of(("required_limits",)),
+            "required_limits.aa_bonus for a profile without an AA Bonus: no table could meet it",
+        )
+    profile = _profile(doc, resolved, root, _variations(root.raw, resolved))
+    return dataclasses.replace(profile, extends=data["extends"], files=(path, *base.files))
 
 
-def _merged(base: dict[str, Any], data: dict[str, Any], parent: Profile) -> dict[str, Any]:
+def _verify_bundled_name(doc: LoadedYaml) -> None:
+    """A profile file taking a bundled profile's name states that profile's rules: the
+    clauses that name it would judge other tables otherwise. A jurisdiction's copy may
+    only demand more (evidence minimums, capabilities, limits, house rules allowed)."""
+    name = doc.data["name"]
+    bundled_path = PROFILE_DIR / f"{name}.yaml"
+    if name not in available_profiles() or doc.path.resolve() == bundled_path.resolve():
+        return
+    bundled = _normalized(load_yaml(bundled_path).data)
+    mine = _normalized(doc.data)
+    differ = [k for k in (*STATED_RULES, "claims") if mine.get(k) != bundled.get(k)]
+    if differ:
+        raise SpecError(
+            doc.path,
+            doc.line_of((differ[0],)),
+            f"a profile named {name} states chcert's bundled {name}'s rules, and this one "
+            f"changes {', '.join(differ)}: give it a name of its own and `extends: {name}` "
+            "(docs/profiles.md)",
+        )
+
+
+def _normalized(raw: dict[str, Any]) -> dict[str, Any]:
+    """A profile's fields with every default filled in, so that two are compared by what
+    they mean, not by how they are written."""
+    rules = {"hole_cards_face_up": False, "interrupted_rounds": ["resume", "void"]}
+    return {
+        **raw,
+        "rules": rules | raw.get("rules", {}),
+        "house_rules_allowed": sorted(raw.get("house_rules_allowed", HOUSE_RULES)),
+        "required_limits": raw.get("required_limits"),
+    }
+
+
+def _merged(base: dict[str, Any], data: dict[str, Any], root: Profile) -> dict[str, Any]:
     """The variation's resolved fields: the base's, with the variation's over them (a
     pay-table row, a rule flag, a limit at a time; a row set to null removed); its own
     name, title and claims (a base's claimed figures describe the base's tables)."""
@@ -246,7 +294,7 @@ def _merged(base: dict[str, Any], data: dict[str, Any], parent: Profile) -> dict
         else:
             merged[key] = value
     merged["name"] = data["name"]
-    merged["title"] = data.get("title", f"{parent.title}: approved variation {data['name']}")
+    merged["title"] = data.get("title", f"{data['name']}: an approved variation of {root.name}")
     merged["claims"] = data.get("claims", [])
     if "description" in data:
         merged["description"] = data["description"]
@@ -256,6 +304,7 @@ def _merged(base: dict[str, Any], data: dict[str, Any], parent: Profile) -> dict
 def _variations(base: dict[str, Any], merged: dict[str, Any]) -> tuple[Varied, ...]:
     """Every rule field and claimed figure where the variation differs from its base."""
     found: list[Varied] = []
+    base, merged = _normalized(base), _normalized(merged)
     for key in RULE_FIELDS:
         old, new = base.get(key), merged.get(key)
         if isinstance(old, dict) and isinstance(new, dict):
@@ -289,6 +338,7 @@ def _profile(
     ante = _range(doc, data, "ante")
     aa = data["aa_bonus_pay_table"]
     return Profile(
+        files=(doc.path,),
         name=data["name"],
         title=data["title"],
         path=doc.path,

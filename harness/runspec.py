@@ -20,10 +20,11 @@ from typing import Any
 from harness.attestations import load_attestations
 from harness.checks import CHECKS
 from harness.corpus import CORPUS_DIR
-from harness.errors import SpecError, UsageError
+from harness.errors import InvalidBet, SpecError, UsageError
 from harness.evidence import Minimums
 from harness.evidence import resolve as resolve_minimums
 from harness.model import ItemKind, PlannedItem
+from harness.oracle import SeatPlay, settle
 from harness.profiles import Profile, load_profile
 from harness.refusals import RefusalVector, load_all_refusals
 from harness.settings import RunSettings
@@ -150,6 +151,7 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
     for path in extra:
         if not any(v.path.resolve() == path for v in mine):
             raise SpecError(path, None, f"no vector of this file applies to {named}")
+    _verify_expectations([v for v in mine if v.path.resolve() in extra], profile)
     # The generator writes one corpus file a profile, named after it (docs/corpus.md), and
     # `chcert vectors generate --check` keeps it so: the others are not read.
     corpus_file = CORPUS_DIR / f"{named}.json"
@@ -239,6 +241,34 @@ def _plan(
         for clause in sorted(shares)
     ]
     return plan
+
+
+def _verify_expectations(vectors: list[Vector], profile: Profile) -> None:
+    """A vector file given with --vectors (a laboratory's, a repro) states expected values
+    the run never compares with the game (it judges by the rules oracle): they must be
+    the rules' under the profile certified, at the stakes written, or the file is wrong.
+    The bundled vectors are proven so under their own profiles (tests/test_oracle.py)."""
+    for vector in (v for v in vectors if v.valid):
+        plays = {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in vector.seats}
+        try:
+            want = settle(profile, vector.deal, plays)
+        except InvalidBet as exc:
+            raise SpecError(vector.path, vector.line, f"vector {vector.id}: {exc}") from None
+        stated = (
+            vector.expected_dealer,
+            [(e.seat, e.ante, e.call, e.aa_bonus) for e in vector.expected_seats],
+        )
+        rules = (
+            {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+            [(w.seat, w.ante, w.call, w.aa_bonus) for w in want.seats],
+        )
+        if stated != rules:
+            raise SpecError(
+                vector.path,
+                vector.line,
+                f"vector {vector.id}: its expected values are not the rules' under profile "
+                f"{profile.name} (dealer {rules[0]}, seats {rules[1]})",
+            )
 
 
 def repeat_suffixes(repeat: int) -> list[str]:

@@ -55,6 +55,19 @@ class Table:
             hi = min(hi, self.aa_bonus_max_ante_multiple * ante)
         return (lo, hi) if lo <= hi else None
 
+    @property
+    def smallest_aa_ante(self) -> int | None:
+        """The smallest ante beside which the table takes an AA Bonus (above its minimum
+        where the house cap would push the AA Bonus under its own minimum); None when it
+        takes none beside any ante."""
+        if self.aa_bonus is None:
+            return None
+        ante = self.ante[0]
+        cap = self.aa_bonus_max_ante_multiple
+        if cap is not None:
+            ante = max(ante, _ceil_div(self.aa_bonus[0], cap))
+        return ante if ante <= self.ante[1] else None
+
     def refuses(self, ante: int, aa_bonus: int) -> str | None:
         """Why this table refuses a seat's wagers (limits, house rules), None if it takes
         them. Amounts are integers; an ante is required (the rules' refusal, not the
@@ -125,6 +138,15 @@ def table_of(config: Any) -> Table | None:
     )
 
 
+@unique
+class StakesKind(StrEnum):
+    """How a round's stakes were had from the written ones (results.json `table.stakes`)."""
+
+    AS_WRITTEN = "as written"
+    SCALED = "scaled"  # all multiplied, or all divided exactly, by one factor
+    RESTAKED = "restaked"  # each seat's moved inside the table's limits
+
+
 @dataclass(frozen=True)
 class Fitted:
     """A round's stakes as played at a table: each seat's (ante, AA Bonus), and how they
@@ -170,9 +192,12 @@ def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
     for ante, aa in written:
         ante = min(max(ante, table.ante[0]), table.ante[1])
         if aa:
-            allowed = table.aa_range(ante)
-            if allowed is None:
+            least = table.smallest_aa_ante
+            if least is None:
                 return None
+            ante = max(ante, least)
+            allowed = table.aa_range(ante)
+            assert allowed is not None  # an ante at least the smallest that takes one
             aa = min(max(aa, allowed[0]), allowed[1])
         restaked.append((ante, aa))
     return Fitted(tuple(restaked), "restaked")

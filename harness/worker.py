@@ -11,6 +11,7 @@ a worker to the controller.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 import traceback
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ from harness.specs import Clause
 from harness.vectors import Vector
 
 RECORD_KEY = "chcert"
+HELLO_KEY = "chcert_hello"  # workerinput: the hello the controller was given, as JSON
 SPEC = pytest.StashKey[RunSpec]()
 
 
@@ -124,7 +126,13 @@ class Worker:
                 profile_path=str(self.spec.profile.path),
                 timeout=self.spec.settings["timeout"],
             )
-            self._context = self._new_context(self._adapter, self._adapter.request("hello"))
+            hello = self._adapter.request("hello")
+            declared = getattr(self.config, "workerinput", {}).get(HELLO_KEY)
+            # The controller's hello is the declaration certified: a game answering each
+            # connection otherwise is asked inside what it declared to the controller.
+            self._context = self._new_context(
+                self._adapter, json.loads(declared) if declared else hello
+            )
         return self._context
 
     def run_item(self, item: ChcertItem) -> Record:

@@ -76,6 +76,22 @@ class WideLimits(OwnLimits):
     own_table = Table(ante=(1, 100_000), aa_bonus=(1, 50_000))
 
 
+class NoAABonusLimits(OwnLimits):
+    """Offers the AA Bonus but declares no limits for it (config.limits.aa_bonus absent)."""
+
+    own_table = Table(ante=(100, 50_000), aa_bonus=None)
+
+
+class TwoFaced(Seeded):
+    """Declares the reference's table to the controller, and a table of one minor unit
+    (which it then enforces) to every pytest-xdist worker's connection."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            kwargs["table"] = Table(ante=(1, 1), aa_bonus=(1, 1))
+        super().__init__(*args, **kwargs)
+
+
 class NarrowLimits(OwnLimits):
     """A correct game whose table takes antes of 200..50,000 (inside the profile's 100..)."""
 

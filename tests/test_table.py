@@ -83,10 +83,18 @@ def test_no_fit_where_the_table_takes_no_aa_bonus_beside_any_ante() -> None:
     assert fit(Table((100, 1_000), (5_000, 6_000), 1), [(100, 100)]) is None
 
 
+def test_an_aa_bonus_is_restaked_beside_the_smallest_ante_that_takes_one() -> None:
+    """Antes 100..1,000, AA Bonus 500..2,500 at most the ante: 500 is the least ante
+    beside which any AA Bonus is legal."""
+    table = Table((100, 1_000), (500, 2_500), 1)
+    assert table.smallest_aa_ante == 500
+    fitted = fit(table, [(100, 100), (1_000, 0)])
+    assert fitted is not None and fitted.how == "restaked"
+    assert fitted.stakes == ((500, 500), (1_000, 0))
+
+
 tables = st.builds(
-    lambda lo, span, aa_lo, aa_span, cap: Table(
-        (lo, lo + span), (aa_lo, aa_lo + aa_span), cap if cap and cap * lo >= aa_lo else None
-    ),
+    lambda lo, span, aa_lo, aa_span, cap: Table((lo, lo + span), (aa_lo, aa_lo + aa_span), cap),
     st.integers(1, 5_000),
     st.integers(0, 100_000),
     st.integers(1, 5_000),
@@ -106,7 +114,9 @@ def test_fitted_stakes_are_ones_the_table_takes(
     table: Table, written: list[tuple[int, int]]
 ) -> None:
     fitted = fit(table, written)
-    assert fitted is not None  # the cap admits the smallest AA Bonus beside the smallest ante
+    if fitted is None:  # only when the cap leaves no AA Bonus beside any ante
+        assert table.smallest_aa_ante is None and any(aa for _, aa in written)
+        return
     assert all(table.refuses(ante, aa) is None for ante, aa in fitted.stakes)
     assert [aa > 0 for _, aa in fitted.stakes] == [aa > 0 for _, aa in written]
     if fitted.how.startswith("x"):

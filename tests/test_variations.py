@@ -78,7 +78,7 @@ def test_rows_set_to_null_are_removed_and_flags_merge(tmp_path: Path) -> None:
     assert profile.aa_table is not None and "royal_flush" not in profile.aa_table.odds
     assert not profile.fold_forfeits_aa_bonus and profile.clauses_from == "short-aa"
     assert Varied("rules.fold_forfeits_aa_bonus", True, False) in profile.variations
-    assert profile.title.endswith("approved variation no-flush-row")
+    assert profile.title == "no-flush-row: an approved variation of short-aa"
 
 
 def test_a_variation_of_a_variation_keeps_the_bundled_clauses(tmp_path: Path) -> None:
@@ -97,6 +97,13 @@ def test_a_variation_of_a_variation_keeps_the_bundled_clauses(tmp_path: Path) ->
         ("name: x\nextends: ./x.yaml\n", 3, "extends loops back"),
         ("name: x\nextends: standard\ncatalogs: [s001]\n", 4, "catalogs cannot change"),
         ("name: x\nextends: standard\nante_pay_table: {flush: 0}\n", 4, "ante_pay_table/flush"),
+        ("name: x\nextends: ./nowhere.yaml\n", 3, "no such file"),
+        ("name: x\nextends: table2\naa_bonus_pay_table: {flush: 5}\n", 4, "cannot add it"),
+        (
+            "name: x\nextends: table2\nrequired_limits: {ante: [1, 5], aa_bonus: [1, 5]}\n",
+            4,
+            "no table could meet it",
+        ),
     ],
 )
 def test_a_bad_variation_names_its_file_and_line(
@@ -106,6 +113,22 @@ def test_a_bad_variation_names_its_file_and_line(
     with pytest.raises(SpecError, match=message) as caught:
         load_profile(str(path))
     assert caught.value.path == str(path) and caught.value.line == line
+
+
+def test_a_copy_keeping_a_bundled_name_cannot_change_its_rules(tmp_path: Path) -> None:
+    """Clauses name their profiles: a file named standard with its own tables would be
+    judged by standard's clauses against those tables, and pass as standard."""
+    text = (ROOT / "specs" / "profiles" / "standard.yaml").read_text()
+    copy = tmp_path / "standard.yaml"
+    copy.write_text(text.replace("straight_flush: 20", "straight_flush: 5"))
+    with pytest.raises(SpecError, match="give it a name of its own and `extends: standard`"):
+        load_profile(str(copy))
+    via = write(tmp_path, "v.yaml", "name: v\nextends: ./standard.yaml\n")
+    with pytest.raises(SpecError, match="changes ante_pay_table"):
+        load_profile(str(via))
+    stricter = tmp_path / "strict.yaml"  # a jurisdiction's copy may demand more
+    stricter.write_text(text + "required_capabilities: [history]\n")
+    assert load_profile(str(stricter)).required_capabilities == ("history",)
 
 
 def test_the_clauses_a_variation_changes_are_varied_and_unrestated_claims_drop() -> None:
@@ -133,6 +156,30 @@ def test_a_variation_of_a_field_no_clause_states_is_refused(
     path = write(tmp_path, "v.yaml", text)
     assert main(["certify", "--dry-run", "--profile", str(path)]) == 4
     assert "changes rules.interrupted_rounds, which no clause" in capsys.readouterr().err
+
+
+def test_a_laboratory_vector_must_state_the_rules_of_the_profile_certified(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run judges a vector by the rules oracle; a --vectors file whose own expected
+    values say otherwise is refused before the run, never passed silently."""
+    vector = tmp_path / "lab.yaml"
+    vector.write_text(
+        "schema: settlement-vectors.schema.json\nheader: A laboratory's vector.\nnotes: {}\n"
+        "groups:\n  - profiles: [standard]\n    tests:\n      - id: lab-one\n"
+        "        clauses: [s000-r10]\n        comment: Hand-worked, wrongly.\n"
+        "        result: valid\n"
+        "        seats: [{seat: 1, ante: 100, action: call, hole: [Ah, Kh]}]\n"
+        "        dealer: [2c, 7d]\n        flop: [Qh, Jh, 9s]\n        turn: 3c\n"
+        "        river: 8d\n        expected:\n"
+        "          dealer: {hand: high_card, qualifies: false}\n"
+        "          seats: [{seat: 1, hand: high_card, ante: [100, 99999], call: [200, 200]}]\n",
+        encoding="utf-8",
+    )
+    assert main(["certify", "--dry-run", "--vectors", str(vector)]) == 4
+    assert "lab-one: its expected values are not the rules' under profile standard" in (
+        capsys.readouterr().err
+    )
 
 
 # ------------------------------------------------------------------- proofs
@@ -200,6 +247,16 @@ def test_a_game_without_the_side_bet_passes_the_variation_that_removes_it(tmp_pa
     assert results["profile"]["not_offered"] == ["s000-sidebet", "s000-sidebet-table"]
 
 
+@pytest.mark.slow
+def test_the_table_certified_is_the_one_declared_to_the_controller(tmp_path: Path) -> None:
+    """Workers play inside the hello the report prints: a game declaring another table to
+    their connections refuses the rounds it declared it takes, and fails for it."""
+    args = ("--adapter", "python:tests.games:TwoFaced", "-n", "2", "-k", "s000-r10 and nq-")
+    code, results = certify(tmp_path, *args)
+    assert code == 1 and results["table"]["ante"] == [100, 50_000]
+    assert {f["clause"] for f in results["failures"]} == {"s000-r2"}
+
+
 def test_a_house_rule_the_profile_forbids_fails_declared_limits(tmp_path: Path) -> None:
     path = write(
         tmp_path, "strict.yaml", "name: strict\nextends: standard\nhouse_rules_allowed: []\n"
@@ -222,6 +279,14 @@ def test_a_side_bet_a_variation_removed_fails_declared_limits(tmp_path: Path) ->
     assert code == 1
     (failure,) = results["failures"]
     assert "the game offers an AA Bonus; profile no-side-bet has none" in failure["message"]
+
+
+def test_an_aa_bonus_offered_without_limits_fails_declared_limits(tmp_path: Path) -> None:
+    args = ("--adapter", "python:tests.games:NoAABonusLimits", "-k", "declared-limits")
+    code, results = certify(tmp_path, *args)
+    assert code == 1
+    (failure,) = results["failures"]
+    assert "offers an AA Bonus but its declared AA Bonus limits None" in failure["message"]
 
 
 def test_a_table_narrower_than_the_profile_requires_fails_declared_limits(tmp_path: Path) -> None:

@@ -67,25 +67,29 @@ def declared_limits(ctx: Context) -> None:
             ({"seat": 1, "ante": lo, "aa_bonus": aa_lo - 1}, aa_lo - 1 == 0),
             ({"seat": 1, "ante": hi, "aa_bonus": aa_hi + 1}, False),
         ]
-        smallest = table.aa_range(lo)
-        if smallest is not None:
-            cases.append(({"seat": 1, "ante": lo, "aa_bonus": smallest[0]}, True))
-        largest = table.aa_range(hi)
-        if largest is not None:
+        least = table.smallest_aa_ante
+        if least is not None:
+            cases.append(({"seat": 1, "ante": least, "aa_bonus": aa_lo}, True))
+            largest = table.aa_range(hi)
+            assert largest is not None  # hi >= least
             cases.append(({"seat": 1, "ante": hi, "aa_bonus": largest[1]}, True))
         cap = table.aa_bonus_max_ante_multiple
-        if cap is not None and smallest is not None and smallest[1] < aa_hi:
-            # the house rule where it binds: at the smallest ante, at and one unit over it
-            cases += [
-                ({"seat": 1, "ante": lo, "aa_bonus": cap * lo}, True),
-                ({"seat": 1, "ante": lo, "aa_bonus": cap * lo + 1}, False),
-            ]
-    elif isinstance(limits.get("aa_bonus"), list) and config.get("aa_bonus_pay_table"):
+        if cap is not None and least is not None:
+            # the house rule wherever it binds inside the AA Bonus limits: beside the
+            # smallest ante that takes an AA Bonus, an odd one between, and the largest
+            middle = (least + hi) // 2 | 1
+            for ante in sorted({least, min(middle, hi), hi}):
+                if cap * ante + 1 <= aa_hi:
+                    cases += [
+                        ({"seat": 1, "ante": ante, "aa_bonus": cap * ante}, True),
+                        ({"seat": 1, "ante": ante, "aa_bonus": cap * ante + 1}, False),
+                    ]
+    elif config.get("aa_bonus_pay_table"):  # an AA Bonus offered at no valid limits
         raise CheckFailure(
-            f"declared AA Bonus limits {limits['aa_bonus']!r} are not a range [min, max] "
-            "with 1 <= min <= max",
+            f"the game offers an AA Bonus but its declared AA Bonus limits "
+            f"{limits.get('aa_bonus')!r} are not a range [min, max] with 1 <= min <= max",
             expected="config.limits.aa_bonus: [min, max]",
-            actual=limits["aa_bonus"],
+            actual=limits.get("aa_bonus"),
         )
     for wager, legal in cases:
         try:

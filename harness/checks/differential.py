@@ -68,7 +68,7 @@ def differential(ctx: Context) -> Outcome:
         )
     started = time.perf_counter()
     profile = ctx.profile
-    table = replies.table(ctx)
+    table = replies.declared_table(ctx)
     offered = profile.aa_table is not None and offers_aa_bonus(ctx)
     stakes = Stakes(
         table.ante, table.aa_bonus if offered else None, table.aa_bonus_max_ante_multiple

@@ -215,7 +215,7 @@ def _nothing_to_refuse(ctx: Context, vector: RefusalVector) -> str:
     if "$aa_under" in str(vector.params) and _aa_minimum(ctx) == 1:
         # 0 is no AA Bonus at all, which is legal: no stake lies under the limit to refuse.
         return "the declared AA Bonus minimum is 1: no stake lies under it"
-    if "$aa_over_cap" in str(vector.params) and _over_cap(ctx) is None:
+    if "$aa_over_cap" in str(vector.params) and ctx.table and _over_cap(ctx) is None:
         return "the table declares no AA Bonus cap that binds inside its AA Bonus limits"
     if "aa_bonus" in vector.needs and ctx.profile.aa_table is None:
         return f"profile {ctx.profile.name} offers no AA Bonus: no AA Bonus stake to refuse"
@@ -225,12 +225,16 @@ def _nothing_to_refuse(ctx: Context, vector: RefusalVector) -> str:
 
 
 def _over_cap(ctx: Context) -> int | None:
-    """One unit over the AA Bonus the declared house rule allows beside the smallest
-    ante, when that lies inside the AA Bonus limits (else the limits refuse it anyway)."""
+    """One unit over the AA Bonus the declared house rule allows beside `$ante` (the
+    smallest ante that takes an AA Bonus), when that lies inside the AA Bonus limits
+    (else the limits refuse it anyway)."""
     found = ctx.table
     if found is None or found.aa_bonus is None or found.aa_bonus_max_ante_multiple is None:
         return None
-    over = found.aa_bonus_max_ante_multiple * found.ante[0] + 1
+    least = found.smallest_aa_ante  # `$ante`: the ante the placeholder's round stakes
+    if least is None:
+        return None
+    over = found.aa_bonus_max_ante_multiple * least + 1
     return over if found.aa_bonus[0] <= over <= found.aa_bonus[1] else None
 
 

@@ -12,6 +12,7 @@ package register into `REGISTRY` when `harness.checks` is imported.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ class Context:
         caps = self.hello.get("capabilities", [])
         return set(caps) if isinstance(caps, list) else set()
 
-    @property
+    @functools.cached_property
     def table(self) -> Table | None:
         """The table the game declares (limits, house rules; harness/table.py), None when
         its hello declares no valid ante limits."""

@@ -83,7 +83,7 @@ def offers_aa_bonus(ctx: Context) -> bool:
     return bool(obj(ctx.hello.get("config")).get("aa_bonus_pay_table"))
 
 
-def table(ctx: Context) -> Table:
+def declared_table(ctx: Context) -> Table:
     """The table the game declares; NotTested when its hello declares no valid limits
     (the declared-limits check's finding): the harness never invents limits."""
     found = ctx.table
@@ -97,22 +97,24 @@ def table(ctx: Context) -> Table:
 
 
 def stake(ctx: Context, wager: str = "ante") -> int:
-    """The smallest `wager` ("ante" or "aa_bonus", beside the smallest ante) the game's
-    table takes (docs/profiles.md, Table limits). Checks play it: the game must accept
-    it; that the game enforces its limits is declared-limits' judgement, not this one's."""
+    """The smallest `wager` ("ante" or "aa_bonus") the game's table takes, the two a pair
+    a seat may stake together: the ante the smallest beside which the table takes an AA
+    Bonus, where it offers one (docs/profiles.md, Table limits). Checks play them: the
+    game must accept them; that it enforces its table is declared-limits' judgement."""
     return legal_range(ctx, wager)[0]
 
 
 def legal_range(ctx: Context, wager: str = "ante") -> tuple[int, int]:
-    """The stakes of `wager` the game's table takes (the AA Bonus beside its smallest
-    ante, under its house rules); NotTested when it takes none."""
-    found = table(ctx)
+    """The stakes of `wager` the game's table takes (the AA Bonus beside the smallest
+    ante that allows one, under its house rules); NotTested when it takes none."""
+    found = declared_table(ctx)
+    least = found.smallest_aa_ante if offers_aa_bonus(ctx) else None
     if wager == "ante":
-        return found.ante
-    aa = found.aa_range(found.ante[0])
+        return (least or found.ante[0]), found.ante[1]
+    aa = found.aa_range(least) if least is not None else None
     if aa is None:
         raise NotTested(
-            "the game's table takes no AA Bonus beside its smallest ante",
+            "the game's table takes no AA Bonus beside any ante",
             needs="declared AA Bonus limits (config.limits.aa_bonus) and house rules "
             "that allow one",
         )

@@ -17,6 +17,7 @@ from harness.checks.judgement import judge_played, owner, refused_request, split
 from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
 from harness.checks.replies import (
     Stacked,
+    declared_table,
     finish_round,
     items,
     legal_range,
@@ -25,7 +26,6 @@ from harness.checks.replies import (
     play_round,
     request_ok,
     stake,
-    table,
     wager_pair,
 )
 from harness.differential.attribution import slug
@@ -156,7 +156,7 @@ def at_table(ctx: Context, vector: Vector) -> AtTable:
             needs="an AA Bonus table in hello",
         )
     seats = sorted(vector.seats, key=lambda s: s.seat)
-    fitted = fit(table(ctx), [(s.ante, 0 if without else s.aa_bonus) for s in seats])
+    fitted = fit(declared_table(ctx), [(s.ante, 0 if without else s.aa_bonus) for s in seats])
     if fitted is None:
         raise NotTested(
             "the vector stakes an AA Bonus the game's table takes beside none of its antes",
