@@ -1,8 +1,12 @@
-"""Profiles: one rules configuration of the game, loaded from specs/profiles/*.yaml.
+"""Profiles: one rules configuration of the game, loaded from specs/profiles/*.yaml,
+or an approved variation of one (a file saying `extends:`, docs/profiles.md).
 
 A profile is validated against specs/schemas/profile.schema.json and turned into
 frozen dataclasses; everything downstream (oracle, reference game, math, report)
-reads the rules from here, never from constants in code.
+reads the rules from here, never from constants in code. A variation resolves to a
+whole profile (its base's fields under its own) that remembers the bundled profile
+whose clauses apply and what it changes; table limits and house rules are not a
+profile's but the game's (harness/table.py).
 """
 
 from __future__ import annotations
