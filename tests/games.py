@@ -83,11 +83,15 @@ class NoAABonusLimits(OwnLimits):
 
 
 class TwoFaced(Seeded):
-    """Declares the reference's table to the controller, and a table of one minor unit
-    (which it then enforces) to every pytest-xdist worker's connection."""
+    """Declares the reference's table to the first connection made (the controller's
+    hello comes before any worker starts), and a table of one minor unit, which it then
+    enforces, to every later one: the run's pytest-xdist workers. TWO_FACED_MARKER names
+    the file whose creation marks the first."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if os.environ.get("PYTEST_XDIST_WORKER"):
+        try:
+            os.close(os.open(os.environ["TWO_FACED_MARKER"], os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
             kwargs["table"] = Table(ante=(1, 1), aa_bonus=(1, 1))
         super().__init__(*args, **kwargs)
 

@@ -208,10 +208,15 @@ def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     assert rows["s001-aa-edge"]["status"] == "pass"
     assert rows["s001-house-edge"]["status"] == "pass"
     assert results["math"]["simulation"]["status"] == "pass"  # rule 12 names the simulation
-    # A profile claiming a wrong AA Bonus edge fails that clause.
+    # A variation restating a wrong AA Bonus edge fails that clause (a copy keeping the
+    # name source-001 may not change its claims: harness/profiles.py).
     wrong = tmp_path / "wrong.yaml"
-    text = (Path(__file__).parent.parent / "specs/profiles/source-001.yaml").read_text()
-    wrong.write_text(text.replace("value: 0.0640", "value: 0.0500"))
+    source = "{file: 001_5f1aa15560d98acb.txt, ref: House Edge details}"
+    wrong.write_text(
+        "schema: profile.schema.json\nname: wrong-claim\nextends: source-001\nclaims:\n"
+        f"  - {{figure: house_edge, value: 0.0216, source: {source}}}\n"
+        f"  - {{figure: aa_bonus_edge, value: 0.0500, source: {source}}}\n"
+    )
     code, results = certify(tmp_path / "b", *args, "--profile", str(wrong))
     assert code == 1
     rows = {c["id"]: c for c in results["clauses"]}

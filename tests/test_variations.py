@@ -248,9 +248,12 @@ def test_a_game_without_the_side_bet_passes_the_variation_that_removes_it(tmp_pa
 
 
 @pytest.mark.slow
-def test_the_table_certified_is_the_one_declared_to_the_controller(tmp_path: Path) -> None:
+def test_the_table_certified_is_the_one_declared_to_the_controller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Workers play inside the hello the report prints: a game declaring another table to
     their connections refuses the rounds it declared it takes, and fails for it."""
+    monkeypatch.setenv("TWO_FACED_MARKER", str(tmp_path / "first-connection"))
     args = ("--adapter", "python:tests.games:TwoFaced", "-n", "2", "-k", "s000-r10 and nq-")
     code, results = certify(tmp_path, *args)
     assert code == 1 and results["table"]["ante"] == [100, 50_000]
