@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -762,13 +763,9 @@ def table_section(
     stakes were fitted to it (contract 3 `table`, docs/profiles.md)."""
     config = (facts.implementation or {}).get("config")
     table = table_of(config)
-    stakes: dict[str, int] = {}
-    for r in vector_records:
-        how = r.evidence.get("stakes")
-        if isinstance(how, str):
-            stakes[stakes_kind(how)] = stakes.get(stakes_kind(how), 0) + 1
-    for how, n in corpus.stakes.items():
-        stakes[how] = stakes.get(how, 0) + n
+    played = [r.evidence.get("stakes") for r in vector_records]
+    vectors = Counter(stakes_kind(how).value for how in played if isinstance(how, str))
+    stakes = _summed([vectors, corpus.stakes])
     required = facts.profile.required_limits
     return TableSection(
         ante=list(table.ante) if table else None,

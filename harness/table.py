@@ -155,15 +155,10 @@ class Fitted:
     stakes: tuple[tuple[int, int], ...]
     how: str  # "as written", "x5", "/2", "restaked"
 
-    @property
-    def kind(self) -> str:
-        """How, in a word a run counts: "as written", "scaled" or "restaked"."""
-        return stakes_kind(self.how)
 
-
-def stakes_kind(how: str) -> str:
-    """ "x5" and "/2" are "scaled"; "as written" and "restaked" are themselves."""
-    return "scaled" if how[:1] in ("x", "/") else how
+def stakes_kind(how: str) -> StakesKind:
+    """How, in the word a run counts: "x5" and "/2" are scaled, the others themselves."""
+    return StakesKind.SCALED if how[:1] in ("x", "/") else StakesKind(how)
 
 
 def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
@@ -174,7 +169,7 @@ def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
     nearest stakes the table takes. None when a seat's AA Bonus cannot be staked at all
     (the table takes none beside any ante it allows)."""
     if _takes(table, written):
-        return Fitted(tuple(written), "as written")
+        return Fitted(tuple(written), StakesKind.AS_WRITTEN.value)
     amounts = [a for pair in written for a in pair if a]
     k = max(_ceil_div(lo, a) for a, lo in _lower_limits(table, written))
     scaled = [(ante * k, aa * k) for ante, aa in written]
@@ -200,7 +195,7 @@ def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
             assert allowed is not None  # an ante at least the smallest that takes one
             aa = min(max(aa, allowed[0]), allowed[1])
         restaked.append((ante, aa))
-    return Fitted(tuple(restaked), "restaked")
+    return Fitted(tuple(restaked), StakesKind.RESTAKED.value)
 
 
 def _takes(table: Table, stakes: list[tuple[int, int]]) -> bool:

@@ -65,7 +65,7 @@ def replay_corpus(
         "ran": len(runnable),
         "failed": failed,
         "not_tested": len(outside),
-        "stakes": dict(Counter(stakes_kind(at.how) for at in runnable)),
+        "stakes": dict(Counter(stakes_kind(at.how).value for at in runnable)),
         "failing": [
             {
                 "vector": f.evidence["vector"],

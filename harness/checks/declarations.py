@@ -53,7 +53,7 @@ def declared_limits(ctx: Context) -> None:
             expected="config.limits.ante: [min, max]",
             actual=limits.get("ante"),
         )
-    _judge_declaration(ctx, table, limits)
+    _judge_declaration(ctx, table)
     lo, hi = table.ante
     cases: list[tuple[dict[str, int], bool]] = [
         ({"seat": 1, "ante": lo - 1}, False),
@@ -124,7 +124,7 @@ def _table_evidence(table: Table) -> dict[str, Any]:
     return {"declared": table.to_config()}
 
 
-def _judge_declaration(ctx: Context, table: Table, limits: dict[str, Any]) -> None:
+def _judge_declaration(ctx: Context, table: Table) -> None:
     """House rules known to protocol v1 and allowed by the profile; the limits the
     profile requires (a jurisdiction's) inside the declared ones."""
     if table.unknown_house_rules:

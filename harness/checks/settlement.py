@@ -34,7 +34,7 @@ from harness.game import Action, Deal
 from harness.model import Finding, Outcome
 from harness.oracle import SeatPlay, SeatSettlement, Settlement, settle
 from harness.protocol import Capability
-from harness.table import fit
+from harness.table import StakesKind, fit, stakes_kind
 from harness.vectors import Vector
 
 
@@ -50,21 +50,19 @@ class AtTable:
     def stacked(self) -> Stacked:
         """The round to play: the fitted wagers, the stacked cards, each seat's decision."""
         return Stacked(
-            [
-                {"seat": p.seat, "ante": p.ante, **({"aa_bonus": p.aa_bonus} if p.aa_bonus else {})}
-                for p in self.plays.values()
-            ],
+            _wagers({p.seat: (p.ante, p.aa_bonus) for p in self.plays.values()}),
             self.vector.stacked_cards(),
             [(p.seat, p.action.value) for p in self.plays.values()],
         )
 
     @property
     def evidence(self) -> dict[str, Any]:
-        """The stakes played, and the written ones where they differ."""
-        played: dict[str, Any] = {"wagers": self.stacked().wagers}
-        if self.how != "as written":
+        """The stakes played and how they were had (results.json counts them), and the
+        written ones where they differ."""
+        played: dict[str, Any] = {"wagers": self.stacked().wagers, "stakes": self.how}
+        if stakes_kind(self.how) is not StakesKind.AS_WRITTEN:
             written = {s.seat: (s.ante, s.aa_bonus) for s in self.vector.seats}
-            played |= {"stakes": self.how, "written": _wagers(written)}
+            played["written"] = _wagers(written)
         return played
 
 
@@ -166,7 +164,9 @@ def at_table(ctx: Context, vector: Vector) -> AtTable:
         s.seat: SeatPlay(s.seat, ante, aa, s.action)
         for s, (ante, aa) in zip(seats, fitted.stakes, strict=True)
     }
-    how = "restaked" if staked and without and fitted.how == "as written" else fitted.how
+    how = fitted.how
+    if staked and without and stakes_kind(how) is StakesKind.AS_WRITTEN:
+        how = StakesKind.RESTAKED.value  # its AA Bonus dropped
     return AtTable(vector, plays, how)
 
 

@@ -48,7 +48,9 @@ from harness.report.style import (
 )
 from harness.report.words import (
     base_of,
+    count,
     is_variation,
+    pay_table_text,
     table_lines,
     variation_line,
     varied_text,
@@ -156,27 +158,13 @@ def game(hello: dict[str, Any]) -> str:
     return f"{hello.get('name', '?')} {hello.get('version', '')}".strip()
 
 
-def _grouped(value: Any) -> str:
-    """An integer with thousands separators: money in minor units, as the game declares
-    it, and counts of decks, rounds and bytes."""
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-
-
-def _pay_table(table: Any) -> str:
-    if not isinstance(table, dict) or not table:
-        return "none"
-    return ", ".join(f"{str(k).replace('_', ' ')} {v} to 1" for k, v in table.items())
-
-
 def _limits(limits: Any) -> str:
     if not isinstance(limits, dict) or not limits:
         return "none declared"
     shown = []
     for wager, bounds in limits.items():
         if isinstance(bounds, list) and len(bounds) == 2:
-            shown.append(
-                f"{wager.replace('_', ' ')} {_grouped(bounds[0])} to {_grouped(bounds[1])}"
-            )
+            shown.append(f"{wager.replace('_', ' ')} {count(bounds[0])} to {count(bounds[1])}")
         else:
             shown.append(f"{wager}: {json.dumps(bounds, default=str)}")
     return "; ".join(shown) + " (minor units)"
@@ -192,8 +180,8 @@ def _configuration(hello: dict[str, Any], table: TableSection | None) -> list[Fl
     if isinstance(config, dict):
         qualifier = str(config.get("dealer_qualifier", "?")).replace("_", " ")
         lines += [
-            f"Ante pays: {_pay_table(config.get('ante_pay_table'))}",
-            f"AA Bonus pays: {_pay_table(config.get('aa_bonus_pay_table'))}",
+            f"Ante pays: {pay_table_text(config.get('ante_pay_table'))}",
+            f"AA Bonus pays: {pay_table_text(config.get('aa_bonus_pay_table'))}",
             f"Dealer qualifies with {qualifier} or better; call "
             f"{config.get('call_multiple', '?')} x ante",
         ]
@@ -231,7 +219,7 @@ def _artifacts(manifest: Manifest | None) -> list[Flowable]:
         )
     ]
     for a in artifacts:
-        out.append(para(f"{a.name} ({_grouped(a.bytes)} bytes)", SMALL))
+        out.append(para(f"{a.name} ({count(a.bytes)} bytes)", SMALL))
         out.append(para(f"SHA-256 {a.sha256}", MONO))
     return out
 
@@ -275,12 +263,12 @@ def _evidence(section: EvidenceSection | None) -> list[Flowable]:
         return [para("not recorded (a results file from before minimum samples)", SMALL)]
     lines = []
     for s in section.samples:
-        size = f"{_grouped(s.size)} {s.what}"
+        size = f"{count(s.size)} {s.what}"
         if not s.judged:
             lines.append(f"{size}: the check did not run to a verdict")
         else:
             mark = "" if s.met else " - BELOW THE MINIMUM"
-            lines.append(f"{size} (minimum {_grouped(s.minimum)}){mark}")
+            lines.append(f"{size} (minimum {count(s.minimum)}){mark}")
     lines.append(f"minimums from {section.minimums.source}")
     return [para(line, SMALL) for line in lines]
 

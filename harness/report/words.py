@@ -177,7 +177,7 @@ def varied_text(varied: VariedField, base: str | None) -> str:
         said = f"AA Bonus {wire_words(row)} {_odds(approved, 'not paid')}"
         was = _bare(base_value, "not paid")
     elif head == "aa_bonus_pay_table":
-        said = "no AA Bonus" if approved is None else f"AA Bonus pays {_pay_table(approved)}"
+        said = "no AA Bonus" if approved is None else f"AA Bonus pays {pay_table_text(approved)}"
         was = "no AA Bonus" if base_value is None else "AA Bonus offered"
     elif head == "claims" and row:
         figure = _FIGURES.get(row, wire_words(row))
@@ -204,9 +204,10 @@ def varied_text(varied: VariedField, base: str | None) -> str:
     return f"{said} ({name}: {was})"
 
 
-def _pay_table(table: object) -> str:
+def pay_table_text(table: object) -> str:
+    """A pay table in words: "royal flush 100 to 1, straight flush 20 to 1"."""
     if not isinstance(table, dict) or not table:
-        return "nothing"
+        return "none"
     return ", ".join(f"{wire_words(k)} {_odds(v, 'not paid')}" for k, v in table.items())
 
 
