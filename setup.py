@@ -14,9 +14,10 @@ Everything else about the package is declared in pyproject.toml.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 SOURCE = Path(__file__).resolve().parent
@@ -52,4 +53,13 @@ class BuildPyWithData(build_py):
         return [*super().get_outputs(include_bytecode), *data]
 
 
-setup(cmdclass={"build_py": BuildPyWithData})
+# The census kernel compiled ahead of time (harness/gamemath/_kernel.c): optional, since
+# harness/gamemath/kernel.py falls back to its numba twin where no C compiler is found.
+KERNEL = Extension(
+    "harness.gamemath._kernel",
+    ["harness/gamemath/_kernel.c"],
+    extra_compile_args=["-O3"] if not sys.platform.startswith("win") else ["/O2"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithData}, ext_modules=[KERNEL])

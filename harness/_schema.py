@@ -148,16 +148,39 @@ def _verify_date(node: yaml.ScalarNode) -> None:
         raise _Refused(node.start_mark.line + 1, f"{node.value} is not a date: {exc}") from None
 
 
+def _schema_files() -> list[Path]:
+    return sorted(SCHEMA_DIR.glob("*.json"))
+
+
 @cache
 def _registry() -> Registry:
-    """Every schema in specs/schemas, so `$ref: common.schema.json#...` resolves offline."""
+    """Every schema in specs/schemas, so `$ref: common.schema.json#...` resolves offline.
+
+    Not checked against the metaschema here (`check_schemas` does that, for `chcert
+    vectors check` and the tests): the check takes most of a second, and every process
+    that loads a profile or a vector would pay it.
+    """
     resources = []
-    for file in sorted(SCHEMA_DIR.glob("*.json")):
+    for file in _schema_files():
         with file.open(encoding="utf-8") as fh:
             contents = json.load(fh)
-        jsonschema.Draft202012Validator.check_schema(contents)
         resources.append((file.name, Resource.from_contents(contents, DRAFT202012)))
     return Registry().with_resources(resources)
+
+
+def check_schemas() -> int:
+    """Check every schema file against the JSON Schema draft 2020-12 metaschema; how
+    many were checked. A schema that is not one raises SpecError naming its file."""
+    files = _schema_files()
+    for file in files:
+        try:
+            jsonschema.Draft202012Validator.check_schema(_registry().contents(file.name))
+        except jsonschema.SchemaError as exc:
+            where = "/".join(map(str, exc.absolute_path)) or "(top level)"
+            raise SpecError(
+                file, None, f"not a valid JSON Schema at {where}: {exc.message}"
+            ) from exc
+    return len(files)
 
 
 @cache

@@ -35,6 +35,7 @@ from harness.errors import ErrorReply, GameFault, ProtocolViolation
 from harness.model import ItemKind, Outcome, Record
 from harness.outcomes import Status
 from harness.refusals import RefusalVector
+from harness.rng import preload_scipy
 from harness.runspec import Planned, RunSpec
 from harness.specs import Clause
 from harness.vectors import Vector
@@ -52,6 +53,7 @@ class Worker:
         self.spec = spec
         self._adapter: Adapter | None = None
         self._context: Context | None = None
+        preload_scipy()  # the RNG battery and the RTP simulation need it
 
     def adopt(self, adapter: Adapter, hello: dict[str, Any]) -> None:
         """Play on the connection the controller opened for hello (in-process runs)."""

@@ -330,15 +330,26 @@ def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_impor
     imported = set()
     for source in ("gamemath/census.py", "gamemath/kernel.py"):
         for node in ast.walk(ast.parse((package / source).read_text())):
+            modules = []
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness."):
-                module = (node.module or "").removeprefix("harness.").replace(".", "/")
-                if (package / module).is_dir():  # from harness.gamemath import kernel
-                    imported |= {f"{module}/{alias.name}.py" for alias in node.names}
+                base = (node.module or "").removeprefix("harness.").replace(".", "/")
+                if (package / base).is_dir():  # from harness.gamemath import kernel
+                    modules += [f"{base}/{alias.name}" for alias in node.names]
                 else:
-                    imported.add(f"{module}.py")
+                    modules.append(base)
+            elif isinstance(node, ast.Import):  # import harness.gamemath._kernel
+                modules += [
+                    a.name.removeprefix("harness.").replace(".", "/")
+                    for a in node.names
+                    if a.name.startswith("harness.")
+                ]
+            for module in modules:  # _kernel: the extension built from _kernel.c
+                built = (package / f"{module}.c").is_file()
+                imported.add(f"{module}.c" if built else f"{module}.py")
     listed = set(census.DIGEST_SOURCES)
     assert imported - {"atomic.py"} <= listed  # how a cache file is written, not what it holds
-    assert {"gamemath/census.py", "gamemath/kernel.py", "evaluator.py"} <= listed
+    assert {"gamemath/kernel.py", "gamemath/_kernel.c"} <= imported
+    assert "evaluator.py" in listed
     assert all((package / name).is_file() for name in listed)
 
 
@@ -353,6 +364,52 @@ def test_census_cache_key_changes_when_any_listed_source_changes(
     )
     edited = census._sources_digest()
     assert edited != census._digest() and edited.startswith(f"v{census.CENSUS_VERSION}-")
+
+
+# ------------------------------------------------------- the kernel's two builds
+
+
+def test_the_compiled_kernel_is_built_and_chosen_unless_numba_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert kernel.compiled() is not None, "harness/gamemath/_kernel.c is not built (setup.py)"
+    monkeypatch.setenv("CHCERT_KERNEL", "numba")
+    assert kernel.compiled() is None
+    monkeypatch.setenv("CHCERT_KERNEL", "fortran")
+    with pytest.raises(ValueError, match="CHCERT_KERNEL='fortran'"):
+        kernel.compiled()
+
+
+def test_both_builds_enumerate_and_count_the_five_card_hands_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built_sets, built_counts = kernel.five_card_sets(), kernel.five_card_counts()
+    monkeypatch.setenv("CHCERT_KERNEL", "numba")
+    assert np.array_equal(built_sets, kernel.five_card_sets())
+    assert np.array_equal(built_counts, kernel.five_card_counts())
+    assert built_sets[0].tolist() == [0, 1, 2, 3, 4] and built_sets[-1].tolist() == [
+        47,
+        48,
+        49,
+        50,
+        51,
+    ]
+
+
+@pytest.mark.slow
+def test_both_builds_of_the_kernel_compute_the_same_census(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The census of the bundled profiles' qualifier and of a pair of twos, by the
+    compiled kernel and by numba's: two implementations of one method, equal to the last
+    count, and equal to the cached census the rest of the tests price."""
+    assert kernel.compiled() is not None
+    qualifiers = (QUALIFIER, int(Category.PAIR) << 20)
+    built = {q: census.compute_census(q) for q in qualifiers}
+    monkeypatch.setenv("CHCERT_KERNEL", "numba")
+    for qualifying, counts in built.items():
+        assert np.array_equal(counts, census.compute_census(qualifying))
+    assert np.array_equal(built[QUALIFIER][:, : kernel.USED_COLUMNS], _census())
 
 
 def test_census_invariants_rest_on_exact_deal_counts() -> None:
@@ -500,7 +557,6 @@ def test_a_rejected_census_file_is_recomputed_and_replaced(
         return np.pad(good, ((0, 0), (0, kernel.COLUMNS - kernel.USED_COLUMNS)))
 
     monkeypatch.setattr(census, "compute_census", compute)
-    monkeypatch.setattr(np, "savez_compressed", np.savez)  # seconds quicker to write
     assert np.array_equal(census._load_or_compute(QUALIFIER, None), good)
     assert computed == [QUALIFIER]
     (line,) = capsys.readouterr().err.splitlines()  # once, though read twice
@@ -534,6 +590,39 @@ def test_a_computed_census_breaking_an_invariant_is_an_error_not_cached(
     with pytest.raises(RuntimeError, match="breaks an invariant"):
         census._load_or_compute(QUALIFIER, None)
     assert not census._census_file(QUALIFIER).exists()
+
+
+def test_a_profiles_figures_are_cached_and_a_tampered_file_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import harness.gamemath as gamemath
+    from harness.gamemath import figures
+
+    monkeypatch.setattr(figures, "cache_file", lambda kind, suffix: tmp_path / f"{kind}{suffix}")
+    profile = load_profile("standard")
+    computed = profile_math(profile)
+    (path,) = tmp_path.glob("math-*.json")
+    priced = gamemath._profile_math
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("priced again, though cached")
+
+    monkeypatch.setattr(gamemath, "_profile_math", refuse)
+    assert profile_math(profile) == json.loads(json.dumps(computed))
+    stored = json.loads(path.read_text())
+    stored["figures"]["house_edge"] = 0.001  # a forged figure, its sha256 left as it was
+    path.write_text(json.dumps(stored))
+    monkeypatch.setattr(gamemath, "_profile_math", priced)
+    assert profile_math(profile)["house_edge"] == computed["house_edge"]
+    assert "figures do not match the sha256" in capsys.readouterr().err
+    other = load_profile("table2")  # other rules: another key, another file
+    assert profile_math(other)["house_edge"] != computed["house_edge"]
+    assert len(list(tmp_path.glob("math-*.json"))) == 2
+
+
+def test_the_strategy_file_carries_the_exact_optimal_return() -> None:
+    game = main_game(load_profile("standard"))
+    assert game.optimal_return == game.optimal.return_per_ante
 
 
 def test_the_strategy_cache_gives_back_the_priced_decisions_and_refuses_a_tampered_file(

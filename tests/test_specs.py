@@ -14,6 +14,19 @@ from harness.vectors import load_all_vectors, load_vector_file
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def test_every_schema_is_a_valid_json_schema_and_a_broken_one_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness import _schema
+
+    assert _schema.check_schemas() == len(list(_schema.SCHEMA_DIR.glob("*.json"))) > 5
+    (tmp_path / "bad.schema.json").write_text('{"type": "no-such-type"}', encoding="utf-8")
+    monkeypatch.setattr(_schema, "SCHEMA_DIR", tmp_path)
+    monkeypatch.setattr(_schema, "_registry", _schema._registry.__wrapped__)
+    with pytest.raises(SpecError, match=r"bad\.schema\.json.*not a valid JSON Schema at type"):
+        _schema.check_schemas()
+
+
 def test_every_bundled_profile_loads() -> None:
     names = available_profiles()
     assert {"standard", "short-aa", "table2"} <= set(names)

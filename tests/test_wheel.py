@@ -123,11 +123,14 @@ def test_the_sdist_and_the_wheel_carry_every_data_file(dist: Dist) -> None:
             member = tar.extractfile(f"{prefix}/{name}")
             assert member is not None and member.read() == contents, name
         assert f"{prefix}/setup.py" in tar.getnames()  # the hook the wheel is built with
+        assert f"{prefix}/harness/gamemath/_kernel.c" in tar.getnames()
     with zipfile.ZipFile(dist.wheel) as whl:
         bundled = {n for n in whl.namelist() if n.startswith("harness/_data/")}
         assert bundled == {f"harness/_data/{name}" for name in data}
         for name, contents in data.items():
             assert whl.read(f"harness/_data/{name}") == contents, name
+        built = [n for n in whl.namelist() if n.startswith("harness/gamemath/_kernel.")]
+        assert any(n.endswith((".so", ".pyd")) for n in built), "the compiled census kernel"
 
 
 def test_the_installed_chcert_certifies_from_anywhere(

@@ -340,6 +340,10 @@ def _run_certification(
         pytest_args.append(f"--numprocesses={args.workers}")
         if args.dist is not None:
             pytest_args.append(f"--dist={args.dist}")
+    if (args.tx or args.workers) and args.dist in (None, "load"):
+        # One item at a time: xdist's first batches would otherwise give one worker the
+        # long checks (the catalog's first items) while the others finish and wait.
+        pytest_args.append("--maxschedchunk=1")
     stated = _stated_minimums(args)
     if stated is not None:  # the laboratory's policy (docs/verdict.md#evidence)
         pytest_args.append(f"--chcert-minimums={stated}")

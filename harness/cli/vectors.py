@@ -55,18 +55,21 @@ def generate(args: argparse.Namespace) -> int:
 
 def check_vectors(args: argparse.Namespace) -> int:
     """Validate every catalog and vector file; print the counts."""
+    from harness._schema import check_schemas
     from harness.corpus import CORPUS_DIR
     from harness.coverage import check_coverage
     from harness.refusals import load_all_refusals, refusal_files
     from harness.specs import clause_index, load_catalogs
     from harness.vectors import load_all_vectors, load_vector_file, vector_files
 
+    schemas = check_schemas()
     catalogs = load_catalogs()
     clauses = clause_index(catalogs)
     vectors = load_all_vectors(clauses)
     refusals = load_all_refusals(clauses)
     report = check_coverage(catalogs, vectors, refusals)
     out_of_scope = sum(len(c.out_of_scope) for c in catalogs)
+    print(f"{schemas} schemas, each a valid JSON Schema (draft 2020-12)")
     print(
         f"{len(catalogs)} catalogs: {report.clauses} clauses, {out_of_scope} passages out of scope"
     )

@@ -12,7 +12,8 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from harness.evaluator import Category, count_five_card_hands
+from harness.evaluator import Category
+from harness.gamemath.kernel import five_card_counts
 from harness.profiles import AABonusTable
 
 FIVE_CARD_HANDS = 2_598_960
@@ -21,7 +22,7 @@ FIVE_CARD_HANDS = 2_598_960
 @cache
 def aa_row_counts() -> dict[str | None, int]:
     """How many of the C(52,5) hole + flop hands fall in each AA Bonus row (None: below)."""
-    tally = [int(n) for n in count_five_card_hands()]
+    tally = [int(n) for n in five_card_counts()]
     aces = tally[10]
     counts: dict[str | None, int] = {
         None: tally[Category.HIGH_CARD] + tally[Category.PAIR] - aces,

@@ -6,7 +6,12 @@ the census counts, over all 1,081 x 990 = 1,070,190 completions (turn and river,
 then the dealer's two cards), how the round settles (`columns` below), which is
 all a pay table needs to price calling.
 
-How it is fast enough (the target: under a minute on two cores, benchmarks/bench_math.py):
+Two builds of one kernel: `_kernel.c`, compiled when chcert is installed (setup.py), so
+that a first run pays no compilation, and the numba functions below, which run where no
+C compiler was found (and on CHCERT_KERNEL=numba). The two agree to the last count
+(tests/test_gamemath.py); the census says which one computed it in nothing but time.
+
+How it is fast enough (the target: under 10 s on two cores, cold; benchmarks/bench_math.py):
 
 * Suit isomorphism of boards: the five community cards take 134,459 forms up to
   permuting suits, not 2,598,960; each canonical board is worked once and
@@ -26,11 +31,22 @@ How it is fast enough (the target: under a minute on two cores, benchmarks/bench
 
 from __future__ import annotations
 
+import os
+import sys
+from itertools import chain, combinations
+from types import ModuleType
+
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from harness.evaluator import _flush_strength, _popcount, _rank_strength
+from harness.evaluator import _flush_strength, _popcount, _rank_strength, count_five_card_hands
+
+_compiled: ModuleType | None
+try:  # this kernel compiled ahead of time from _kernel.c (setup.py), when it was built
+    import harness.gamemath._kernel as _compiled
+except ImportError:  # pragma: no cover - installed where no C compiler was found
+    _compiled = None
 
 # Census columns, per situation: counts of the 1,070,190 completions.
 ANTE_PAID = 0  # 0..9: the ante is settled by the pay table (dealer does not qualify, or
@@ -334,3 +350,51 @@ def census_chunk(
                 acc[s, WON] += work[_WIN, h]
                 acc[s, LOST] += work[_LOSS, h]
         progress[slot] += 1
+
+
+# ---------------------------------------------------------- which build runs
+
+
+def compiled() -> ModuleType | None:
+    """The kernel compiled ahead of time, or None: not built, or CHCERT_KERNEL=numba."""
+    choice = os.environ.get("CHCERT_KERNEL", "")
+    if choice not in ("", "compiled", "numba"):
+        raise ValueError(f"CHCERT_KERNEL={choice!r}: use compiled or numba")
+    if choice == "numba":
+        return None
+    if _compiled is None and choice == "compiled":
+        raise RuntimeError("CHCERT_KERNEL=compiled, but harness/gamemath/_kernel.c is not built")
+    if _compiled is None:
+        _say_once("the compiled census kernel is not built: numba compiles one (seconds more)")
+    return _compiled
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(line: str) -> None:
+    if line not in _SAID:
+        _SAID.add(line)
+        print(f"chcert: {line}", file=sys.stderr)
+
+
+def five_card_sets() -> npt.NDArray[np.int64]:
+    """The C(52,5) = 2,598,960 card sets, (n, 5), in itertools.combinations order."""
+    build = compiled()
+    if build is None:
+        flat = chain.from_iterable(combinations(range(52), 5))
+        return np.fromiter(flat, np.int64, count=5 * 2_598_960).reshape(-1, 5)
+    sets = np.empty((2_598_960, 5), np.int64)
+    build.five_card_sets(sets)
+    return sets
+
+
+def five_card_counts() -> npt.NDArray[np.int64]:
+    """Counts over all C(52,5) five-card hands: categories 0-9, then [10] pairs of aces
+    (the evaluator's count_five_card_hands)."""
+    build = compiled()
+    if build is None:
+        return count_five_card_hands()  # type: ignore[no-any-return]
+    tally = np.empty(11, np.int64)
+    build.count_five_card_hands(tally)
+    return tally

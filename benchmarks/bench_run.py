@@ -1,0 +1,121 @@
+"""A whole default certification of the reference, warm and cold, with its profile.
+
+    python3 benchmarks/bench_run.py [--runs N] [--cold-runs N] [-n WORKERS]
+
+Targets (README, Benchmarks; docs/performance.md), on the 2-core machine:
+
+* warm (the caches filled by an unmeasured run first): `chcert certify --seed 7`
+  in under 20 s, the median of --runs (default 5);
+* cold (an empty census cache and numba cache each run, as on a fresh CI runner):
+  under 40 s, the median of --cold-runs (default 3).
+
+Every item runs in every run (no -k). Besides the wall times it prints the median
+profile of the warm runs: the phases of the controller (start-up and planning, the
+items, the session's end, the outputs) and the seconds spent in each kind of item,
+from the timing plugin run_timer.py loaded into every process of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WARM_TARGET, COLD_TARGET = 20.0, 40.0
+
+
+def certify(workers: int, env: dict[str, str]) -> tuple[float, dict[str, float]]:
+    """One run: its wall time and its profile (seconds by phase and by item kind)."""
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as timer:
+        path = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+        run_env = {
+            **os.environ,
+            **env,
+            "PYTHONPATH": path,
+            "PYTEST_PLUGINS": "run_timer",
+            "CHCERT_RUN_TIMER": timer,
+        }
+        argv = [sys.executable, "-m", "harness.cli", "certify", "--out", out, "--seed", "7"]
+        started = time.time()
+        proc = subprocess.run(
+            [*argv, "-n", str(workers)], env=run_env, capture_output=True, text=True
+        )
+        ended = time.time()
+        if proc.returncode != 0:
+            sys.exit(f"certify exited {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+        events = [
+            json.loads(line)
+            for file in Path(timer).glob("*.jsonl")
+            for line in file.read_text(encoding="utf-8").splitlines()
+        ]
+    return ended - started, profile(events, started, ended)
+
+
+def profile(events: list[dict[str, object]], started: float, ended: float) -> dict[str, float]:
+    """Phases of the controller, then item seconds by kind (summed over workers)."""
+
+    def at(name: str) -> float:
+        return min(float(e["at"]) for e in events if e["process"] == "controller" and e["event"] == name)  # type: ignore[arg-type]
+
+    items = [e for e in events if e["event"] == "item"]
+    last_item = max(float(e["started"]) + float(e["seconds"]) for e in items)  # type: ignore[arg-type]
+    phases = {
+        "phase: start-up, planning, collection": at("items start") - started,
+        "phase: items (first to last)": last_item - at("items start"),
+        "phase: session end (mathematics, results.json)": at("session finish end")
+        - at("session finish start"),
+        "phase: outputs (report, JUnit) and exit": ended - at("session finish end"),
+    }
+    kinds: dict[str, float] = defaultdict(float)
+    for e in items:
+        name, kind = str(e["name"]), str(e["kind"])
+        target = name.partition("/")[2]
+        key = re.sub(r"-\d+$", "", target) if kind == "check" else kind
+        kinds[f"items: {key}"] += float(e["seconds"])  # type: ignore[arg-type]
+    return {**phases, **kinds}
+
+
+def show(label: str, times: list[float], target: float) -> None:
+    runs = ", ".join(f"{t:.1f}" for t in times)
+    verdict = "meets" if statistics.median(times) < target else "MISSES"
+    print(
+        f"{label:10} median {statistics.median(times):5.1f} s  [{runs}]  "
+        f"target < {target:g} s: {verdict}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="warm runs (default 5)")
+    parser.add_argument("--cold-runs", type=int, default=3, help="cold runs (default 3)")
+    parser.add_argument("-n", "--workers", type=int, default=0, help="certify -n (default 0)")
+    args = parser.parse_args()
+
+    cold = []
+    for _ in range(args.cold_runs):
+        with tempfile.TemporaryDirectory() as census, tempfile.TemporaryDirectory() as numba:
+            cold.append(certify(args.workers, {"CHCERT_CACHE": census, "NUMBA_CACHE_DIR": numba}))
+    certify(args.workers, {})  # fills the caches the warm runs read
+    warm = [certify(args.workers, {}) for _ in range(args.runs)]
+    print(f"chcert certify --seed 7 -n {args.workers} of the reference:")
+    if cold:
+        show("cold", [wall for wall, _ in cold], COLD_TARGET)
+    show("warm", [wall for wall, _ in warm], WARM_TARGET)
+    print("profile of the warm runs (median seconds):")
+    keys = sorted({k for _, p in warm for k in p}, key=lambda k: (not k.startswith("phase"), k))
+    for key in keys:
+        print(f"  {key:52} {statistics.median(p.get(key, 0.0) for _, p in warm):6.2f}")
+
+
+if __name__ == "__main__":
+    main()

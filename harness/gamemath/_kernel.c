@@ -1,0 +1,520 @@
+/* The census kernel compiled ahead of time: the same computation as the numba kernel
+ * in kernel.py (its docstring explains the method), so that a first run pays no JIT
+ * compilation. Built by setup.py as harness.gamemath._kernel when a C compiler is there;
+ * kernel.py falls back to the numba kernel when it is not. The two must agree to the
+ * last count: tests/test_gamemath.py computes the census with both.
+ *
+ * Cards are indices 0..51 (rank = c >> 2, suit = c & 3); strengths are the evaluator's
+ * (harness/evaluator.py): category << 20, then up to five 4-bit ranks.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HOLES 1081         /* C(47, 2) holes on a board */
+#define DEALER_HANDS 990   /* C(45, 2) */
+#define FLUSH_MARK (1LL << 30)
+#define COLUMNS 16         /* of a census row, int32: kernel.py's layout */
+#define NQ_NOT_BEATEN 10
+#define WON 12
+#define LOST 13
+#define MAX_VALUES 1300
+
+/* ------------------------------------------------------------ the evaluator */
+
+static int popcount(int64_t mask) {
+    int bits = 0;
+    while (mask) {
+        mask &= mask - 1;
+        bits++;
+    }
+    return bits;
+}
+
+static int straight_high(int64_t mask) {
+    for (int hi = 12; hi > 3; hi--) {
+        int64_t window = (int64_t)0x1F << (hi - 4);
+        if ((mask & window) == window) return hi;
+    }
+    if ((mask & 0x100F) == 0x100F) return 3; /* the wheel: five high */
+    return -1;
+}
+
+static int64_t top_ranks(int64_t mask, int count) {
+    int64_t packed = 0;
+    int taken = 0;
+    for (int r = 12; r >= 0; r--) {
+        if (taken == count) break;
+        if (mask & ((int64_t)1 << r)) {
+            packed = (packed << 4) | r;
+            taken++;
+        }
+    }
+    return packed << (4 * (5 - count));
+}
+
+static int64_t flush_strength(int64_t mask) {
+    int hi = straight_high(mask);
+    if (hi == 12) return (9LL << 20) | (12LL << 16);
+    if (hi >= 0) return (8LL << 20) | ((int64_t)hi << 16);
+    return (5LL << 20) | top_ranks(mask, 5);
+}
+
+static int64_t rank_strength(const int8_t counts[13]) {
+    int64_t rank_mask = 0;
+    int quad = -1, trip1 = -1, trip2 = -1, pair1 = -1, pair2 = -1;
+    for (int r = 12; r >= 0; r--) {
+        int c = counts[r];
+        if (c == 0) continue;
+        rank_mask |= (int64_t)1 << r;
+        if (c == 4) {
+            quad = r;
+        } else if (c == 3) {
+            if (trip1 < 0) trip1 = r;
+            else if (trip2 < 0) trip2 = r;
+        } else if (c == 2) {
+            if (pair1 < 0) pair1 = r;
+            else if (pair2 < 0) pair2 = r;
+        }
+    }
+    if (quad >= 0)
+        return (7LL << 20) | ((int64_t)quad << 16) |
+               (top_ranks(rank_mask & ~((int64_t)1 << quad), 1) >> 4);
+    if (trip1 >= 0 && (trip2 >= 0 || pair1 >= 0)) {
+        int pair = trip2 > pair1 ? trip2 : pair1;
+        return (6LL << 20) | ((int64_t)trip1 << 16) | ((int64_t)pair << 12);
+    }
+    int hi = straight_high(rank_mask);
+    if (hi >= 0) return (4LL << 20) | ((int64_t)hi << 16);
+    if (trip1 >= 0)
+        return (3LL << 20) | ((int64_t)trip1 << 16) |
+               (top_ranks(rank_mask & ~((int64_t)1 << trip1), 2) >> 4);
+    if (pair2 >= 0) {
+        int64_t rest = rank_mask & ~((int64_t)1 << pair1) & ~((int64_t)1 << pair2);
+        return (2LL << 20) | ((int64_t)pair1 << 16) | ((int64_t)pair2 << 12) |
+               (top_ranks(rest, 1) >> 8);
+    }
+    if (pair1 >= 0)
+        return (1LL << 20) | ((int64_t)pair1 << 16) |
+               (top_ranks(rank_mask & ~((int64_t)1 << pair1), 3) >> 4);
+    return top_ranks(rank_mask, 5);
+}
+
+/* Strength of 5 to 7 cards: a flush first (with at most seven cards it excludes quads
+ * and a full house), else by ranks. */
+static int64_t strength_of(const int *cards, int n) {
+    int8_t counts[13] = {0};
+    int64_t masks[4] = {0};
+    for (int i = 0; i < n; i++) {
+        counts[cards[i] >> 2]++;
+        masks[cards[i] & 3] |= (int64_t)1 << (cards[i] >> 2);
+    }
+    for (int s = 0; s < 4; s++)
+        if (popcount(masks[s]) >= 5) return flush_strength(masks[s]);
+    return rank_strength(counts);
+}
+
+/* ------------------------------------------------------------------ one board */
+
+typedef struct {
+    /* per hole of the board, by hole number: what the census adds */
+    int64_t pair[HOLES];     /* colex index of the hole's two cards */
+    int64_t category[HOLES];
+    int64_t ante[HOLES], nqn[HOLES], win[HOLES], loss[HOLES];
+    /* scratch */
+    int64_t avail[47];
+    int64_t values[MAX_VALUES];
+    int64_t by_ranks[2 * 169];
+    int64_t strength[HOLES];
+    int64_t first[HOLES], second[HOLES];
+    int64_t start[MAX_VALUES + 1], fill[MAX_VALUES];
+    int64_t group[HOLES], order[HOLES];
+    int64_t nq_card[47], below_card[47], group_card[47];
+} Work;
+
+static void sort_values(int64_t *values, int n) { /* insertion sort: about a hundred */
+    for (int i = 1; i < n; i++) {
+        int64_t v = values[i];
+        int j = i - 1;
+        while (j >= 0 && values[j] > v) {
+            values[j + 1] = values[j];
+            j--;
+        }
+        values[j + 1] = v;
+    }
+}
+
+static int64_t position(const int64_t *sorted, int64_t n, int64_t value) {
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (sorted[mid] < value) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Settle every player hole on one board against every disjoint dealer hole: the
+ * numba kernel's _board_outcomes, step for step. */
+static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) {
+    int8_t counts[13] = {0};
+    int64_t masks[4] = {0};
+    int used[52] = {0};
+    for (int i = 0; i < 5; i++) {
+        int64_t c = board[i];
+        counts[c >> 2]++;
+        masks[c & 3] |= (int64_t)1 << (c >> 2);
+        used[c] = 1;
+    }
+    int flush_suit = -1;
+    for (int s = 0; s < 4; s++)
+        if (popcount(masks[s]) >= 3) flush_suit = s;
+    int n = 0;
+    for (int c = 0; c < 52; c++)
+        if (!used[c]) w->avail[n++] = c;
+
+    int nvalues = 0;
+    for (int r1 = 0; r1 < 13; r1++) {
+        counts[r1]++;
+        for (int r2 = r1; r2 < 13; r2++) {
+            counts[r2]++;
+            if (counts[r1] <= 4 && counts[r2] <= 4) {
+                w->by_ranks[r1 * 13 + r2] = rank_strength(counts);
+                w->values[nvalues++] = w->by_ranks[r1 * 13 + r2];
+            }
+            counts[r2]--;
+        }
+        counts[r1]--;
+    }
+
+    int holes = 0;
+    for (int x = 0; x < n; x++) {
+        int64_t a = w->avail[x];
+        for (int y = x + 1; y < n; y++) {
+            int64_t b = w->avail[y];
+            int64_t s = w->by_ranks[(a >> 2) * 13 + (b >> 2)];
+            if (flush_suit >= 0) { /* a flush needs the hole's cards of that suit, or none */
+                int64_t m = masks[flush_suit];
+                if ((a & 3) == flush_suit) m |= (int64_t)1 << (a >> 2);
+                if ((b & 3) == flush_suit) m |= (int64_t)1 << (b >> 2);
+                if (popcount(m) >= 5) {
+                    s = flush_strength(m);
+                    w->values[nvalues++] = s;
+                    s |= FLUSH_MARK;
+                }
+            }
+            w->strength[holes] = s;
+            w->first[holes] = x;
+            w->second[holes] = y;
+            w->pair[holes] = a + b * (b - 1) / 2;
+            holes++;
+        }
+    }
+
+    /* counting sort of the holes into groups of equal strength */
+    sort_values(w->values, nvalues);
+    int groups = 0;
+    for (int i = 0; i < nvalues; i++)
+        if (i == 0 || w->values[i] != w->values[groups - 1]) w->values[groups++] = w->values[i];
+    const int64_t *distinct = w->values;
+    memset(w->start, 0, sizeof(int64_t) * (groups + 1));
+    for (int v = 0; v < 169; v++)
+        if (v % 13 >= v / 13) w->by_ranks[169 + v] = position(distinct, groups, w->by_ranks[v]);
+    for (int h = 0; h < holes; h++) {
+        int64_t s = w->strength[h], g;
+        if (s & FLUSH_MARK) {
+            s &= ~FLUSH_MARK;
+            w->strength[h] = s;
+            g = position(distinct, groups, s);
+        } else {
+            g = w->by_ranks[169 + (w->avail[w->first[h]] >> 2) * 13 +
+                            (w->avail[w->second[h]] >> 2)];
+        }
+        w->group[h] = g;
+        w->start[g + 1]++;
+    }
+    for (int g = 0; g < groups; g++) w->start[g + 1] += w->start[g];
+    memcpy(w->fill, w->start, sizeof(int64_t) * groups);
+    for (int h = 0; h < holes; h++) w->order[w->fill[w->group[h]]++] = h;
+
+    /* dealer hands that do not qualify, in all and per card */
+    memset(w->nq_card, 0, sizeof w->nq_card);
+    memset(w->below_card, 0, sizeof w->below_card);
+    memset(w->group_card, 0, sizeof w->group_card);
+    int64_t nq_total = 0;
+    for (int h = 0; h < holes; h++) {
+        if (w->strength[h] < qualifying) {
+            nq_total++;
+            w->nq_card[w->first[h]]++;
+            w->nq_card[w->second[h]]++;
+        }
+    }
+
+    int64_t below = 0;
+    for (int g = 0; g < groups; g++) {
+        int64_t i = w->start[g], j = w->start[g + 1], s = distinct[g];
+        for (int64_t q = i; q < j; q++) {
+            int64_t h = w->order[q];
+            w->group_card[w->first[h]]++;
+            w->group_card[w->second[h]]++;
+        }
+        int64_t members = j - i;
+        for (int64_t q = i; q < j; q++) {
+            int64_t h = w->order[q], a = w->first[h], b = w->second[h];
+            int64_t lower = below - w->below_card[a] - w->below_card[b];
+            int64_t equal = members - w->group_card[a] - w->group_card[b] + 1;
+            int64_t nq = nq_total - w->nq_card[a] - w->nq_card[b];
+            w->category[h] = s >> 20;
+            if (s >= qualifying) { /* every non-qualifying dealer is beaten */
+                w->ante[h] = lower;
+                w->nqn[h] = 0;
+                w->win[h] = lower - nq;
+                w->loss[h] = DEALER_HANDS - lower - equal;
+            } else { /* no win against a qualifying dealer, no tie with one either */
+                nq++; /* the player's own hole is below the qualifier: subtracted twice */
+                w->ante[h] = nq;
+                w->nqn[h] = nq - lower;
+                w->win[h] = 0;
+                w->loss[h] = DEALER_HANDS - nq;
+            }
+        }
+        for (int64_t q = i; q < j; q++) {
+            int64_t h = w->order[q];
+            w->below_card[w->first[h]]++;
+            w->below_card[w->second[h]]++;
+            w->group_card[w->first[h]] = 0;
+            w->group_card[w->second[h]] = 0;
+        }
+        below += members;
+    }
+}
+
+/* ----------------------------------------------------------------- all boards */
+
+static int64_t colex3(int64_t a, int64_t b, int64_t c, const int64_t *binom) {
+    return binom[a * 6 + 1] + binom[b * 6 + 2] + binom[c * 6 + 3]; /* a < b < c */
+}
+
+typedef struct {
+    const int64_t *boards, *weight, *flop_canon, *flop_perm, *card_map, *binom;
+    const int32_t *situation_of;
+    Py_ssize_t nboards;
+    int64_t qualifying;
+    uint64_t *acc;
+    int64_t *progress;
+} Chunk;
+
+/* The rows this kernel adds into are packed: eight int64 slots of two 32-bit counts each,
+ * so that a hole costs two additions instead of four. Slot 0 holds (ante, not beaten) of
+ * high card, slot 1 those of a pair, slots 2 to 5 the ante counts of categories 2 and 3,
+ * ..., 8 and 9, slot 6 (won, lost). No half ever carries into the other: every count
+ * only grows and its total over all boards fits in 31 bits (at most 24 x 1,070,190).
+ * unpack_rows turns them into the census's columns. */
+#define PACKED 8
+#define SLOT_WON_LOST 6
+
+static int slot_of(int64_t category) { return category < 2 ? (int)category : 1 + (int)(category / 2); }
+
+static uint64_t halves(int64_t low, int64_t high) { return (uint64_t)low | ((uint64_t)high << 32); }
+
+/* The numba kernel's census_chunk: add each board's weighted results to the rows of
+ * the ten situations whose flop is three of its cards. */
+static int census_chunk(const Chunk *k) {
+    Work *w = PyMem_RawMalloc(sizeof(Work));
+    int32_t *image = PyMem_RawMalloc(sizeof(int32_t) * 24 * 1326);
+    uint64_t *ante = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
+    uint64_t *won_lost = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
+    int *slot = PyMem_RawMalloc(sizeof(int) * HOLES);
+    int failed = w == NULL || image == NULL || ante == NULL || won_lost == NULL || slot == NULL;
+    /* image[p][colex of a hole] = colex of the hole with its suits relabelled by p */
+    for (int p = 0; !failed && p < 24; p++) {
+        for (int b = 1; b < 52; b++) {
+            for (int a = 0; a < b; a++) {
+                int64_t x = k->card_map[p * 52 + a], y = k->card_map[p * 52 + b];
+                int64_t lo = x < y ? x : y, hi = x < y ? y : x;
+                image[p * 1326 + a + b * (b - 1) / 2] = (int32_t)(lo + hi * (hi - 1) / 2);
+            }
+        }
+    }
+    for (Py_ssize_t bi = 0; !failed && bi < k->nboards; bi++) {
+        const int64_t *board = k->boards + 5 * bi;
+        int64_t weight = k->weight[bi];
+        board_outcomes(board, k->qualifying, w);
+        for (int h = 0; h < HOLES; h++) {
+            int64_t cat = w->category[h];
+            slot[h] = slot_of(cat);
+            ante[h] = cat < 2 ? halves(w->ante[h] * weight, w->nqn[h] * weight)
+                              : (uint64_t)(w->ante[h] * weight) << (32 * (cat & 1));
+            won_lost[h] = halves(w->win[h] * weight, w->loss[h] * weight);
+        }
+        for (int i = 0; i < 5; i++) {
+            for (int j = i + 1; j < 5; j++) {
+                for (int l = j + 1; l < 5; l++) {
+                    int64_t fi = colex3(board[i], board[j], board[l], k->binom);
+                    const int32_t *where = k->situation_of + k->flop_canon[fi] * 1326;
+                    const int32_t *relabelled = image + k->flop_perm[fi] * 1326;
+                    for (int h = 0; h < HOLES; h++) {
+                        uint64_t *row = k->acc + (int64_t)where[relabelled[w->pair[h]]] * PACKED;
+                        row[slot[h]] += ante[h];
+                        row[SLOT_WON_LOST] += won_lost[h];
+                    }
+                }
+            }
+        }
+        k->progress[0]++;
+    }
+    PyMem_RawFree(w);
+    PyMem_RawFree(image);
+    PyMem_RawFree(ante);
+    PyMem_RawFree(won_lost);
+    PyMem_RawFree(slot);
+    return failed ? -1 : 0;
+}
+
+/* --------------------------------------------------------------- Python entry */
+
+static int need(Py_buffer *view, Py_ssize_t bytes, const char *name) {
+    if (view->len != bytes) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, view->len, bytes);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_census_chunk(PyObject *self, PyObject *args) {
+    Py_buffer boards, weight, flop_canon, flop_perm, situation_of, card_map, binom, acc,
+        progress;
+    long long qualifying;
+    Py_ssize_t slot;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*Lw*w*n", &boards, &weight, &flop_canon,
+                          &flop_perm, &situation_of, &card_map, &binom, &qualifying, &acc,
+                          &progress, &slot))
+        return NULL;
+    Py_buffer *views[] = {&boards, &weight,  &flop_canon, &flop_perm, &situation_of,
+                          &card_map, &binom, &acc,        &progress};
+    Py_ssize_t nboards = weight.len / 8;
+    int ok = need(&boards, nboards * 5 * 8, "boards") && need(&flop_canon, 22100 * 8, "flop_canon") &&
+             need(&flop_perm, 22100 * 8, "flop_perm") &&
+             need(&situation_of, 1755 * 1326 * 4, "situation_of") &&
+             need(&card_map, 24 * 52 * 8, "card_map") && need(&binom, 53 * 6 * 8, "binom");
+    if (ok && (acc.len % (PACKED * 8) != 0 || slot < 0 || (slot + 1) * 8 > progress.len)) {
+        PyErr_SetString(PyExc_ValueError, "acc or progress of the wrong size");
+        ok = 0;
+    }
+    if (ok) { /* every situation number must fall inside acc */
+        const int32_t *s = situation_of.buf;
+        Py_ssize_t rows = acc.len / (PACKED * 8);
+        for (Py_ssize_t i = 0; ok && i < 1755 * 1326; i++) {
+            if (s[i] >= rows) {
+                PyErr_SetString(PyExc_ValueError, "a situation number outside acc");
+                ok = 0;
+            }
+        }
+    }
+    int failed = 0;
+    if (ok) {
+        Chunk k = {boards.buf,   weight.buf, flop_canon.buf, flop_perm.buf,
+                   card_map.buf, binom.buf,  situation_of.buf, nboards,
+                   qualifying,   acc.buf,    (int64_t *)progress.buf + slot};
+        Py_BEGIN_ALLOW_THREADS failed = census_chunk(&k);
+        Py_END_ALLOW_THREADS
+    }
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) PyBuffer_Release(views[i]);
+    if (!ok) return NULL;
+    if (failed) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_unpack_rows(PyObject *self, PyObject *args) {
+    Py_buffer packed, out;
+    if (!PyArg_ParseTuple(args, "y*w*", &packed, &out)) return NULL;
+    Py_ssize_t rows = packed.len / (PACKED * 8);
+    if (packed.len % (PACKED * 8) != 0 || !need(&out, rows * COLUMNS * 4, "out")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "packed rows of the wrong size");
+        PyBuffer_Release(&packed);
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    const uint64_t *in = packed.buf;
+    int32_t *census = out.buf;
+    for (Py_ssize_t r = 0; r < rows; r++, in += PACKED, census += COLUMNS) {
+        memset(census, 0, COLUMNS * 4);
+        for (int cat = 0; cat < 10; cat++) {
+            uint64_t slot = in[slot_of(cat)];
+            census[cat] = (int32_t)(cat < 2 || !(cat & 1) ? slot & 0xFFFFFFFFu : slot >> 32);
+        }
+        census[NQ_NOT_BEATEN] = (int32_t)(in[0] >> 32);
+        census[NQ_NOT_BEATEN + 1] = (int32_t)(in[1] >> 32);
+        census[WON] = (int32_t)(in[SLOT_WON_LOST] & 0xFFFFFFFFu);
+        census[LOST] = (int32_t)(in[SLOT_WON_LOST] >> 32);
+    }
+    PyBuffer_Release(&packed);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "w*", &out)) return NULL;
+    if (!need(&out, 11 * 8, "out")) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    int64_t *tally = out.buf;
+    memset(tally, 0, 11 * 8);
+    int cards[5];
+    for (cards[0] = 0; cards[0] < 48; cards[0]++)
+        for (cards[1] = cards[0] + 1; cards[1] < 49; cards[1]++)
+            for (cards[2] = cards[1] + 1; cards[2] < 50; cards[2]++)
+                for (cards[3] = cards[2] + 1; cards[3] < 51; cards[3]++)
+                    for (cards[4] = cards[3] + 1; cards[4] < 52; cards[4]++) {
+                        int64_t strength = strength_of(cards, 5);
+                        tally[strength >> 20]++;
+                        if (strength >> 20 == 1 && ((strength >> 16) & 0xF) == 12) tally[10]++;
+                    }
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_five_card_sets(PyObject *self, PyObject *args) {
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "w*", &out)) return NULL;
+    if (!need(&out, 2598960LL * 5 * 8, "out")) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    int64_t *set = out.buf;
+    for (int a = 0; a < 48; a++)
+        for (int b = a + 1; b < 49; b++)
+            for (int c = b + 1; c < 50; c++)
+                for (int d = c + 1; d < 51; d++)
+                    for (int e = d + 1; e < 52; e++) {
+                        set[0] = a, set[1] = b, set[2] = c, set[3] = d, set[4] = e;
+                        set += 5;
+                    }
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"census_chunk", py_census_chunk, METH_VARARGS,
+     "census_chunk(boards, weight, flop_canon, flop_perm, situation_of, card_map, binom, "
+     "qualifying, acc, progress, slot): kernel.census_chunk, compiled ahead of time."},
+    {"unpack_rows", py_unpack_rows, METH_VARARGS,
+     "unpack_rows(packed, out): the packed rows census_chunk adds into (n x 8 uint64) as "
+     "census rows (n x 16 int32: kernel.py's columns, the last two zero)."},
+    {"count_five_card_hands", py_count_five_card_hands, METH_VARARGS,
+     "count_five_card_hands(out): categories 0-9 of all C(52,5) hands, then [10] pairs of "
+     "aces, into out (11 int64)."},
+    {"five_card_sets", py_five_card_sets, METH_VARARGS,
+     "five_card_sets(out): the C(52,5) card sets in lexicographic order into out (n x 5 "
+     "int64), as itertools.combinations(range(52), 5) gives them."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
+                                    "The census kernel compiled ahead of time (kernel.py).",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
