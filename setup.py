@@ -8,6 +8,7 @@ A wheel built from the sdist (what `pip install git+URL` does) gets them the sam
 MANIFEST.in puts both folders in the sdist. An editable install copies nothing: it reads
 the checkout's own files, so that an edited clause or vector takes effect at once.
 
+It also builds the census kernel compiled ahead of time (KERNEL below, docs/install.md).
 Everything else about the package is declared in pyproject.toml.
 """
 

@@ -51,7 +51,9 @@ def certify(workers: int, env: dict[str, str]) -> tuple[float, dict[str, float]]
         )
         ended = time.time()
         if proc.returncode != 0:
-            sys.exit(f"certify exited {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+            sys.exit(
+                f"certify exited {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+            )
         events = [
             json.loads(line)
             for file in Path(timer).glob("*.jsonl")
@@ -64,7 +66,9 @@ def profile(events: list[dict[str, object]], started: float, ended: float) -> di
     """Phases of the controller, then item seconds by kind (summed over workers)."""
 
     def at(name: str) -> float:
-        return min(float(e["at"]) for e in events if e["process"] == "controller" and e["event"] == name)  # type: ignore[arg-type]
+        return min(
+            float(e["at"]) for e in events if e["process"] == "controller" and e["event"] == name
+        )  # type: ignore[arg-type]
 
     items = [e for e in events if e["event"] == "item"]
     last_item = max(float(e["started"]) + float(e["seconds"]) for e in items)  # type: ignore[arg-type]
@@ -77,7 +81,7 @@ def profile(events: list[dict[str, object]], started: float, ended: float) -> di
     }
     kinds: dict[str, float] = defaultdict(float)
     for e in items:
-        name, kind = str(e["name"]), str(e["kind"])
+        name, kind = str(e["item"]), str(e["kind"])
         target = name.partition("/")[2]
         key = re.sub(r"-\d+$", "", target) if kind == "check" else kind
         kinds[f"items: {key}"] += float(e["seconds"])  # type: ignore[arg-type]
@@ -111,10 +115,14 @@ def main() -> None:
     if cold:
         show("cold", [wall for wall, _ in cold], COLD_TARGET)
     show("warm", [wall for wall, _ in warm], WARM_TARGET)
-    print("profile of the warm runs (median seconds):")
-    keys = sorted({k for _, p in warm for k in p}, key=lambda k: (not k.startswith("phase"), k))
-    for key in keys:
-        print(f"  {key:52} {statistics.median(p.get(key, 0.0) for _, p in warm):6.2f}")
+    print("profile of the warm runs (median seconds; items summed over workers):")
+    medians = {
+        key: statistics.median(p.get(key, 0.0) for _, p in warm)
+        for key in dict.fromkeys(k for _, p in warm for k in p)  # phases first, in order
+    }
+    items = sorted((k for k in medians if k.startswith("items")), key=lambda k: -medians[k])
+    for key in [*(k for k in medians if k.startswith("phase")), *items]:
+        print(f"  {key:52} {medians[key]:6.2f}")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     started = time.time()
     yield
     kind = getattr(getattr(item, "kind", None), "value", "other")
-    _event("item", name=item.name, kind=kind, started=started, seconds=time.time() - started)
+    _event("item", item=item.name, kind=kind, started=started, seconds=time.time() - started)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)

@@ -20,6 +20,7 @@ import pytest
 
 from harness.cards import Card
 from harness.cli import main
+from harness.errors import UsageError
 from harness.evaluator import Category, evaluate_batch
 from harness.gamemath import (
     FIVE_CARD_HANDS,
@@ -376,16 +377,18 @@ def test_the_compiled_kernel_is_built_and_chosen_unless_numba_is_asked_for(
     monkeypatch.setenv("CHCERT_KERNEL", "numba")
     assert kernel.compiled() is None
     monkeypatch.setenv("CHCERT_KERNEL", "fortran")
-    with pytest.raises(ValueError, match="CHCERT_KERNEL='fortran'"):
+    with pytest.raises(UsageError, match="CHCERT_KERNEL='fortran'"):
         kernel.compiled()
 
 
 def test_both_builds_enumerate_and_count_the_five_card_hands_alike(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    built_sets, built_counts = kernel.five_card_sets(), kernel.five_card_counts()
+    (built_sets, built_keys), built_counts = kernel.five_card_sets(), kernel.five_card_counts()
     monkeypatch.setenv("CHCERT_KERNEL", "numba")
-    assert np.array_equal(built_sets, kernel.five_card_sets())
+    numba_sets, numba_keys = kernel.five_card_sets()
+    assert np.array_equal(built_sets, numba_sets) and np.array_equal(built_keys, numba_keys)
+    assert len(np.unique(built_keys)) == 134_459  # the boards up to suits
     assert np.array_equal(built_counts, kernel.five_card_counts())
     assert built_sets[0].tolist() == [0, 1, 2, 3, 4] and built_sets[-1].tolist() == [
         47,

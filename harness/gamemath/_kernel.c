@@ -427,30 +427,44 @@ static PyObject *py_census_chunk(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_unpack_rows(PyObject *self, PyObject *args) {
-    Py_buffer packed, out;
-    if (!PyArg_ParseTuple(args, "y*w*", &packed, &out)) return NULL;
+    Py_buffer packed, weight, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &packed, &weight, &out)) return NULL;
     Py_ssize_t rows = packed.len / (PACKED * 8);
-    if (packed.len % (PACKED * 8) != 0 || !need(&out, rows * COLUMNS * 4, "out")) {
+    Py_ssize_t uneven = -1;
+    if (packed.len % (PACKED * 8) != 0 || !need(&weight, rows * 8, "weight") ||
+        !need(&out, rows * COLUMNS * 4, "out")) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "packed rows of the wrong size");
         PyBuffer_Release(&packed);
+        PyBuffer_Release(&weight);
         PyBuffer_Release(&out);
         return NULL;
     }
     const uint64_t *in = packed.buf;
+    const int64_t *w = weight.buf;
     int32_t *census = out.buf;
     for (Py_ssize_t r = 0; r < rows; r++, in += PACKED, census += COLUMNS) {
-        memset(census, 0, COLUMNS * 4);
+        uint64_t sums[COLUMNS] = {0};
         for (int cat = 0; cat < 10; cat++) {
             uint64_t slot = in[slot_of(cat)];
-            census[cat] = (int32_t)(cat < 2 || !(cat & 1) ? slot & 0xFFFFFFFFu : slot >> 32);
+            sums[cat] = cat < 2 || !(cat & 1) ? slot & 0xFFFFFFFFu : slot >> 32;
         }
-        census[NQ_NOT_BEATEN] = (int32_t)(in[0] >> 32);
-        census[NQ_NOT_BEATEN + 1] = (int32_t)(in[1] >> 32);
-        census[WON] = (int32_t)(in[SLOT_WON_LOST] & 0xFFFFFFFFu);
-        census[LOST] = (int32_t)(in[SLOT_WON_LOST] >> 32);
+        sums[NQ_NOT_BEATEN] = in[0] >> 32;
+        sums[NQ_NOT_BEATEN + 1] = in[1] >> 32;
+        sums[WON] = in[SLOT_WON_LOST] & 0xFFFFFFFFu;
+        sums[LOST] = in[SLOT_WON_LOST] >> 32;
+        for (int c = 0; c < COLUMNS; c++) {
+            if (w[r] <= 0 || sums[c] % (uint64_t)w[r]) uneven = r;
+            census[c] = w[r] > 0 ? (int32_t)(sums[c] / (uint64_t)w[r]) : 0;
+        }
     }
     PyBuffer_Release(&packed);
+    PyBuffer_Release(&weight);
     PyBuffer_Release(&out);
+    if (uneven >= 0) {
+        PyErr_Format(PyExc_ArithmeticError,
+                     "situation %zd: its orbit sums do not divide by its weight", uneven);
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -478,22 +492,36 @@ static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_five_card_sets(PyObject *self, PyObject *args) {
-    Py_buffer out;
-    if (!PyArg_ParseTuple(args, "w*", &out)) return NULL;
-    if (!need(&out, 2598960LL * 5 * 8, "out")) {
+    Py_buffer out, keys;
+    if (!PyArg_ParseTuple(args, "w*w*", &out, &keys)) return NULL;
+    if (!need(&out, 2598960LL * 5 * 8, "out") || !need(&keys, 2598960LL * 8, "keys")) {
         PyBuffer_Release(&out);
+        PyBuffer_Release(&keys);
         return NULL;
     }
-    int64_t *set = out.buf;
-    for (int a = 0; a < 48; a++)
-        for (int b = a + 1; b < 49; b++)
-            for (int c = b + 1; c < 50; c++)
-                for (int d = c + 1; d < 51; d++)
-                    for (int e = d + 1; e < 52; e++) {
-                        set[0] = a, set[1] = b, set[2] = c, set[3] = d, set[4] = e;
+    int64_t *set = out.buf, *key = keys.buf;
+    int cards[5];
+    for (cards[0] = 0; cards[0] < 48; cards[0]++)
+        for (cards[1] = cards[0] + 1; cards[1] < 49; cards[1]++)
+            for (cards[2] = cards[1] + 1; cards[2] < 50; cards[2]++)
+                for (cards[3] = cards[2] + 1; cards[3] < 51; cards[3]++)
+                    for (cards[4] = cards[3] + 1; cards[4] < 52; cards[4]++) {
+                        int64_t masks[4] = {0};
+                        for (int i = 0; i < 5; i++) {
+                            set[i] = cards[i];
+                            masks[cards[i] & 3] |= (int64_t)1 << (cards[i] >> 2);
+                        }
+                        for (int i = 1; i < 4; i++) /* the four masks in ascending order */
+                            for (int j = i; j > 0 && masks[j - 1] > masks[j]; j--) {
+                                int64_t t = masks[j];
+                                masks[j] = masks[j - 1];
+                                masks[j - 1] = t;
+                            }
+                        *key++ = (masks[0] << 39) | (masks[1] << 26) | (masks[2] << 13) | masks[3];
                         set += 5;
                     }
     PyBuffer_Release(&out);
+    PyBuffer_Release(&keys);
     Py_RETURN_NONE;
 }
 
@@ -502,14 +530,17 @@ static PyMethodDef methods[] = {
      "census_chunk(boards, weight, flop_canon, flop_perm, situation_of, card_map, binom, "
      "qualifying, acc, progress, slot): kernel.census_chunk, compiled ahead of time."},
     {"unpack_rows", py_unpack_rows, METH_VARARGS,
-     "unpack_rows(packed, out): the packed rows census_chunk adds into (n x 8 uint64) as "
-     "census rows (n x 16 int32: kernel.py's columns, the last two zero)."},
+     "unpack_rows(packed, weight, out): the packed rows census_chunk adds into (n x 8 "
+     "uint64), each divided by its situation's weight (n int64), as census rows (n x 16 "
+     "int32: kernel.py's columns, the last two zero); ArithmeticError when one does not "
+     "divide exactly."},
     {"count_five_card_hands", py_count_five_card_hands, METH_VARARGS,
      "count_five_card_hands(out): categories 0-9 of all C(52,5) hands, then [10] pairs of "
      "aces, into out (11 int64)."},
     {"five_card_sets", py_five_card_sets, METH_VARARGS,
-     "five_card_sets(out): the C(52,5) card sets in lexicographic order into out (n x 5 "
-     "int64), as itertools.combinations(range(52), 5) gives them."},
+     "five_card_sets(out, keys): the C(52,5) card sets in lexicographic order into out "
+     "(n x 5 int64), as itertools.combinations(range(52), 5) gives them, and each one's "
+     "suit-symmetry key into keys (n int64): its four suits' rank masks, sorted, packed."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -182,16 +182,9 @@ def _build_symmetry() -> Symmetry:
 def canonical_boards() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The 134,459 boards up to suit symmetry, with the size of each one's orbit.
 
-    Two boards are one up to suits exactly when their four per-suit rank masks,
-    sorted, agree: relabelling suits only permutes the masks.
+    Two boards are one up to suits exactly when their keys agree (kernel.five_card_sets).
     """
-    boards = kernel.five_card_sets()
-    masks = np.zeros((len(boards), 4), np.int64)
-    rows = np.arange(len(boards))
-    for i in range(5):
-        masks[rows, boards[:, i] & 3] |= 1 << (boards[:, i] >> 2)
-    masks.sort(axis=1)
-    keys = (masks[:, 0] << 39) | (masks[:, 1] << 26) | (masks[:, 2] << 13) | masks[:, 3]
+    boards, keys = kernel.five_card_sets()
     _, first, orbit = np.unique(keys, return_index=True, return_counts=True)
     order = np.argsort(first)  # neighbours share flops, so the census rows stay in cache
     return boards[first[order]], orbit[order].astype(np.int64)
@@ -242,16 +235,17 @@ def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDA
         packed = accs[0]
         for acc in accs[1:]:
             packed += acc
-        accs = [np.empty((sym.situations, kernel.COLUMNS), np.int32)]
-        build.unpack_rows(packed, accs[0])
-    sums = np.zeros((sym.situations, kernel.COLUMNS), np.int64)
-    for acc in accs:
-        sums += acc
-    census, remainder = np.divmod(sums, sym.weight[:, None])
-    assert not remainder.any(), "orbit sums must divide exactly by the situation weights"
+        census = np.empty((sym.situations, kernel.COLUMNS), np.int32)
+        build.unpack_rows(packed, sym.weight, census)  # divided, each exactly, or it raises
+    else:
+        sums = np.zeros((sym.situations, kernel.COLUMNS), np.int64)
+        for acc in accs:
+            sums += acc
+        census, remainder = np.divmod(sums, sym.weight[:, None])
+        assert not remainder.any(), "orbit sums must divide exactly by the situation weights"
     settled = census[:, : kernel.NQ_NOT_BEATEN].sum(axis=1) + census[:, kernel.LOST]
     assert (settled <= kernel.COMPLETIONS).all()
-    return census.astype(np.int32)
+    return census.astype(np.int32, copy=False)
 
 
 def census_progress(quiet: bool) -> Progress:

@@ -9,7 +9,7 @@ all a pay table needs to price calling.
 Two builds of one kernel: `_kernel.c`, compiled when chcert is installed (setup.py), so
 that a first run pays no compilation, and the numba functions below, which run where no
 C compiler was found (and on CHCERT_KERNEL=numba). The two agree to the last count
-(tests/test_gamemath.py); the census says which one computed it in nothing but time.
+(tests/test_gamemath.py): which one ran changes only how long a first run takes.
 
 How it is fast enough (the target: under 10 s on two cores, cold; benchmarks/bench_math.py):
 
@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from harness.errors import UsageError
 from harness.evaluator import _flush_strength, _popcount, _rank_strength, count_five_card_hands
 
 _compiled: ModuleType | None
@@ -359,11 +360,11 @@ def compiled() -> ModuleType | None:
     """The kernel compiled ahead of time, or None: not built, or CHCERT_KERNEL=numba."""
     choice = os.environ.get("CHCERT_KERNEL", "")
     if choice not in ("", "compiled", "numba"):
-        raise ValueError(f"CHCERT_KERNEL={choice!r}: use compiled or numba")
+        raise UsageError(f"CHCERT_KERNEL={choice!r}: use compiled or numba")
     if choice == "numba":
         return None
     if _compiled is None and choice == "compiled":
-        raise RuntimeError("CHCERT_KERNEL=compiled, but harness/gamemath/_kernel.c is not built")
+        raise UsageError("CHCERT_KERNEL=compiled, but harness/gamemath/_kernel.c is not built")
     if _compiled is None:
         _say_once("the compiled census kernel is not built: numba compiles one (seconds more)")
     return _compiled
@@ -378,15 +379,24 @@ def _say_once(line: str) -> None:
         print(f"chcert: {line}", file=sys.stderr)
 
 
-def five_card_sets() -> npt.NDArray[np.int64]:
-    """The C(52,5) = 2,598,960 card sets, (n, 5), in itertools.combinations order."""
+def five_card_sets() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The C(52,5) = 2,598,960 card sets, (n, 5), in itertools.combinations order, and
+    each one's key up to suits: its four per-suit rank masks, sorted and packed (two
+    sets are one up to suits exactly when their keys agree: a relabelling of suits
+    only permutes the masks)."""
     build = compiled()
-    if build is None:
-        flat = chain.from_iterable(combinations(range(52), 5))
-        return np.fromiter(flat, np.int64, count=5 * 2_598_960).reshape(-1, 5)
-    sets = np.empty((2_598_960, 5), np.int64)
-    build.five_card_sets(sets)
-    return sets
+    if build is not None:
+        sets, keys = np.empty((2_598_960, 5), np.int64), np.empty(2_598_960, np.int64)
+        build.five_card_sets(sets, keys)
+        return sets, keys
+    flat = chain.from_iterable(combinations(range(52), 5))
+    sets = np.fromiter(flat, np.int64, count=5 * 2_598_960).reshape(-1, 5)
+    masks = np.zeros((len(sets), 4), np.int64)
+    rows = np.arange(len(sets))
+    for i in range(5):
+        masks[rows, sets[:, i] & 3] |= 1 << (sets[:, i] >> 2)
+    masks.sort(axis=1)
+    return sets, (masks[:, 0] << 39) | (masks[:, 1] << 26) | (masks[:, 2] << 13) | masks[:, 3]
 
 
 def five_card_counts() -> npt.NDArray[np.int64]:
