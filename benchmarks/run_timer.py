@@ -36,8 +36,10 @@ def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
     _event("collection end")
 
 
-def pytest_runtestloop(session: pytest.Session) -> None:
-    _event("items start")
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
+    _event("items start")  # a wrapper: xdist's own loop ends the hook under workers
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
