@@ -14,6 +14,7 @@ Everything else about the package is declared in pyproject.toml.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import sys
 from pathlib import Path
@@ -56,9 +57,18 @@ class BuildPyWithData(build_py):
 
 # The census kernel compiled ahead of time (harness/gamemath/_kernel.c): optional, since
 # harness/gamemath/kernel.py falls back to its numba twin where no C compiler is found.
+KERNEL_SOURCE = "harness/gamemath/_kernel.c"
 KERNEL = Extension(
     "harness.gamemath._kernel",
-    ["harness/gamemath/_kernel.c"],
+    [KERNEL_SOURCE],
+    # The source's sha256, built in: harness/gamemath/kernel.py runs the binary only
+    # while it matches the source beside it (an edited source not yet built is not).
+    define_macros=[
+        (
+            "KERNEL_SOURCE_SHA256",
+            f'"{hashlib.sha256((SOURCE / KERNEL_SOURCE).read_bytes()).hexdigest()}"',
+        )
+    ],
     extra_compile_args=["-O3"] if not sys.platform.startswith("win") else ["/O2"],
     optional=True,
 )

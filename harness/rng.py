@@ -55,11 +55,14 @@ def scipy_stats() -> Any:
     return stats
 
 
-def preload_scipy() -> None:
-    """Import scipy.stats in a background thread, for a process about to run items: the
-    import takes most of a second of CPU, and the process spends its first seconds
-    waiting for its game (its start, hello, the first replies)."""
-    threading.Thread(target=scipy_stats, name="chcert-import-scipy", daemon=True).start()
+def preload_scipy() -> threading.Thread:
+    """Import scipy.stats in a background thread, for a process about to run items that
+    need it: the import takes most of a second of CPU, and the process spends its first
+    seconds waiting for its game (its start, hello, the first replies). The caller joins
+    the thread before the process ends."""
+    thread = threading.Thread(target=scipy_stats, name="chcert-import-scipy", daemon=True)
+    thread.start()
+    return thread
 
 
 def scipy_optimize() -> Any:
@@ -684,29 +687,30 @@ def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str
     with tempfile.NamedTemporaryFile(suffix=".bin") as file:
         file.write(data.tobytes())
         file.flush()
-        running = {  # all at once: each is one core's work for a fraction of a second
-            number: subprocess.Popen(
-                [program, "-g", "201", "-f", file.name, "-d", str(number), "-p", "10"],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-            for number in DIEHARDER_TESTS
-        }
+        running: dict[int, subprocess.Popen[str]] = {}
         deadline = time.monotonic() + timeout
         try:
+            for number in DIEHARDER_TESTS:  # all at once: each is a fraction of a second's work
+                running[number] = subprocess.Popen(
+                    [program, "-g", "201", "-f", file.name, "-d", str(number), "-p", "10"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                )
             for number, process in running.items():
-                try:
-                    out, _ = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+                try:  # the time left, and at least a second to read one already finished
+                    out, _ = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     results.append({"name": DIEHARDER_TESTS[number], "assessment": "TIMEOUT"})
                     continue
                 results += parse_dieharder(out)
-        finally:
+        finally:  # none outlives the file it reads, nor keeps its pipe open
             for process in running.values():
                 if process.poll() is None:
                     process.kill()
-                    process.communicate()
+                process.wait()
+                if process.stdout is not None:
+                    process.stdout.close()
     return {
         "ran": True,
         "bytes": int(data.size),

@@ -53,7 +53,9 @@ class Worker:
         self.spec = spec
         self._adapter: Adapter | None = None
         self._context: Context | None = None
-        preload_scipy()  # the RNG battery and the RTP simulation need it
+        # The checks that need scipy.stats: it is imported while the game starts.
+        needs_scipy = {p.item.target for p in spec.plan} & {"rng-battery", "rtp-simulation"}
+        self._preloading = preload_scipy() if needs_scipy else None
 
     def adopt(self, adapter: Adapter, hello: dict[str, Any]) -> None:
         """Play on the connection the controller opened for hello (in-process runs)."""
@@ -104,6 +106,8 @@ class Worker:
         if self._adapter is not None:
             self._adapter.close()
             self._adapter = None
+        if self._preloading is not None:  # no thread left importing when the process ends
+            self._preloading.join()
 
     def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
         settings = self.spec.settings

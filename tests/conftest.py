@@ -42,7 +42,7 @@ def root() -> Path:
 def exact_census() -> None:
     """Compute (or load) the census before any test runs.
 
-    On a cold cache it takes most of a minute of both cores; computed in the middle
+    On a cold cache it takes about 10 s of both cores (docs/performance.md); computed in the middle
     of the run it would starve the tests that time a misbehaving game. Workers take
     turns on the cache's lock, so it is computed once.
     """

@@ -324,6 +324,7 @@ def test_one_seat_leaves_multi_seat_clauses_not_tested(tmp_path: Path) -> None:
     assert rows["s000-r12"]["status"] == "pass" and code == 2
 
 
+@pytest.mark.slow  # the narrower table, the more demanding case, stays in the fast tier
 def test_a_correct_game_declaring_wider_limits_passes(tmp_path: Path) -> None:
     code, results = certify(tmp_path, "--adapter", served("WideLimits"), "--all")
     assert code == 0 and results["verdict"] == "PASS", reasons(results)
@@ -463,6 +464,7 @@ class NaiveShuffle(ReferenceGame):
         return naive_swap_with_any(count)
 
 
+@pytest.mark.slow  # .ci/run's smoke certification runs the battery; tests/test_rng.py proves it
 def test_certify_runs_the_rng_battery(tmp_path: Path) -> None:
     code, results = certify(
         tmp_path / "good",

@@ -6,7 +6,7 @@ workspace. Only the install and cache steps are skipped, and the test asserts th
 are only that. The examples take their settings from variables; the test sets some of
 them: CHCERT_ARGS to a small `-k` selection for speed (so certify must exit 2: a
 selection is never a certificate, and a real pipeline fails on it), CHCERT_CACHE to the
-harness's own warm cache (cold, the mathematics takes a minute), GITHUB_STEP_SUMMARY as
+harness's own warm cache (cold, the mathematics takes about 10 s), GITHUB_STEP_SUMMARY as
 GitHub would, and CHCERT_GAME_START with an http:// CHCERT_ADAPTER to serve the bundled
 reference game over HTTP on a free loopback port, as a vendor's own build would be. The
 slow test runs the examples as a vendor would, in full, and they pass.

@@ -150,6 +150,7 @@ def test_a_run_on_trivial_samples_is_incomplete_and_says_so(tmp_path: Path) -> N
     assert "Seed" in page and "Run plan" in page
 
 
+@pytest.mark.slow  # the fast tier keeps the run on trivial samples, refused by the defaults
 def test_a_laboratorys_named_policy_accepts_its_own_minimums(
     tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

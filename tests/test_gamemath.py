@@ -138,6 +138,21 @@ def test_profiles_with_the_same_rules_share_their_main_game_until_cleared() -> N
     assert games.get(load_profile("standard")) is not game
 
 
+def test_a_symmetry_file_whose_tables_were_changed_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHCERT_CACHE", str(tmp_path))
+    built = census.symmetry.__wrapped__()  # built and saved, outside the process's cache
+    path = census.cache_file("symmetry")
+    with np.load(path) as stored:
+        tables = {name: stored[name] for name in stored.files}
+    tables["cards"][0] = tables["cards"][1]  # a representative changed; shapes and sums kept
+    np.savez(path, **tables)  # the sha256 stored as it was
+    again = census.symmetry.__wrapped__()
+    assert "do not match the sha256" in capsys.readouterr().err
+    assert np.array_equal(again.cards, built.cards)
+
+
 def test_symmetry_tables_cover_every_deal_once() -> None:
     sym = symmetry()
     assert sym.situations == 1_286_792
@@ -348,7 +363,8 @@ def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_impor
                 built = (package / f"{module}.c").is_file()
                 imported.add(f"{module}.c" if built else f"{module}.py")
     listed = set(census.DIGEST_SOURCES)
-    assert imported - {"atomic.py"} <= listed  # how a cache file is written, not what it holds
+    # Not what a census holds: how its file is written, the error a bad CHCERT_KERNEL raises.
+    assert imported - {"atomic.py", "errors.py"} <= listed
     assert {"gamemath/kernel.py", "gamemath/_kernel.c"} <= imported
     assert "evaluator.py" in listed
     assert all((package / name).is_file() for name in listed)
@@ -397,6 +413,55 @@ def test_both_builds_enumerate_and_count_the_five_card_hands_alike(
         50,
         51,
     ]
+
+
+def test_a_kernel_built_from_another_source_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = kernel._compiled
+    assert built is not None
+    try:
+        kernel._build_problem.cache_clear()
+        monkeypatch.setattr(built, "SOURCE_SHA256", "0" * 64)  # as if _kernel.c were edited
+        assert kernel.compiled() is None  # numba's kernel runs instead, and says why
+        assert "changed since it was built" in capsys.readouterr().err
+        monkeypatch.setenv("CHCERT_KERNEL", "compiled")
+        with pytest.raises(UsageError, match="changed since it was built"):
+            kernel.compiled()
+    finally:
+        monkeypatch.undo()
+        kernel._build_problem.cache_clear()
+    assert kernel.compiled() is built
+
+
+@pytest.mark.parametrize("damage", ["situation", "relabelling", "board"])
+def test_the_compiled_kernel_refuses_tables_that_would_send_it_astray(damage: str) -> None:
+    sym = symmetry()
+    built = kernel.compiled()
+    assert built is not None
+    boards = np.array([[0, 5, 10, 20, 40]], np.int64)
+    situation_of, flop_perm = sym.situation_of.copy(), sym.flop_perm.copy()
+    if damage == "situation":
+        situation_of[situation_of >= 0] = -1  # every hole sent nowhere
+    elif damage == "relabelling":
+        flop_perm[7] = 1_000
+    else:
+        boards = np.array([[5, 0, 10, 20, 40]], np.int64)
+    acc = np.zeros((sym.situations, 8), np.uint64)
+    with pytest.raises(ValueError):
+        built.census_chunk(
+            boards,
+            np.ones(1, np.int64),
+            sym.flop_canon,
+            flop_perm,
+            situation_of,
+            sym.card_map,
+            sym.binom,
+            QUALIFIER,
+            acc,
+            np.zeros(1, np.int64),
+            0,
+        )
 
 
 @pytest.mark.slow
@@ -593,39 +658,6 @@ def test_a_computed_census_breaking_an_invariant_is_an_error_not_cached(
     with pytest.raises(RuntimeError, match="breaks an invariant"):
         census._load_or_compute(QUALIFIER, None)
     assert not census._census_file(QUALIFIER).exists()
-
-
-def test_a_profiles_figures_are_cached_and_a_tampered_file_is_recomputed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import harness.gamemath as gamemath
-    from harness.gamemath import figures
-
-    monkeypatch.setattr(figures, "cache_file", lambda kind, suffix: tmp_path / f"{kind}{suffix}")
-    profile = load_profile("standard")
-    computed = profile_math(profile)
-    (path,) = tmp_path.glob("math-*.json")
-    priced = gamemath._profile_math
-
-    def refuse(*args: object) -> None:
-        raise AssertionError("priced again, though cached")
-
-    monkeypatch.setattr(gamemath, "_profile_math", refuse)
-    assert profile_math(profile) == json.loads(json.dumps(computed))
-    stored = json.loads(path.read_text())
-    stored["figures"]["house_edge"] = 0.001  # a forged figure, its sha256 left as it was
-    path.write_text(json.dumps(stored))
-    monkeypatch.setattr(gamemath, "_profile_math", priced)
-    assert profile_math(profile)["house_edge"] == computed["house_edge"]
-    assert "figures do not match the sha256" in capsys.readouterr().err
-    other = load_profile("table2")  # other rules: another key, another file
-    assert profile_math(other)["house_edge"] != computed["house_edge"]
-    assert len(list(tmp_path.glob("math-*.json"))) == 2
-
-
-def test_the_strategy_file_carries_the_exact_optimal_return() -> None:
-    game = main_game(load_profile("standard"))
-    assert game.optimal_return == game.optimal.return_per_ante
 
 
 def test_the_strategy_cache_gives_back_the_priced_decisions_and_refuses_a_tampered_file(

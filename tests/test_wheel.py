@@ -131,6 +131,9 @@ def test_the_sdist_and_the_wheel_carry_every_data_file(dist: Dist) -> None:
             assert whl.read(f"harness/_data/{name}") == contents, name
         built = [n for n in whl.namelist() if n.startswith("harness/gamemath/_kernel.")]
         assert any(n.endswith((".so", ".pyd")) for n in built), "the compiled census kernel"
+        # its source too: the census cache key hashes it, and the kernel runs only while
+        # the binary was built from it (harness/gamemath/kernel.py)
+        assert "harness/gamemath/_kernel.c" in built
 
 
 def test_the_installed_chcert_certifies_from_anywhere(

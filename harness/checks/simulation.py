@@ -55,7 +55,7 @@ def rtp_simulation(ctx: Context) -> Outcome:
             "RTP simulation disabled (--rtp-rounds below 2)", needs="--rtp-rounds 2 or more"
         )
     game = main_game(ctx.profile)
-    exact = game.optimal_return
+    exact = game.optimal.return_per_ante
     seats = list(range(1, min(ctx.seats, 7) + 1))
     ante = stake(ctx)
     stacked = Capability.INJECT in ctx.capabilities

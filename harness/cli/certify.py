@@ -341,8 +341,8 @@ def _run_certification(
         if args.dist is not None:
             pytest_args.append(f"--dist={args.dist}")
     if (args.tx or args.workers) and args.dist in (None, "load"):
-        # One item at a time: xdist's first batches would otherwise give one worker the
-        # long checks (the catalog's first items) while the others finish and wait.
+        # Small batches: xdist's first ones would otherwise give one worker every long
+        # check (the catalog's first items) while the others finish theirs and wait.
         pytest_args.append("--maxschedchunk=1")
     stated = _stated_minimums(args)
     if stated is not None:  # the laboratory's policy (docs/verdict.md#evidence)

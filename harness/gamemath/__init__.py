@@ -24,7 +24,6 @@ import numpy.typing as npt
 
 from harness.gamemath.aa import FIVE_CARD_HANDS, AABonusMath, aa_bonus_math, aa_row_counts
 from harness.gamemath.census import Progress, census_progress, load_census, symmetry
-from harness.gamemath.figures import cache_figures, cached_figures, figures_key
 from harness.gamemath.pricing import PlayFigures, call_values, optimal_calls, play_figures
 from harness.gamemath.strategy import (
     Strategy,
@@ -81,12 +80,6 @@ class MainGame:
     def always_call(self) -> PlayFigures:
         calls = np.ones_like(self._calls)
         return play_figures(self._census, symmetry().weight, self.profile, calls, "always_call")
-
-    @property
-    def optimal_return(self) -> Fraction:
-        """The exact return per ante under optimal play: the strategy file keeps it, so a
-        process that has the strategy cached never loads the census for it."""
-        return -Fraction(self.strategy.meta["house_edge"])
 
     @cached_property
     def strategy(self) -> Strategy:
@@ -208,20 +201,11 @@ def check_claims(
 
 
 def profile_math(profile: Profile, progress: Progress | None = None) -> dict[str, Any]:
-    """results.json's `math` section for a profile (contract 3), without the simulation:
-    from the figures cache (harness/gamemath/figures.py), else computed and cached."""
-    aa_table = profile.aa_table.to_json() if profile.aa_table is not None else None
-    claims = [[c.figure, c.value, c.source_file, c.source_ref] for c in profile.claims]
-    key = figures_key(_rules_key(profile), aa_table, claims)
-    cached = cached_figures(key)
-    if cached is not None:
-        return cached
-    figures = _profile_math(profile, progress)
-    cache_figures(key, figures)
-    return figures
+    """results.json's `math` section for a profile (contract 3), without the simulation.
 
-
-def _profile_math(profile: Profile, progress: Progress | None) -> dict[str, Any]:
+    Priced from the census every time, never read back from a file of figures: the
+    census is checked when loaded (its sha256 and invariants), figures could not be.
+    """
     aa = aa_bonus_math(profile.aa_table) if profile.aa_table is not None else None
     game = main_game(profile, progress)
     readings = _definitions(game, aa)

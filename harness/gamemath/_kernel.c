@@ -319,14 +319,17 @@ static int slot_of(int64_t category) { return category < 2 ? (int)category : 1 +
 static uint64_t halves(int64_t low, int64_t high) { return (uint64_t)low | ((uint64_t)high << 32); }
 
 /* The numba kernel's census_chunk: add each board's weighted results to the rows of
- * the ten situations whose flop is three of its cards. */
+ * the ten situations whose flop is three of its cards. 0, -1 out of memory, or -2 when a
+ * table sends a hole nowhere (a damaged symmetry table: no row is written then). */
 static int census_chunk(const Chunk *k) {
     Work *w = PyMem_RawMalloc(sizeof(Work));
     int32_t *image = PyMem_RawMalloc(sizeof(int32_t) * 24 * 1326);
     uint64_t *ante = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
     uint64_t *won_lost = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
     int *slot = PyMem_RawMalloc(sizeof(int) * HOLES);
-    int failed = w == NULL || image == NULL || ante == NULL || won_lost == NULL || slot == NULL;
+    int failed = w == NULL || image == NULL || ante == NULL || won_lost == NULL || slot == NULL
+                     ? -1
+                     : 0;
     /* image[p][colex of a hole] = colex of the hole with its suits relabelled by p */
     for (int p = 0; !failed && p < 24; p++) {
         for (int b = 1; b < 52; b++) {
@@ -355,7 +358,12 @@ static int census_chunk(const Chunk *k) {
                     const int32_t *where = k->situation_of + k->flop_canon[fi] * 1326;
                     const int32_t *relabelled = image + k->flop_perm[fi] * 1326;
                     for (int h = 0; h < HOLES; h++) {
-                        uint64_t *row = k->acc + (int64_t)where[relabelled[w->pair[h]]] * PACKED;
+                        int32_t s = where[relabelled[w->pair[h]]];
+                        if (s < 0) { /* a hole meeting the flop: never one of the board's */
+                            failed = -2;
+                            break;
+                        }
+                        uint64_t *row = k->acc + (int64_t)s * PACKED;
                         row[slot[h]] += ante[h];
                         row[SLOT_WON_LOST] += won_lost[h];
                     }
@@ -369,7 +377,7 @@ static int census_chunk(const Chunk *k) {
     PyMem_RawFree(ante);
     PyMem_RawFree(won_lost);
     PyMem_RawFree(slot);
-    return failed ? -1 : 0;
+    return failed;
 }
 
 /* --------------------------------------------------------------- Python entry */
@@ -402,14 +410,32 @@ static PyObject *py_census_chunk(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "acc or progress of the wrong size");
         ok = 0;
     }
-    if (ok) { /* every situation number must fall inside acc */
+    if (ok) { /* every index the kernel follows must stay inside what it indexes */
         const int32_t *s = situation_of.buf;
+        const int64_t *canon = flop_canon.buf, *perm = flop_perm.buf, *map = card_map.buf;
+        const int64_t *board = boards.buf, *b = binom.buf;
         Py_ssize_t rows = acc.len / (PACKED * 8);
-        for (Py_ssize_t i = 0; ok && i < 1755 * 1326; i++) {
-            if (s[i] >= rows) {
-                PyErr_SetString(PyExc_ValueError, "a situation number outside acc");
-                ok = 0;
+        const char *bad = NULL;
+        for (Py_ssize_t i = 0; !bad && i < 1755 * 1326; i++)
+            if (s[i] < -1 || s[i] >= rows) bad = "a situation number outside acc";
+        for (Py_ssize_t i = 0; !bad && i < 22100; i++)
+            if (canon[i] < 0 || canon[i] >= 1755 || perm[i] < 0 || perm[i] >= 24)
+                bad = "a flop's canonical number or relabelling out of range";
+        for (Py_ssize_t i = 0; !bad && i < 24 * 52; i++)
+            if (map[i] < 0 || map[i] >= 52) bad = "a relabelled card out of range";
+        for (Py_ssize_t n = 0; !bad && n < 53; n++) /* binom[n][k] = C(n, k), k < 4 */
+            if (b[n * 6] != 1 || b[n * 6 + 1] != n || b[n * 6 + 2] != n * (n - 1) / 2 ||
+                b[n * 6 + 3] != n * (n - 1) * (n - 2) / 6)
+                bad = "binom is not the table of binomial coefficients";
+        for (Py_ssize_t i = 0; !bad && i < nboards; i++)
+            for (int j = 0; j < 5; j++) {
+                int64_t c = board[5 * i + j];
+                if (c < 0 || c >= 52 || (j > 0 && c <= board[5 * i + j - 1]))
+                    bad = "a board that is not five distinct cards in ascending order";
             }
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, bad);
+            ok = 0;
         }
     }
     int failed = 0;
@@ -422,7 +448,11 @@ static PyObject *py_census_chunk(PyObject *self, PyObject *args) {
     }
     for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) PyBuffer_Release(views[i]);
     if (!ok) return NULL;
-    if (failed) return PyErr_NoMemory();
+    if (failed == -1) return PyErr_NoMemory();
+    if (failed == -2) {
+        PyErr_SetString(PyExc_ValueError, "the symmetry tables send a hole to no situation");
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -548,4 +578,17 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "The census kernel compiled ahead of time (kernel.py).",
                                     -1, methods};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+#ifndef KERNEL_SOURCE_SHA256
+#define KERNEL_SOURCE_SHA256 "" /* built without setup.py: kernel.py will not trust it */
+#endif
+
+PyMODINIT_FUNC PyInit__kernel(void) {
+    PyObject *m = PyModule_Create(&module);
+    /* which _kernel.c this binary was built from (setup.py): kernel.py compares it with
+     * the source beside it, so that an edited, unbuilt source is never trusted */
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_SHA256", KERNEL_SOURCE_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

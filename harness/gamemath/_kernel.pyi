@@ -3,6 +3,8 @@
 import numpy as np
 import numpy.typing as npt
 
+SOURCE_SHA256: str  # of the _kernel.c it was built from (setup.py)
+
 def census_chunk(
     boards: npt.NDArray[np.int64],
     board_weight: npt.NDArray[np.int64],

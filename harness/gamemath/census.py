@@ -103,11 +103,13 @@ _ARRAYS = ("flop_canon", "flop_perm", "canon_flops", "situation_of", "weight", "
 
 @cache
 def symmetry() -> Symmetry:
-    """The suit-symmetry tables: from the cache, else built (numpy, about a second)."""
+    """The suit-symmetry tables: from the cache (their sha256 checked), else built
+    (numpy, under a second)."""
     path = cache_file("symmetry")
     try:
         with np.load(path) as stored:
             arrays = {name: stored[name] for name in _ARRAYS}
+            checksum = str(stored["sha256"][()]) if "sha256" in stored.files else None
     except FileNotFoundError:
         pass
     except UNREADABLE as error:
@@ -115,12 +117,25 @@ def symmetry() -> Symmetry:
     else:
         sym = Symmetry(suit_permutations(), binomials(), **arrays)
         problem = _symmetry_problem(sym)
+        if problem is None and checksum != _tables_sha256(arrays):
+            problem = "its tables do not match the sha256 stored with them"
         if problem is None:
             return sym
         warn_cache(path, problem)
     sym = _build_symmetry()
-    save_cache(path, "symmetry", **{name: getattr(sym, name) for name in _ARRAYS})
+    arrays = {name: getattr(sym, name) for name in _ARRAYS}
+    save_cache(path, "symmetry", **arrays, sha256=np.array(_tables_sha256(arrays)))
     return sym
+
+
+def _tables_sha256(arrays: dict[str, npt.NDArray[Any]]) -> str:
+    """The sha256 of named tables: each name, dtype, shape and bytes."""
+    sha = hashlib.sha256()
+    for name in sorted(arrays):
+        table = np.ascontiguousarray(arrays[name])
+        sha.update(f"{name}\0{table.dtype.str}\0{table.shape}\0".encode())
+        sha.update(table.data)
+    return sha.hexdigest()
 
 
 def _symmetry_problem(sym: Symmetry) -> str | None:

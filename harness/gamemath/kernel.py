@@ -31,9 +31,12 @@ How it is fast enough (the target: under 10 s on two cores, cold; benchmarks/ben
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from functools import cache
 from itertools import chain, combinations
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -363,11 +366,27 @@ def compiled() -> ModuleType | None:
         raise UsageError(f"CHCERT_KERNEL={choice!r}: use compiled or numba")
     if choice == "numba":
         return None
-    if _compiled is None and choice == "compiled":
-        raise UsageError("CHCERT_KERNEL=compiled, but harness/gamemath/_kernel.c is not built")
-    if _compiled is None:
-        _say_once("the compiled census kernel is not built: numba compiles one (seconds more)")
+    problem = _build_problem()
+    if problem is not None and choice == "compiled":
+        raise UsageError(f"CHCERT_KERNEL=compiled, but {problem}")
+    if problem is not None:
+        _say_once(f"{problem}: numba compiles the census kernel instead (seconds more)")
+        return None
     return _compiled
+
+
+@cache
+def _build_problem() -> str | None:
+    """Why the compiled kernel cannot be used, or None: not built, or built from another
+    _kernel.c than the one beside it (edited since `pip install -e .`)."""
+    if _compiled is None:
+        return "harness/gamemath/_kernel.c is not built"
+    source = Path(__file__).with_name("_kernel.c").read_bytes()
+    if hashlib.sha256(source).hexdigest() != _compiled.SOURCE_SHA256:
+        return (
+            "harness/gamemath/_kernel.c changed since it was built (pip install -e . rebuilds it)"
+        )
+    return None
 
 
 _SAID: set[str] = set()
