@@ -498,6 +498,17 @@ static PyObject *py_unpack_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The next five-card set after `cards` in lexicographic order (the order of
+ * itertools.combinations(range(52), 5)); 0 after the last. Start from {0, 1, 2, 3, 4}. */
+static int next_five(int cards[5]) {
+    int i = 4;
+    while (i >= 0 && cards[i] == 47 + i) i--;
+    if (i < 0) return 0;
+    cards[i]++;
+    for (int j = i + 1; j < 5; j++) cards[j] = cards[j - 1] + 1;
+    return 1;
+}
+
 static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
     Py_buffer out;
     if (!PyArg_ParseTuple(args, "w*", &out)) return NULL;
@@ -507,16 +518,12 @@ static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
     }
     int64_t *tally = out.buf;
     memset(tally, 0, 11 * 8);
-    int cards[5];
-    for (cards[0] = 0; cards[0] < 48; cards[0]++)
-        for (cards[1] = cards[0] + 1; cards[1] < 49; cards[1]++)
-            for (cards[2] = cards[1] + 1; cards[2] < 50; cards[2]++)
-                for (cards[3] = cards[2] + 1; cards[3] < 51; cards[3]++)
-                    for (cards[4] = cards[3] + 1; cards[4] < 52; cards[4]++) {
-                        int64_t strength = strength_of(cards, 5);
-                        tally[strength >> 20]++;
-                        if (strength >> 20 == 1 && ((strength >> 16) & 0xF) == 12) tally[10]++;
-                    }
+    int cards[5] = {0, 1, 2, 3, 4};
+    do {
+        int64_t strength = strength_of(cards, 5);
+        tally[strength >> 20]++;
+        if (strength >> 20 == 1 && ((strength >> 16) & 0xF) == 12) tally[10]++;
+    } while (next_five(cards));
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
 }
@@ -530,26 +537,22 @@ static PyObject *py_five_card_sets(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t *set = out.buf, *key = keys.buf;
-    int cards[5];
-    for (cards[0] = 0; cards[0] < 48; cards[0]++)
-        for (cards[1] = cards[0] + 1; cards[1] < 49; cards[1]++)
-            for (cards[2] = cards[1] + 1; cards[2] < 50; cards[2]++)
-                for (cards[3] = cards[2] + 1; cards[3] < 51; cards[3]++)
-                    for (cards[4] = cards[3] + 1; cards[4] < 52; cards[4]++) {
-                        int64_t masks[4] = {0};
-                        for (int i = 0; i < 5; i++) {
-                            set[i] = cards[i];
-                            masks[cards[i] & 3] |= (int64_t)1 << (cards[i] >> 2);
-                        }
-                        for (int i = 1; i < 4; i++) /* the four masks in ascending order */
-                            for (int j = i; j > 0 && masks[j - 1] > masks[j]; j--) {
-                                int64_t t = masks[j];
-                                masks[j] = masks[j - 1];
-                                masks[j - 1] = t;
-                            }
-                        *key++ = (masks[0] << 39) | (masks[1] << 26) | (masks[2] << 13) | masks[3];
-                        set += 5;
-                    }
+    int cards[5] = {0, 1, 2, 3, 4};
+    do {
+        int64_t masks[4] = {0};
+        for (int i = 0; i < 5; i++) {
+            set[i] = cards[i];
+            masks[cards[i] & 3] |= (int64_t)1 << (cards[i] >> 2);
+        }
+        for (int i = 1; i < 4; i++) /* the four masks in ascending order */
+            for (int j = i; j > 0 && masks[j - 1] > masks[j]; j--) {
+                int64_t t = masks[j];
+                masks[j] = masks[j - 1];
+                masks[j - 1] = t;
+            }
+        *key++ = (masks[0] << 39) | (masks[1] << 26) | (masks[2] << 13) | masks[3];
+        set += 5;
+    } while (next_five(cards));
     PyBuffer_Release(&out);
     PyBuffer_Release(&keys);
     Py_RETURN_NONE;

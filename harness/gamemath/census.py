@@ -212,10 +212,10 @@ def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDA
     build = kernel.compiled()
     threads = max(1, min(_usable_cpus(), 16))  # each thread has its own 82 MB of sums
     done = np.zeros(threads, np.int64)
-    # The compiled kernel adds into rows of 8 packed int64 (_kernel.c), numba's into
-    # census rows; either is 64 bytes a situation.
-    shape, dtype = (8, np.uint64) if build else (kernel.COLUMNS, np.int32)
-    accs = [np.zeros((sym.situations, shape), dtype) for _ in range(threads)]
+    # The compiled kernel adds into rows of 8 packed int64 (_kernel.c PACKED), numba's
+    # into census rows; either is 64 bytes a situation.
+    width, dtype = (8, np.uint64) if build else (kernel.COLUMNS, np.int32)
+    accs = [np.zeros((sym.situations, width), dtype) for _ in range(threads)]
     shares = np.array_split(np.arange(len(boards)), threads)
     chunk = build.census_chunk if build else kernel.census_chunk
 
@@ -325,9 +325,9 @@ def _digest() -> str:
     return _sources_digest()
 
 
-def cache_file(kind: str, suffix: str = ".npz") -> Path:
+def cache_file(kind: str) -> Path:
     """The cache file of a kind (`symmetry`, `census-qNNN`) for this code's digest."""
-    return cache_dir() / f"{kind}-{_digest()}{suffix}"
+    return cache_dir() / f"{kind}-{_digest()}.npz"
 
 
 def save_cache(path: Path, kind: str, **arrays: npt.NDArray[Any]) -> None:
