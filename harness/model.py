@@ -315,12 +315,15 @@ class StatTest(Model, frozen=True, kw_only=True):
 
 
 class RngStage(Model, frozen=True, kw_only=True, omit_defaults=True):
-    """The battery's stage 2: the same tests on a fresh, independent sample of as many
-    decks, at its own family-wise alpha, run only when stage 1 rejected (`ran`)."""
+    """The battery's stage 2, the confirmation: the same tests on stage 1's sample and a
+    fresh, independent one of as many decks (`fresh_decks`) together, at its own
+    family-wise alpha, run only when stage 1 rejected, not grossly (`ran`). A file of
+    schema 6 or before has no `fresh_decks`: its stage 2 was the fresh sample alone."""
 
     ran: bool
     reason: str = ""
     decks: int = 0
+    fresh_decks: int | None = None
     raw_bytes: int = 0
     alpha: float | None = None
     correction: str = ""
@@ -347,6 +350,8 @@ class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     tests: list[StatTest]
     dieharder: dict[str, Any] = {}
     stage1_passed: bool | None = None
+    gross_alpha: float | None = None
+    gross: bool | None = None
     stage2: RngStage | None = None
     false_fail_rate: float | None = None
 

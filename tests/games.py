@@ -221,3 +221,22 @@ class AnswersASet(Seeded):
 
     def round(self, seats: Any, cards: Any = None) -> dict[str, Any]:
         return {**super().round(seats, cards), "flop": set()}
+
+
+class BiasedThenFair(Seeded):
+    """A shuffle biased for a while (after start-up, say): its first `--rng-decks` decks
+    (the default) deal their first two cards in sorted order, every later deck is fair.
+    The RNG battery's first sample is grossly biased and any fresh sample is fair."""
+
+    BIASED = 20_000
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._dealt = 0
+
+    def shuffled_decks(self, count: int) -> npt.NDArray[np.uint8]:
+        decks = super().shuffled_decks(count)
+        biased = max(0, min(count, self.BIASED - self._dealt))
+        decks[:biased, :2] = np.sort(decks[:biased, :2], axis=1)
+        self._dealt += count
+        return decks

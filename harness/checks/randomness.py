@@ -14,7 +14,8 @@ from harness.rng import MIN_DECKS, BadSample, sample_and_test
 @check("rng-battery", requires={Capability.SHUFFLE}, section="rng")
 def rng_battery(ctx: Context) -> Outcome:
     """The production shuffle's decks (and raw RNG output, where exposed) pass the battery:
-    at stage 1, or, after a stage-1 rejection, at stage 2 on a fresh sample (harness/rng.py)."""
+    at stage 1, or, after a stage-1 rejection that is not gross, at stage 2 on stage 1's
+    sample and a fresh one together (harness/rng.py)."""
     if ctx.rng_decks < MIN_DECKS:  # chcert certify refuses it; the plugin may be given it
         raise NotTested(
             f"{ctx.rng_decks:,} decks are fewer than the battery judges ({MIN_DECKS:,})",
@@ -30,21 +31,39 @@ def rng_battery(ctx: Context) -> Outcome:
         raise CheckFailure(
             f"shuffle or rng reply does not hold what was asked: {exc}", evidence=exc.evidence
         ) from exc
-    if not battery["passed"]:  # stage 1 rejected and stage 2, on a fresh sample, confirmed it
-        first = [t["name"] for t in battery["tests"] if not t["passed"]]
-        second = battery["stage2"]
-        confirmed = [t["name"] for t in second["tests"] if not t["passed"]]
-        raise CheckFailure(
-            f"RNG battery failed at both stages: stage 1 {', '.join(first)}; "
-            f"stage 2 (a fresh sample) {', '.join(confirmed)}",
-            expected=(
-                f"every test's Holm-adjusted p-value >= {battery['alpha']} (stage 1), "
-                f"or, on a fresh sample, >= {second['alpha']} (stage 2)"
-            ),
-            actual={
-                "stage 1": {t["name"]: t["p_adjusted"] for t in battery["tests"]},
-                "stage 2": {t["name"]: t["p_adjusted"] for t in second["tests"]},
-            },
-            share=battery,
-        )
+    if not battery["passed"]:
+        raise CheckFailure(share=battery, **_failure(battery))
     return Outcome(share=battery)
+
+
+def _failure(battery: dict[str, Any]) -> dict[str, Any]:
+    """The failure's words: a gross stage-1 rejection (no confirmation ran), or stage 1's
+    rejection confirmed by the battery on both samples together."""
+    first = [t["name"] for t in battery["tests"] if not t["passed"]]
+    stage1 = {t["name"]: t["p_adjusted"] for t in battery["tests"]}
+    if battery["gross"]:
+        return {
+            "message": (
+                f"RNG battery failed at stage 1 beyond what any fair shuffle gives "
+                f"(Holm-adjusted p < {battery['gross_alpha']}): {', '.join(first)}; no "
+                "later sample can rescue it"
+            ),
+            "expected": f"every test's Holm-adjusted p-value >= {battery['gross_alpha']}",
+            "actual": {"stage 1": stage1},
+        }
+    second = battery["stage2"]
+    confirmed = [t["name"] for t in second["tests"] if not t["passed"]]
+    return {
+        "message": (
+            f"RNG battery failed at both stages: stage 1 {', '.join(first)}; stage 2 (stage "
+            f"1's sample and a fresh one together) {', '.join(confirmed)}"
+        ),
+        "expected": (
+            f"every test's Holm-adjusted p-value >= {battery['alpha']} (stage 1), or, on "
+            f"stage 1's sample and a fresh one together, >= {second['alpha']} (stage 2)"
+        ),
+        "actual": {
+            "stage 1": stage1,
+            "stage 2": {t["name"]: t["p_adjusted"] for t in second["tests"]},
+        },
+    }

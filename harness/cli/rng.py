@@ -78,20 +78,16 @@ def _print_battery(staged: StagedBattery, name: str, seconds: float) -> None:
     raw = f" and {battery.raw_bytes:,} bytes of raw RNG output" if battery.raw_bytes else ""
     print(f"{battery.decks:,} decks{raw} from {name}, sampled and analysed in {seconds:.1f} s")
     print(
-        f"two stages: a rejection at family-wise alpha {battery.alpha} is confirmed on a fresh "
-        f"sample at {staged.confirm_alpha}"
+        f"two stages: a rejection at family-wise alpha {battery.alpha} ({battery.correction} "
+        f"correction) fails at once below {staged.gross_alpha}, and is otherwise confirmed"
     )
     print(
-        f"({battery.correction} correction); a fair shuffle fails both at most "
-        f"{staged.false_fail_rate:.1e} of the time"
+        f"on this sample and a fresh one together at {staged.confirm_alpha}; a fair shuffle "
+        f"fails at most {staged.false_fail_rate:.1e} of the time"
     )
     print(
         f"'detects' is the smallest bias each test finds with {POWER:.0%} power at this sample "
-        "size and"
-    )
-    print(
-        f"its stage's alpha; a bias stage 2 detects fails both stages with probability >= "
-        f"{POWER * POWER:.0%}"
+        "size and alpha"
     )
     print(f"stage 1: {battery.decks:,} decks, family-wise alpha {battery.alpha}")
     _print_tests(battery)
@@ -102,11 +98,13 @@ def _print_battery(staged: StagedBattery, name: str, seconds: float) -> None:
     else:
         print(f"dieharder: not run ({die.get('reason')})")
     if second is None:
-        print("stage 2: not run: stage 1 rejected nothing")
+        why = "stage 1's rejection is gross" if staged.gross else "stage 1 rejected nothing"
+        print(f"stage 2: not run: {why}")
     else:
         raw = f" and {second.raw_bytes:,} bytes" if second.raw_bytes else ""
         print(
-            f"stage 2: {second.decks:,} fresh decks{raw}, family-wise alpha {second.alpha}: "
+            f"stage 2: {second.decks:,} decks{raw}, {staged.fresh_decks:,} of them fresh, "
+            f"family-wise alpha {second.alpha}: "
             + ("the rejection is confirmed" if not second.passed else "not confirmed")
         )
         _print_tests(second)

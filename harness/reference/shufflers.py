@@ -100,6 +100,29 @@ def duplicated_card(n: int, rate: int = 200) -> Decks:
     return decks
 
 
+def one_card_bias(n: int, card: int, position: int, bias: float, seed: int) -> Decks:
+    """A slight flaw of a size the battery states it detects: n fair decks, then in each,
+    with probability bias/51, `card` swapped into `position`. So P(card at position) is
+    (1 + bias)/52, every other card there (1 - bias/51)/52, and the card evenly less
+    likely at every other position: one cell off, as each test's `detects` names it
+    (harness/rng.py; benchmarks/bench_rng.py measures the stated power with it)."""
+    source = np.random.default_rng(seed)
+    decks = np.argsort(source.random((n, 52)), axis=1).astype(np.uint8)
+    rows = np.flatnonzero(source.random(n) < bias / 51)
+    where = np.argmax(decks[rows] == card, axis=1)
+    decks[rows, where] = decks[rows, position]
+    decks[rows, position] = card
+    return decks
+
+
+def sorted_start(n: int, cards: int = 2) -> Decks:
+    """A correct shuffle whose first `cards` cards are dealt in sorted order: grossly
+    biased (half the card x position table is twice as likely as the other half)."""
+    decks = pcg64_shuffle(n)
+    decks[:, :cards] = np.sort(decks[:, :cards], axis=1)
+    return decks
+
+
 FLAWED: dict[str, Callable[[int], Decks]] = {
     "naive-swap-with-any": naive_swap_with_any,
     "sattolo": sattolo,

@@ -585,14 +585,23 @@ def _rng(section: RngSection | None) -> list[Flowable]:
     else:
         second = section.stage2 or RngStage(ran=False)
         rate = section.false_fail_rate
+        if section.gross_alpha is None:  # schema 6 or before: stage 2 on the fresh sample
+            how = (
+                "a rejection by stage 1 is confirmed on a fresh, independent sample from the "
+                "game before the clause fails"
+            )
+        else:
+            how = (
+                f"a rejection by stage 1 below {section.gross_alpha} (Holm-adjusted) fails at "
+                "once; any other is confirmed on stage 1's sample and a fresh one from the "
+                "game together before the clause fails"
+            )
         head = (
-            f"RNG: {verdict}. Two stages: a rejection by stage 1 is confirmed on a fresh, "
-            "independent sample from the game before the clause fails; "
-            f"{section.correction} correction in each, so a fair shuffle fails both "
+            f"RNG: {verdict}. Two stages: {how}; {section.correction} correction in each, so "
+            "a fair shuffle fails "
             + (f"at most {rate:.1e} of the time" if rate is not None else "rarely")
             + f". 'Detects' is the smallest bias each test finds with {100 * power:.0f}% power "
-            "at its stage's alpha and sample size; a bias stage 2 detects fails both stages "
-            f"with probability at least {100 * power * power:.0f}%."
+            "at its stage's alpha and sample size."
         )
         failed = [t.name for t in section.tests if not t.passed]
         flow = [
@@ -614,9 +623,14 @@ def _rng(section: RngSection | None) -> list[Flowable]:
                 if second.passed is False
                 else "passed: stage 1's rejection is not confirmed, and the shuffle passes."
             )
+            sample = (
+                f"{second.decks:,} fresh decks"
+                if second.fresh_decks is None
+                else f"{second.decks:,} decks, {second.fresh_decks:,} of them fresh"
+            )
             flow += [
                 para(
-                    f"Stage 2: {second.decks:,} fresh decks{_raw_bytes(second.raw_bytes)}, "
+                    f"Stage 2: {sample}{_raw_bytes(second.raw_bytes)}, "
                     f"family-wise alpha {second.alpha}: {outcome}"
                 ),
                 _rng_tests(second.tests),
