@@ -12,6 +12,9 @@ profile's but the game's (harness/table.py).
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
+import os
 from dataclasses import dataclass
 from enum import StrEnum, unique
 from pathlib import Path
@@ -124,6 +127,18 @@ STATED_RULES = (
 )
 RULE_FIELDS = (*STATED_RULES, "required_limits", "house_rules_allowed")
 
+# Bounds no real game comes near, under which the pricing is exact (docs/profiles.md,
+# "Bounds"): pay odds at most MAX_ODDS to 1 (the richest bundled row pays 100), a call
+# of at most MAX_CALL_MULTIPLE antes (every source's is 2). A situation's value of
+# calling, summed in int64 over its 1,070,190 completions, is then at most about 2.1e10
+# in absolute value, far below 2**63 (harness/gamemath/pricing.py `exact_bound` checks
+# it again). specs/schemas/profile.schema.json states the same numbers.
+MAX_ODDS = 10_000
+MAX_CALL_MULTIPLE = 10
+# The longest chain of variations (`extends`) followed: a real one is two or three deep.
+MAX_EXTENDS_DEPTH = 16
+PROFILE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -174,13 +189,20 @@ class Profile:
         }
 
 
+def _has_folder(text: str) -> bool:
+    """Whether a profile reference names a folder (`./house`, `a/b`): read from the text
+    as written, since pathlib reads `./house` as the bare name `house`."""
+    return any(sep and sep in text for sep in ("/", os.sep, os.altsep))
+
+
 def resolve_profile_path(name_or_path: str) -> Path:
     """A bundled profile name (`standard`) or a path to a profile YAML file: a path has a
-    folder (`./standard`) or a profile suffix. A bare name is always chcert's bundled
-    profile, never a file of that name in the current folder, which may be the vendor's
-    tree (and would then decide the pay tables under the bundled profile's name)."""
+    folder (`./standard`, even without a suffix) or a profile suffix. A bare name is always
+    chcert's bundled profile, never a file of that name in the current folder, which may
+    be the vendor's tree (and would then decide the pay tables under the bundled
+    profile's name)."""
     candidate = Path(name_or_path)
-    if candidate.suffix in {".yaml", ".yml", ".json"} or len(candidate.parts) > 1:
+    if candidate.suffix in PROFILE_SUFFIXES or _has_folder(name_or_path):
         return candidate
     bundled = PROFILE_DIR / f"{name_or_path}.yaml"
     if not bundled.exists():
@@ -207,6 +229,7 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
             "a variation is certified under its base's clauses: catalogs cannot change",
         )
     validate(doc, "profile.schema.json")
+    _verify_numbers(doc)
     data = doc.data
     if "extends" not in data:
         _verify_bundled_name(doc)
@@ -214,13 +237,22 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
     line = doc.line_of(("extends",))
     if path.resolve() in seen:
         raise SpecError(path, line, "a profile cannot extend itself (extends loops back)")
-    base_path = Path(data["extends"])
-    if base_path.suffix or len(base_path.parts) > 1:
-        base_path = path.parent / base_path
+    if len(seen) >= MAX_EXTENDS_DEPTH:  # this file would be one more variation
+        raise SpecError(
+            path,
+            line,
+            f"a chain of more than {MAX_EXTENDS_DEPTH} variations (extends): a variation "
+            "varies a bundled profile, or a variation of one",
+        )
+    extends = data["extends"]
+    base_path: Path | None = None
+    if Path(extends).suffix or _has_folder(extends):  # a file, relative to this one
+        base_path = path.parent / extends
         if not base_path.exists():
-            raise SpecError(path, line, f"extends {data['extends']!r}: no such file")
+            raise SpecError(path, line, f"extends {extends!r}: no such file")
     try:
-        base = _load(resolve_profile_path(str(base_path)), (*seen, path.resolve()))
+        base_path = base_path or resolve_profile_path(extends)  # else a bundled profile
+        base = _load(base_path, (*seen, path.resolve()))
     except SpecError as exc:
         if exc.path == data["extends"]:  # no such bundled profile: say where it was named
             raise SpecError(path, line, f"extends {data['extends']!r}: {exc.message}") from None
@@ -251,6 +283,34 @@ def _load(path: Path, seen: tuple[Path, ...]) -> Profile:
     return dataclasses.replace(profile, extends=data["extends"], files=(path, *base.files))
 
 
+def _verify_numbers(doc: LoadedYaml) -> None:
+    """What the schema cannot say of numbers: JSON Schema counts 49.0 as an integer, but a
+    pay table of YAML floats is not the integer odds a game declares (and every
+    settlement would be a float); and NaN passes every bound. So every number in a
+    profile is an integer, except a claimed figure, which is a finite fraction."""
+    for key, value in _numbers(doc.data, ()):
+        dotted = ".".join(str(k) for k in key)
+        if len(key) == 3 and key[0] == "claims" and key[2] == "value":
+            if not math.isfinite(value):
+                raise SpecError(doc.path, doc.line_of(key), f"{dotted}: {value} is not a number")
+        elif isinstance(value, float):
+            hint = f": write {int(value)}" if value.is_integer() else ""
+            raise SpecError(
+                doc.path, doc.line_of(key), f"{dotted}: {value} is not an integer{hint}"
+            )
+
+
+def _numbers(data: Any, key: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], Any]]:
+    """Every int or float in a document (not bool), with its path."""
+    if isinstance(data, dict):
+        return [found for k, v in data.items() for found in _numbers(v, (*key, k))]
+    if isinstance(data, list):
+        return [found for i, v in enumerate(data) for found in _numbers(v, (*key, i))]
+    if isinstance(data, int | float) and not isinstance(data, bool):
+        return [(key, data)]
+    return []
+
+
 def _verify_bundled_name(doc: LoadedYaml) -> None:
     """A profile file taking a bundled profile's name states that profile's rules: the
     clauses that name it would judge other tables otherwise. A jurisdiction's copy may
@@ -259,8 +319,8 @@ def _verify_bundled_name(doc: LoadedYaml) -> None:
     bundled_path = PROFILE_DIR / f"{name}.yaml"
     if name not in available_profiles() or doc.path.resolve() == bundled_path.resolve():
         return
-    bundled = _normalized(load_yaml(bundled_path).data)
-    mine = _normalized(doc.data)
+    bundled = _meaning(load_yaml(bundled_path).data)
+    mine = _meaning(doc.data)
     differ = [k for k in (*STATED_RULES, "claims") if mine.get(k) != bundled.get(k)]
     if differ:
         raise SpecError(
@@ -282,6 +342,15 @@ def _normalized(raw: dict[str, Any]) -> dict[str, Any]:
         "house_rules_allowed": sorted(raw.get("house_rules_allowed", HOUSE_RULES)),
         "required_limits": raw.get("required_limits"),
     }
+
+
+def _meaning(raw: dict[str, Any]) -> dict[str, Any]:
+    """A profile's fields as compared by meaning: defaults filled in (`_normalized`), and
+    its claims a set, not a list (the order they are written in states nothing)."""
+    normal = _normalized(raw)
+    claims = normal.get("claims", [])
+    normal["claims"] = sorted(claims, key=lambda claim: json.dumps(claim, sort_keys=True))
+    return normal
 
 
 def _merged(base: dict[str, Any], data: dict[str, Any], root: Profile) -> dict[str, Any]:
@@ -341,6 +410,13 @@ def _profile(
 ) -> Profile:
     ante = _range(doc, data, "ante")
     aa = data["aa_bonus_pay_table"]
+    for i, claim in enumerate(data["claims"]):
+        if aa is None and claim["figure"] == "aa_bonus_edge":
+            raise SpecError(
+                doc.path,
+                doc.line_of(("claims", i, "figure")),
+                f"claims an AA Bonus edge, but {data['name']} offers no AA Bonus",
+            )
     return Profile(
         files=(doc.path,),
         name=data["name"],

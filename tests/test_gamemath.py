@@ -363,8 +363,9 @@ def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_impor
                 built = (package / f"{module}.c").is_file()
                 imported.add(f"{module}.c" if built else f"{module}.py")
     listed = set(census.DIGEST_SOURCES)
-    # Not what a census holds: how its file is written, the error a bad CHCERT_KERNEL raises.
-    assert imported - {"atomic.py", "errors.py"} <= listed
+    # Not what a census holds: how its file is written, the error a bad CHCERT_KERNEL raises,
+    # the records a census read from the cache is checked against (a file apart from it).
+    assert imported - {"atomic.py", "errors.py", "gamemath/census_reference.py"} <= listed
     assert {"gamemath/kernel.py", "gamemath/_kernel.c"} <= imported
     assert "evaluator.py" in listed
     assert all((package / name).is_file() for name in listed)
@@ -395,6 +396,24 @@ def test_the_compiled_kernel_is_built_and_chosen_unless_numba_is_asked_for(
     monkeypatch.setenv("CHCERT_KERNEL", "fortran")
     with pytest.raises(UsageError, match="CHCERT_KERNEL='fortran'"):
         kernel.compiled()
+
+
+@pytest.mark.parametrize(
+    "command", [["certify", "--dry-run", "--no-plan"], ["math", "--json"]], ids=["dry-run", "math"]
+)
+def test_a_bad_chcert_kernel_is_a_usage_error_before_anything_runs(
+    command: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not found when a census is first computed or the AA Bonus first counted, minutes
+    into a run, and not passed over by a dry run: one line, exit 4, nothing run."""
+    monkeypatch.chdir(tmp_path)  # no run plan here
+    monkeypatch.setenv("CHCERT_KERNEL", "garbage")
+    assert main(command) == 4
+    out, err = capsys.readouterr()
+    assert out == "" and err == "chcert: CHCERT_KERNEL='garbage': use compiled or numba, or unset\n"
 
 
 def test_both_builds_enumerate_and_count_the_five_card_hands_alike(
@@ -556,6 +575,8 @@ QUALIFIER = load_profile("standard").qualifying_strength
         ("negative count, sha256 matching", "a negative count"),
         ("one count altered, sha256 matching", "not a count of hands"),
         ("no sha256", "no sha256 stored"),
+        ("no qualifier recorded", "does not record which dealer qualifier"),
+        ("another census version", "census version 0, not"),
         ("unsigned", "dtype uint32"),
         ("too few rows", "shape"),
         ("truncated", "unreadable"),
@@ -587,14 +608,20 @@ def test_a_damaged_census_file_is_rejected_by_the_loader(
     elif damage == "too few rows":
         bad = good[:-1]
         checksum = census._checksum(bad)
+    record = {
+        "sha256": np.array(checksum),
+        "qualifying": np.array(QUALIFIER),
+        "census_version": np.array(0 if damage == "another census version" else 1),
+    }
     if damage == "no sha256":
-        np.savez(path, census=bad)  # uncompressed: quicker to write
-    else:
-        np.savez(path, census=bad, sha256=np.array(checksum))
+        del record["sha256"]
+    elif damage == "no qualifier recorded":
+        del record["qualifying"]
+    np.savez(path, census=bad, **record)  # uncompressed: quicker to write
     if damage == "truncated":
         path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
-    assert census._read(path) is None
+    assert census._read(path, QUALIFIER) is None
     (line,) = capsys.readouterr().err.splitlines()
     assert str(path) in line and reason in line
 
@@ -604,9 +631,9 @@ def test_a_census_file_with_its_sha256_reads_back_unchanged_and_silently(
 ) -> None:
     monkeypatch.setenv("CHCERT_CACHE", str(tmp_path))
     path = census._census_file(QUALIFIER)
-    assert census._read(path) is None  # no file: nothing to say
-    np.savez(path, census=_census(), sha256=np.array(census._checksum(_census())))
-    read = census._read(path)
+    assert census._read(path, QUALIFIER) is None  # no file: nothing to say
+    census._save_census(QUALIFIER, _census())
+    read = census._read(path, QUALIFIER)
     assert read is not None and np.array_equal(read, _census())
     assert capsys.readouterr().err == ""
 
@@ -629,7 +656,7 @@ def test_a_rejected_census_file_is_recomputed_and_replaced(
     assert computed == [QUALIFIER]
     (line,) = capsys.readouterr().err.splitlines()  # once, though read twice
     assert str(path) in line and "sha256 does not match" in line
-    read = census._read(path)  # the recomputed census, saved with its sha256
+    read = census._read(path, QUALIFIER)  # the recomputed census, saved with its sha256
     assert read is not None and np.array_equal(read, good)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from math import isfinite
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,10 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
     from harness.gamemath import census_progress, check_claims, main_game, profile_math
+    from harness.gamemath.kernel import kernel_choice
     from harness.profiles import load_profile
 
+    kernel_choice()  # CHCERT_KERNEL checked before a census is computed (exit 4)
     profile = load_profile(args.profile)
     extra = [_parse_claim(text) for text in args.claim]
     started = time.monotonic()
@@ -70,7 +73,7 @@ def _parse_claim(text: str) -> Claim:
         number = float(value)
     except ValueError:
         number = float("nan")
-    if figure not in FIGURES or number != number:
+    if figure not in FIGURES or not isfinite(number):  # nan, inf: no figure to judge
         raise UsageError(f"--claim {text!r}: use FIGURE=FRACTION with FIGURE one of {FIGURES}")
     return Claim(figure, number, "command line", f"--claim {text}")
 

@@ -23,13 +23,20 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.gamemath.aa import FIVE_CARD_HANDS, AABonusMath, aa_bonus_math, aa_row_counts
-from harness.gamemath.census import Progress, census_progress, load_census, symmetry
+from harness.gamemath.census import (
+    Progress,
+    census_progress,
+    load_census,
+    symmetry,
+    warn_cache,
+)
 from harness.gamemath.pricing import PlayFigures, call_values, optimal_calls, play_figures
 from harness.gamemath.strategy import (
     Strategy,
     cache_strategy,
     cached_strategy,
     fold_rule,
+    strategy_cache_file,
     summary,
 )
 from harness.outcomes import Status
@@ -63,6 +70,8 @@ class MainGame:
         self.profile = profile
         self.rules = rules  # what the decisions depend on; main_game's key
         self._progress = progress
+        self._strategy: Strategy | None = None
+        self._strategy_checked = False  # held to the census's decisions in this process
 
     @cached_property
     def _census(self) -> npt.NDArray[np.int32]:
@@ -81,13 +90,39 @@ class MainGame:
         calls = np.ones_like(self._calls)
         return play_figures(self._census, symmetry().weight, self.profile, calls, "always_call")
 
-    @cached_property
+    @property
     def strategy(self) -> Strategy:
-        cached = cached_strategy(self.rules)
-        if cached is not None:
-            return cached
+        """The optimal decisions: from the strategy cache, else priced (and cached).
+
+        The cache file's sha256 shows damage, not a forgery (decisions changed and the
+        sha256 computed again). So wherever this process prices the census anyway (the
+        controller's mathematics, the RTP simulation), a strategy read from the cache is
+        held to the decisions the census prices, once, and replaced, said and cached
+        again when it differs; a process that only plays it (a differential worker)
+        reads it as it is, and its every settlement is the oracle's all the same.
+        """
+        if self._strategy is None:
+            self._strategy = cached_strategy(self.rules)
+            if self._strategy is None:
+                self._strategy = self._priced_strategy()
+                cache_strategy(self.rules, self._strategy)
+                self._strategy_checked = True
+        if not self._strategy_checked and "_calls" in self.__dict__:
+            self._strategy_checked = True
+            priced = self._priced_strategy()
+            if priced.digest() != self._strategy.digest():
+                warn_cache(
+                    strategy_cache_file(self.rules),
+                    "its decisions are not the ones the census prices",
+                )
+                cache_strategy(self.rules, priced)
+                self._strategy = priced
+        return self._strategy
+
+    def _priced_strategy(self) -> Strategy:
+        """The strategy of the decisions priced from the census (about 0.01 s)."""
         profile = self.profile
-        made = Strategy.from_decisions(
+        return Strategy.from_decisions(
             symmetry(),
             self._calls,
             {  # the rules the decisions depend on (shared by every profile with them)
@@ -98,8 +133,6 @@ class MainGame:
                 "house_edge": str(self.optimal.house_edge),
             },
         )
-        cache_strategy(self.rules, made)
-        return made
 
     @cached_property
     def summary(self) -> list[dict[str, Any]]:

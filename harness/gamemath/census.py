@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations, permutations
+from itertools import combinations, permutations, product
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.atomic import atomic_path
-from harness.evaluator import Category
-from harness.gamemath import kernel
+from harness.evaluator import CATEGORY_SHIFT, Category
+from harness.gamemath import census_reference, kernel
 
 CENSUS_VERSION = 1  # bump when the kernel's output changes meaning
 Progress = Callable[[int, int], None]  # (boards done, boards in all)
@@ -117,14 +117,23 @@ def symmetry() -> Symmetry:
     else:
         sym = Symmetry(suit_permutations(), binomials(), **arrays)
         problem = _symmetry_problem(sym)
-        if problem is None and checksum != _tables_sha256(arrays):
+        digest = _tables_sha256(arrays) if problem is None else None
+        if problem is None and checksum != digest:
             problem = "its tables do not match the sha256 stored with them"
+        if problem is None and digest != census_reference.SYMMETRY_SHA256:
+            problem = "its tables are not the ones recorded in harness/gamemath/census_reference.py"
         if problem is None:
             return sym
         warn_cache(path, problem)
     sym = _build_symmetry()
     arrays = {name: getattr(sym, name) for name in _ARRAYS}
-    save_cache(path, "symmetry", **arrays, sha256=np.array(_tables_sha256(arrays)))
+    digest = _tables_sha256(arrays)
+    if digest != census_reference.SYMMETRY_SHA256:
+        raise RuntimeError(
+            "the suit-symmetry tables built are not the ones recorded in "
+            "harness/gamemath/census_reference.py (tests/test_census_reference.py)"
+        )
+    save_cache(path, "symmetry", **arrays, sha256=np.array(digest))
     return sym
 
 
@@ -378,15 +387,15 @@ def load_census(qualifying: int, progress: Progress | None = None) -> npt.NDArra
 
 def _load_or_compute(qualifying: int, progress: Progress | None) -> npt.NDArray[np.int32]:
     path = _census_file(qualifying)
-    census = _read(path)
+    census = _read(path, qualifying)
     if census is not None:
         return census
     with _locked(path.with_suffix(".lock")):
-        census = _read(path)  # another process may have computed it meanwhile
+        census = _read(path, qualifying)  # another process may have computed it meanwhile
         if census is not None:
             return census
         census = compute_census(qualifying, progress)[:, : kernel.USED_COLUMNS].copy()
-        broken = census_violation(census)
+        broken = census_violation(census, qualifying) or _reference_problem(census, qualifying)
         if broken is not None:
             raise RuntimeError(f"the computed census breaks an invariant: {broken}")
         _save_census(qualifying, census)
@@ -402,31 +411,46 @@ def _census_file(qualifying: int) -> Path:
 
 
 def _save_census(qualifying: int, census: npt.NDArray[np.int32]) -> None:
-    """Cache a census with its sha256, which `_read` checks."""
-    checksum = np.array(_checksum(census))
-    save_cache(_census_file(qualifying), _census_kind(qualifying), census=census, sha256=checksum)
+    """Cache a census with its sha256 and what it is the census of (the qualifier, the
+    census version, the kernel build that computed it), which `_read` checks."""
+    save_cache(
+        _census_file(qualifying),
+        _census_kind(qualifying),
+        census=census,
+        sha256=np.array(_checksum(census)),
+        qualifying=np.array(qualifying, np.int64),
+        census_version=np.array(CENSUS_VERSION, np.int64),
+        kernel=np.array("compiled" if kernel.compiled() is not None else "numba"),
+    )
 
 
 UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
-def _read(path: Path) -> npt.NDArray[np.int32] | None:
-    """The census cached at `path`, or None when there is none or it fails a check.
+def _read(path: Path, qualifying: int) -> npt.NDArray[np.int32] | None:
+    """The census of a qualifier cached at `path`, or None when there is none or it fails
+    a check.
 
     A file that is there but unreadable, of the wrong form, not matching the sha256
-    stored with it or breaking an invariant of the census (`census_violation`) is
-    reported in a line on stderr and treated as missing: recomputed, never used.
+    stored with it, recording another qualifier or census version, breaking an invariant
+    of the census (`census_violation`) or not the census recorded for its qualifier in
+    harness/gamemath/census_reference.py is reported in a line on stderr and treated as
+    missing: recomputed, never used.
     """
     try:
         with np.load(path) as stored:
             census: npt.NDArray[np.int32] = stored["census"]
-            checksum = str(stored["sha256"][()]) if "sha256" in stored.files else None
+            record = {
+                key: stored[key][()].item()
+                for key in ("sha256", "qualifying", "census_version")
+                if key in stored.files
+            }
     except FileNotFoundError:
         return None
     except UNREADABLE as error:
         problem: str | None = f"unreadable ({type(error).__name__}: {error})"
     else:
-        problem = _census_problem(census, checksum)
+        problem = _census_problem(census, record, qualifying)
     if problem is None:
         return census
     warn_cache(path, problem)
@@ -434,24 +458,78 @@ def _read(path: Path) -> npt.NDArray[np.int32] | None:
 
 
 def _checksum(census: npt.NDArray[np.int32]) -> str:
-    """The sha256 of a census's bytes, stored with it in the cache file."""
-    return hashlib.sha256(np.ascontiguousarray(census).data).hexdigest()
+    """The sha256 of a census's bytes (int32, little-endian), stored with it in the cache
+    file and recorded per qualifier in census_reference."""
+    return hashlib.sha256(np.ascontiguousarray(census, "<i4").data).hexdigest()
 
 
-def _census_problem(census: npt.NDArray[np.int32], checksum: str | None) -> str | None:
-    """Why a loaded census cannot be used, or None: its form, then its sha256, then
-    its invariants. About 0.15 s on first use in a process (the sha256 0.05 s, the
-    invariants 0.06 s, their per-situation tables 0.05 s, kept), 0.11 s after."""
+def _census_problem(
+    census: npt.NDArray[np.int32], record: dict[str, Any], qualifying: int
+) -> str | None:
+    """Why a loaded census of `qualifying` cannot be used, or None: its form; the sha256
+    stored with it (damage); what it says it is the census of; then what does not rest
+    on the file: its invariants, the qualifier's among them (`census_violation`), and
+    the census recorded for the qualifier (`_reference_problem`). About 0.15 s on first
+    use in a process (the sha256 0.05 s, the invariants 0.06 s, their per-situation
+    tables 0.05 s, kept), 0.11 s after: the sha256 serves both comparisons, and the
+    qualifier's invariant reuses a total the others compute (docs/performance.md)."""
     if census.dtype != np.int32:
         return f"dtype {census.dtype}, not int32"
     shape = (symmetry().situations, kernel.USED_COLUMNS)
     if census.shape != shape:
         return f"shape {census.shape}, not {shape}"
-    if checksum is None:
+    if "sha256" not in record:
         return "no sha256 stored with it"
-    if _checksum(census) != checksum:
+    checksum = _checksum(census)
+    if checksum != record["sha256"]:
         return "its sha256 does not match the one stored with it"
-    return census_violation(census)
+    if record.get("census_version") != CENSUS_VERSION:
+        return f"census version {record.get('census_version')}, not {CENSUS_VERSION}"
+    if "qualifying" not in record:
+        return "it does not record which dealer qualifier it is the census of"
+    if record["qualifying"] != qualifying:
+        return (
+            f"it says it is the census of dealer qualifier {_strength(record.get('qualifying'))}"
+            f", not {_strength(qualifying)}"
+        )
+    return census_violation(census, qualifying) or _reference_problem(census, qualifying, checksum)
+
+
+def _strength(qualifying: object) -> str:
+    """A qualifier strength as profiles name it (`pair_of_fours`), else in hex."""
+    if isinstance(qualifying, int) and qualifying in census_reference.BY_QUALIFYING:
+        return census_reference.BY_QUALIFYING[qualifying].qualifier
+    return hex(qualifying) if isinstance(qualifying, int) else "unrecorded"
+
+
+def _reference_problem(
+    census: npt.NDArray[np.int32], qualifying: int, checksum: str | None = None
+) -> str | None:
+    """How a census differs from the one census_reference records for its qualifier, or
+    None (or when none is recorded: a qualifier no profile can name). The sha256 decides;
+    the column totals, computed only then, say which counts moved."""
+    reference = census_reference.BY_QUALIFYING.get(qualifying)
+    if reference is None or (checksum or _checksum(census)) == reference.sha256:
+        return None
+    totals = symmetry().weight @ census.astype(np.int64)
+    moved = [COLUMN_NAMES[i] for i, t in enumerate(totals) if t != reference.column_totals[i]]
+    where = (
+        f"its totals over all deals differ in {', '.join(moved)}"
+        if moved
+        else "its totals over all deals agree, but counts moved between situations"
+    )
+    return (
+        f"not the census of {reference.qualifier} recorded in "
+        f"harness/gamemath/census_reference.py: {where}"
+    )
+
+
+COLUMN_NAMES = (
+    *(f"ante paid ({c.wire})" for c in Category),
+    *(f"not beaten ({c.wire})" for c in (Category.HIGH_CARD, Category.PAIR)),
+    "won",
+    "lost",
+)
 
 
 # In how many deals (player hole, dealer hole, flop, turn and river: SITUATIONS x
@@ -461,10 +539,65 @@ DEALS_PER_SEVEN_CARDS = 21 * 10 * 990  # SITUATIONS * COMPLETIONS = C(52,7) x th
 # Deals where the player holds a royal flush that the board is not: 4,324 seven-card
 # royal flushes, less the 4 royal boards x C(47,2) x C(45,2) holes x 10 flops of each.
 ROYAL_FLUSH_WINS = 4324 * DEALS_PER_SEVEN_CARDS - 4 * 1081 * 990 * 10
+# The published counts of the C(52,7) = 133,784,560 seven-card hands by best five-card
+# category: the two a dealer's qualifier cuts, which `_seven_card_counts` counts again
+# from the ranks and suits alone (tests/test_census_reference.py).
+HIGH_CARD_HANDS = 23_294_460
+ONE_PAIR_HANDS = 58_627_800
+_STRAIGHTS = (
+    *(frozenset(range(low, low + 5)) for low in range(9)),
+    frozenset({12, 0, 1, 2, 3}),  # the wheel: A-2-3-4-5
+)
 
 
-def census_violation(census: npt.NDArray[np.int32]) -> str | None:
-    """The first invariant a census (situations x USED_COLUMNS) breaks, or None.
+def hands_below(qualifying: int) -> int | None:
+    """How many seven-card hands are below a dealer qualifier of a pair (the weakest pair
+    of a rank, harness/evaluator.py `minimum_strength`): every high card, and every one
+    pair of a lower rank. None for any other strength, which no profile names."""
+    category, rank = qualifying >> CATEGORY_SHIFT, (qualifying >> 16) & 0xF
+    weakest = (category << CATEGORY_SHIFT) | (rank << 16)
+    if category != Category.PAIR or rank > 12 or qualifying != weakest:
+        return None
+    high_card, pairs = _seven_card_counts()
+    return high_card + sum(pairs[:rank])
+
+
+@cache
+def _seven_card_counts() -> tuple[int, tuple[int, ...]]:
+    """The seven-card hands whose best five are a high card, and a pair of each rank
+    (deuces first), counted from ranks and suits, not by an evaluator: rank sets with no
+    five in a row, times the suitings with no five of a suit. About 30 ms."""
+
+    def straight(ranks: frozenset[int]) -> bool:
+        return any(run <= ranks for run in _STRAIGHTS)
+
+    def suitings(sizes: tuple[int, ...]) -> int:  # each rank's cards in distinct suits
+        count = 0
+        for choice in product(*(list(combinations(range(4), n)) for n in sizes)):
+            per_suit = [0, 0, 0, 0]
+            for suits in choice:
+                for suit in suits:
+                    per_suit[suit] += 1
+            count += max(per_suit) < 5
+        return count
+
+    high = sum(not straight(frozenset(r)) for r in combinations(range(13), 7))
+    high_card = high * suitings((1,) * 7)
+    pair_suitings = suitings((2, 1, 1, 1, 1, 1))
+    pairs = tuple(
+        pair_suitings
+        * sum(
+            not straight(frozenset((*others, rank)))
+            for others in combinations([r for r in range(13) if r != rank], 5)
+        )
+        for rank in range(13)
+    )
+    return high_card, pairs
+
+
+def census_violation(census: npt.NDArray[np.int32], qualifying: int | None = None) -> str | None:
+    """The first invariant a census (situations x USED_COLUMNS) breaks, or None; with
+    `qualifying`, also the one that pins the census to that dealer qualifier.
 
     What the columns count (`kernel`): ANTE_PAID + category, completions whose ante
     the pay table settles (the dealer does not qualify, or the player wins); the two
@@ -483,7 +616,11 @@ def census_violation(census: npt.NDArray[np.int32]) -> str | None:
       flush, exactly ROYAL_FLUSH_WINS (it loses to nothing and ties only when it is
       the board); dealer does not qualify (ante-settled - won), a multiple of
       DEALS_PER_SEVEN_CARDS (it is a count of the dealer's seven cards); lost - won,
-      the deals where the player qualifies and the dealer does not, in 0..that.
+      the deals where the player qualifies and the dealer does not, in 0..that;
+    * of the qualifier's census: the deals where the dealer does not qualify are
+      exactly `hands_below(qualifying)` x DEALS_PER_SEVEN_CARDS (another qualifier's
+      census differs by the one-pair hands of the ranks between, 4.47 to 4.57 million
+      a rank, each in 207,900 deals).
 
     About 60 ms: the census is transposed once, block by block, so that each check
     reads a contiguous column.
@@ -522,6 +659,12 @@ def census_violation(census: npt.NDArray[np.int32]) -> str | None:
         return f"royal flush wins {royal:,}, not {ROYAL_FLUSH_WINS:,}, over all deals"
     if nq_all % DEALS_PER_SEVEN_CARDS:
         return "the deals where the dealer does not qualify are not a count of hands"
+    below = None if qualifying is None else hands_below(qualifying)
+    if below is not None and nq_all != below * DEALS_PER_SEVEN_CARDS:
+        return (
+            f"the dealer does not qualify with {nq_all // DEALS_PER_SEVEN_CARDS:,} seven-card "
+            f"hands, not the {below:,} below {_strength(qualifying)}: another qualifier's census"
+        )
     if not 0 <= lost_all - won_all <= nq_all:
         return "lost minus won is not between 0 and the deals the dealer does not qualify"
     return None

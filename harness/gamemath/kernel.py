@@ -359,11 +359,23 @@ def census_chunk(
 # ---------------------------------------------------------- which build runs
 
 
+KERNEL_CHOICES = ("compiled", "numba")
+
+
+def kernel_choice() -> str:
+    """CHCERT_KERNEL, checked: "" (the compiled kernel where built, else numba's),
+    "compiled" or "numba". A bad value is a usage error (exit 4): `chcert certify`, its
+    --dry-run too, and `chcert math` ask before anything runs, not when a census is
+    first computed or the AA Bonus first counted, minutes into a run."""
+    choice = os.environ.get("CHCERT_KERNEL", "")
+    if choice not in ("", *KERNEL_CHOICES):
+        raise UsageError(f"CHCERT_KERNEL={choice!r}: use {' or '.join(KERNEL_CHOICES)}, or unset")
+    return choice
+
+
 def compiled() -> ModuleType | None:
     """The kernel compiled ahead of time, or None: not built, or CHCERT_KERNEL=numba."""
-    choice = os.environ.get("CHCERT_KERNEL", "")
-    if choice not in ("", "compiled", "numba"):
-        raise UsageError(f"CHCERT_KERNEL={choice!r}: use compiled or numba")
+    choice = kernel_choice()
     if choice == "numba":
         return None
     problem = _build_problem()

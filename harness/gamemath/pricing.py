@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from harness.evaluator import Category
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, SITUATIONS, WON
-from harness.profiles import NonQualifyingAnte, Profile
+from harness.profiles import MAX_CALL_MULTIPLE, MAX_ODDS, NonQualifyingAnte, Profile
 
 ROUNDS = SITUATIONS * COMPLETIONS  # every deal of hole, flop, turn, river and dealer cards
 
@@ -76,8 +76,30 @@ def ante_odds(profile: Profile) -> npt.NDArray[np.int64]:
     return np.array([profile.ante_table.pays(c) for c in Category], np.int64)
 
 
+INT64_LIMIT = 2**63
+
+
+def exact_bound(profile: Profile) -> int:
+    """The largest a situation's value of calling can be in absolute value, in antes over
+    its completions: every completion pays at most the largest odds (and at most that
+    less one again, 003's even-money correction), or loses the ante and the call. It
+    must stay below 2**63 for `call_values` to be exact in int64; the profile's bounds
+    (harness/profiles.py MAX_ODDS, MAX_CALL_MULTIPLE) keep it under 2.2e10."""
+    odds = [int(profile.ante_table.pays(c)) for c in Category]
+    m = int(profile.call_multiple)
+    return COMPLETIONS * (2 * max(abs(o) for o in odds) + 2 * (1 + m))
+
+
 def call_values(census: npt.NDArray[np.int32], profile: Profile) -> npt.NDArray[np.int64]:
-    """Sum over the 1,070,190 completions of what calling wins, in antes, per situation."""
+    """Sum over the 1,070,190 completions of what calling wins, in antes, per situation.
+
+    Exact in int64 (`exact_bound`); tables beyond it are refused, never priced wrapped
+    around (a straight flush at 10**13 once priced the optimal play below always calling)."""
+    if exact_bound(profile) >= INT64_LIMIT:
+        raise ValueError(
+            f"pay odds or call multiple beyond what is priced exactly (profile {profile.name}; "
+            f"odds at most {MAX_ODDS:,}, call multiple at most {MAX_CALL_MULTIPLE})"
+        )
     odds = ante_odds(profile)
     m = profile.call_multiple
     rows = census.astype(np.int64)

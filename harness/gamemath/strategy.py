@@ -145,6 +145,11 @@ def _strategy_kind(rules: str) -> str:
     return f"strategy-{hashlib.sha256(rules.encode()).hexdigest()[:16]}"
 
 
+def strategy_cache_file(rules: str) -> Path:
+    """Where the strategy for `rules` (a MainGame's key) is cached."""
+    return cache_file(_strategy_kind(rules))
+
+
 def cached_strategy(rules: str) -> Strategy | None:
     """The strategy cached for `rules` (a MainGame's key), or None when there is none,
     it is stale, or it fails its sha256 (then a line on stderr says so).
@@ -152,7 +157,7 @@ def cached_strategy(rules: str) -> Strategy | None:
     A process that only plays the strategy (a worker running the differential) reads
     it back in milliseconds instead of pricing the census for seconds.
     """
-    path = cache_file(_strategy_kind(rules))
+    path = strategy_cache_file(rules)
     try:
         with np.load(path) as data:
             if str(data["code"][()]) != _code_digest() or str(data["rules"][()]) != rules:
