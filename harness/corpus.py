@@ -39,7 +39,7 @@ from harness.profiles import Profile, load_profile
 from harness.specs import fault_owners, load_catalogs
 
 CORPUS_DIR = VECTORS_DIR / "generated"
-GENERATOR = "chcert-corpus-1"  # bump when the same seed would give other vectors
+GENERATOR = "chcert-corpus-2"  # bump when the same seed would give other vectors
 SEED = 20261130
 PER_PROFILE = 2_500
 # The stakes the corpus is written at: no rules source gives table limits, so these are

@@ -37,6 +37,10 @@ class SeatSettlement:
     ante: Wager
     call: Wager
     aa_bonus: Wager | None
+    # The AA Bonus as the same pay table would settle it on the best five of the seven
+    # cards: what a game judging the wrong cards pays, which the decision table tells
+    # from a row paid at other odds (docs/differential.md, decision table rows 9 to 11).
+    aa_bonus_on_seven: Wager | None = None
 
     @property
     def total_returned(self) -> int:
@@ -132,6 +136,9 @@ def settle(
         else:
             ante, call = settle_ante_and_call(profile, player, dealer, play.ante)
         aa = settle_aa_bonus(profile, aa_strength, play.aa_bonus, folded) if play.aa_bonus else None
+        on_seven = (
+            settle_aa_bonus(profile, player, play.aa_bonus, folded) if play.aa_bonus else None
+        )
         seats.append(
             SeatSettlement(
                 seat=number,
@@ -141,6 +148,7 @@ def settle(
                 ante=ante,
                 call=call,
                 aa_bonus=aa,
+                aa_bonus_on_seven=on_seven,
             )
         )
     return Settlement(

@@ -3,15 +3,17 @@ played at there (docs/profiles.md, "Table limits" and "House rules").
 
 No rules source gives table limits, and house rules are the operator's: both are the
 game's configuration, declared in `hello` (docs/adapter-protocol.md). The harness
-stakes every round it asks inside them. Settlement is linear in the stake, so a round
-written at other stakes (a hand-worked vector, a corpus vector) is played at the
-written stakes times or divided by a common factor when one fits, else restaked seat by
-seat; its expected settlement is the rules oracle's at the stakes played.
+stakes every round it asks inside them, and below the stakes whose every amount fits
+in 2^53 - 1 (`payable`: docs/differential.md, "Stakes"). Settlement is linear in the
+stake, so a round written at other stakes (a hand-worked vector, a corpus vector) is
+played at the written stakes times or divided by a common factor when one fits, else
+restaked seat by seat; its expected settlement is the rules oracle's at the stakes
+played.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum, unique
 from math import gcd
 from typing import Any
@@ -100,6 +102,59 @@ class Table:
 
 _CAP = HouseRule.AA_BONUS_MAX_ANTE_MULTIPLE.value
 
+# The largest amount a round may hold: 2^53 - 1, the largest integer every JSON reader
+# keeps exact (protocol v1's `limit`, specs/schemas/protocol-v1.schema.json). A game whose
+# money is double precision, as a web game's is, is exact up to here and no further.
+MAX_AMOUNT = 2**53 - 1
+
+
+@dataclass(frozen=True)
+class Returns:
+    """The most one minor unit staked can bring into a seat's settlement, by the rules'
+    largest odds: an ante unit counts itself and what it returns at the ante's largest
+    odds, and the call it brings (call_multiple units) with its return at the call's; an
+    AA Bonus unit itself and its return at the AA Bonus's largest odds."""
+
+    ante: int
+    aa_bonus: int
+
+    @classmethod
+    def of(
+        cls, *, ante_odds: int, call_multiple: int, call_odds: int, aa_odds: int | None
+    ) -> Returns:
+        return cls(
+            ante=(1 + ante_odds) + call_multiple * (1 + call_odds) + 1 + call_multiple,
+            aa_bonus=(1 + aa_odds) + 1 if aa_odds is not None else 0,
+        )
+
+
+def payable(table: Table, returns: Returns) -> Table | None:
+    """The stakes of `table` whose every amount in a round fits in MAX_AMOUNT: each
+    wager's maximum lowered until a seat staking both maxima, settled at the largest odds,
+    sums (stakes and returns) to no more than MAX_AMOUNT. Half the room is each wager's
+    where both need it; a wager whose declared maximum needs less leaves the rest to the
+    other. The extremes the table declares beyond this are the declared-limits check's
+    to test (harness/checks/declarations.py); no check settles a round there. None when
+    not even the table's minimum ante is payable."""
+    ante_lo, ante_hi = table.ante
+    if ante_lo * returns.ante > MAX_AMOUNT:
+        return None
+    aa = table.aa_bonus
+    if aa is None or returns.aa_bonus == 0:
+        ante_hi = min(ante_hi, MAX_AMOUNT // returns.ante)
+        return replace(table, ante=(ante_lo, ante_hi))
+    ante_hi = min(ante_hi, max(ante_lo, MAX_AMOUNT // 2 // returns.ante))
+    aa_hi = min(aa[1], (MAX_AMOUNT - ante_hi * returns.ante) // returns.aa_bonus)
+    if aa_hi < aa[0]:  # the AA Bonus's minimum fits only beside a smaller ante
+        aa_hi = aa[0]
+        ante_hi = (MAX_AMOUNT - aa_hi * returns.aa_bonus) // returns.ante
+        if ante_hi < ante_lo:  # no ante leaves room for one: no AA Bonus is payable
+            return replace(table, ante=(ante_lo, min(table.ante[1], MAX_AMOUNT // returns.ante)),
+                           aa_bonus=None)  # fmt: skip
+    ante_hi = min(table.ante[1], (MAX_AMOUNT - aa_hi * returns.aa_bonus) // returns.ante)
+    return replace(table, ante=(ante_lo, ante_hi), aa_bonus=(aa[0], aa_hi))
+
+
 # The table chcert's reference game declares by default: its configuration, not any
 # rules source's (none gives limits).
 REFERENCE_TABLE = Table(ante=(100, 50_000), aa_bonus=(100, 25_000))
@@ -165,8 +220,10 @@ def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
     """The stakes to play a round written at `written` (each seat's ante and AA Bonus, 0
     for none) at this table: as written if the table takes them; else all multiplied, or
     all divided exactly, by the smallest common factor that fits (settlement is linear in
-    the stake: a hand-worked round stays the same round); else each seat restaked at the
-    nearest stakes the table takes. None when a seat's AA Bonus cannot be staked at all
+    the stake: a hand-worked round stays the same round; the divisor is searched between
+    the bounds the limits give, never by trial division up to a square root, so a round
+    written at 10^30 is fitted at once); else each seat restaked at the nearest stakes
+    the table takes. None when a seat's AA Bonus cannot be staked at all
     (the table takes none beside any ante it allows)."""
     if _takes(table, written):
         return Fitted(tuple(written), StakesKind.AS_WRITTEN.value)
@@ -175,14 +232,20 @@ def fit(table: Table, written: list[tuple[int, int]]) -> Fitted | None:
     scaled = [(ante * k, aa * k) for ante, aa in written]
     if k > 1 and _takes(table, scaled):
         return Fitted(tuple(scaled), f"x{k}")
-    divisor = 0
+    common = 0
     for a in amounts:
-        divisor = gcd(divisor, a)
-    for d in _divisors(divisor):
-        if d > 1:
-            divided = [(ante // d, aa // d) for ante, aa in written]
-            if _takes(table, divided):
-                return Fitted(tuple(divided), f"/{d}")
+        common = gcd(common, a)
+    # Divided exactly, every stake keeps its ratio to the others (the house cap holds as
+    # written or not at all): the divisors that fit are those between the bounds below.
+    d = _smallest_divisor_between(
+        common,
+        max(_ceil_div(a, hi) for a, hi in _upper_limits(table, written)),
+        min(a // lo for a, lo in _lower_limits(table, written)),
+    )
+    if d is not None:
+        divided = [(ante // d, aa // d) for ante, aa in written]
+        if _takes(table, divided):
+            return Fitted(tuple(divided), f"/{d}")
     restaked = []
     for ante, aa in written:
         ante = min(max(ante, table.ante[0]), table.ante[1])
@@ -210,11 +273,48 @@ def _lower_limits(table: Table, stakes: list[tuple[int, int]]) -> list[tuple[int
     return found
 
 
+def _upper_limits(table: Table, stakes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each stake with its wager's upper limit."""
+    found = [(ante, table.ante[1]) for ante, _ in stakes]
+    if table.aa_bonus is not None:
+        found += [(aa, table.aa_bonus[1]) for _, aa in stakes if aa]
+    return found
+
+
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _divisors(n: int) -> list[int]:
-    """Divisors of n in increasing order."""
-    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
-    return sorted({*small, *(n // d for d in small)})
+TRIAL_PRIMES_UP_TO = 1 << 16  # trial division stops here: a vector's stakes may be huge
+MAX_DIVISORS = 1 << 14  # divisors of the stakes' common factor tried, at most
+
+
+def _smallest_divisor_between(n: int, low: int, high: int) -> int | None:
+    """The smallest divisor d of n with low <= d <= high, found among the divisors built
+    from n's prime factors up to TRIAL_PRIMES_UP_TO and its one cofactor beyond them
+    (itself a divisor, prime or not); None when none of those lies in the range. Never
+    trial division up to the square root of n: a vector staking 10^30 is answered at once,
+    and a divisor missed in an unfactored cofactor only means the round is restaked."""
+    if n < 1 or high < max(low, 2) or low > n:
+        return None
+    factors: list[tuple[int, int]] = []
+    rest = n
+    p = 2
+    while p <= TRIAL_PRIMES_UP_TO and p * p <= rest:
+        if rest % p == 0:
+            power = 0
+            while rest % p == 0:
+                rest //= p
+                power += 1
+            factors.append((p, power))
+        p += 1 if p == 2 else 2
+    if rest > 1:
+        factors.append((rest, 1))
+    divisors = [1]
+    for prime, power in factors:
+        powers = [prime**k for k in range(power + 1)]
+        divisors = [d * q for d in divisors for q in powers if d * q <= high]
+        if len(divisors) > MAX_DIVISORS:  # keep the smallest: the search wants the least
+            divisors = sorted(divisors)[:MAX_DIVISORS]
+    found = [d for d in divisors if max(low, 2) <= d <= high]
+    return min(found) if found else None

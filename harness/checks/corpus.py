@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from harness.checks.judgement import by_cause, judge_played, owner
+from harness.checks.judgement import by_cause, owner
 from harness.checks.registry import Context, NotTested
 from harness.checks.replies import Played, play_rounds
-from harness.checks.settlement import AtTable, at_table, compare_settlement
-from harness.differential.attribution import slug
+from harness.checks.settlement import AtTable, at_table, judge_answer, problems_of
+from harness.differential.attribution import Disagreement, resolve_copies, slug
 from harness.model import Finding, Outcome, Untested
 from harness.protocol import Capability
 from harness.table import stakes_kind
@@ -48,17 +48,30 @@ def replay_corpus(
         except NotTested as why:
             outside.append((vector, why))
     batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
-    causes: dict[tuple[str, str], dict[str, Any]] = {}
-    failed = 0
+    judged = []
     for start in range(0, len(runnable), batch):
         chunk = runnable[start : start + batch]
         played = play_rounds(ctx, [at.stacked() for at in chunk])
         for at, answer in zip(chunk, played, strict=True):
-            found = _judge(ctx, at, answer)
-            failed += bool(found)
-            for one in found:
-                cause = causes.setdefault(one["cause"], {**one, "count": 0})
-                cause["count"] += 1
+            found = judge_answer(ctx, at.vector.deal, at.plays, at.vector.stacked_cards(), answer)
+            if found:
+                judged.append((at, answer, found))
+    # A seat that may have been settled as another seat is that when another vector shows
+    # it beyond doubt (docs/differential.md, row 6).
+    resolved = iter(resolve_copies([d for _, _, found in judged for d in found]))
+    causes: dict[tuple[str, str], dict[str, Any]] = {}
+    for at, answer, found in judged:
+        mine = [next(resolved) for _ in found]
+        # A cause shown only by seats that may be copies: replayed alone, its vector
+        # would show another; an example that shows it on its own replaces it.
+        alone = {d.cause for d in mine if d.alternative is None}
+        for one in _judge(ctx, at, answer, mine):
+            one["alone"] = one["cause"] in alone
+            cause = causes.setdefault(one["cause"], {**one, "count": 0})
+            if one["alone"] and not cause["alone"]:
+                cause.update(one)
+            cause["count"] += 1
+    failed = len(judged)
     findings = [_finding(ctx, cause, reproduce) for cause in causes.values()]
     share = {
         "vectors": len(vectors),
@@ -91,20 +104,13 @@ def replay_corpus(
     return Outcome(findings=findings, untested=untested, share=share)
 
 
-def _judge(ctx: Context, at: AtTable, answer: Played) -> list[dict[str, Any]]:
-    """A vector's causes of failure, one per (kind, detail), by the decision table of
-    docs/differential.md (a legal round refused is one); [] when it settled right."""
+def _judge(
+    ctx: Context, at: AtTable, answer: Played, found: list[Disagreement]
+) -> list[dict[str, Any]]:
+    """A failing vector's causes, one per (kind, detail) of its disagreements `found` by
+    the decision table of docs/differential.md (a legal round refused is one)."""
     vector = at.vector
-    found = judge_played(ctx, vector.deal, at.plays, vector.stacked_cards(), answer)
-    if not found:
-        return []
-    if answer.refused is not None:
-        op, error = answer.refused
-        problems = [f"{op} was refused with {error.code}: {error.message}"]
-        expected: Any = "an ok reply"
-        actual: Any = {"error": {"code": error.code, "message": error.message}}
-    else:
-        problems, expected, actual = compare_settlement(ctx, at, answer.result)
+    problems, expected, actual = problems_of(ctx, at, answer)
     return [
         {
             "cause": cause,

@@ -23,11 +23,11 @@ from collections.abc import Iterator
 
 from harness.cards import Card, format_cards
 from harness.checks import replies
-from harness.checks.judgement import judge_played, owner
+from harness.checks.judgement import owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
-from harness.checks.settlement import repro_vector
-from harness.differential.attribution import Disagreement, slug
+from harness.checks.settlement import judge_answer, repro_vector
+from harness.differential.attribution import Disagreement, resolve_copies, slug
 from harness.differential.plan import (
     QUOTA,
     SHARDS,
@@ -68,7 +68,7 @@ def differential(ctx: Context) -> Outcome:
         )
     started = time.perf_counter()
     profile = ctx.profile
-    table = replies.declared_table(ctx)
+    table = replies.playable_table(ctx)
     offered = profile.aa_table is not None and offers_aa_bonus(ctx)
     stakes = Stakes(
         table.ante, table.aa_bonus if offered else None, table.aa_bonus_max_ante_multiple
@@ -86,28 +86,46 @@ def differential(ctx: Context) -> Outcome:
     )
     causes: dict[tuple[str, str], Cause] = {}
     disagreeing = 0
-    refused = {"uniform": 0, "stratified": 0}  # seat-hands of refused rounds: not compared
+    # Seat-hands of rounds refused or answered with a malformed result: not compared.
+    uncompared = {"uniform": 0, "stratified": 0}
     batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
-    for start in range(0, len(plan.rounds), batch):
-        for rnd, found in _play(ctx, plan.rounds[start : start + batch]):
-            # A refused round is one disagreement for all its seat-hands, none compared.
+    played = [
+        (rnd, found)
+        for start in range(0, len(plan.rounds), batch)
+        for rnd, found in _play(ctx, plan.rounds[start : start + batch])
+    ]
+    # A seat that may have been settled as another seat is that when another round of the
+    # shard shows it beyond doubt (docs/differential.md, row 6).
+    resolved = resolve_copies([d for _, found in played for d in found])
+    at = 0
+    for rnd, found in played:
+        found, at = resolved[at : at + len(found)], at + len(found)
+        if found:
+            # A refused or malformed round costs itself alone: its causes count all its
+            # seat-hands, none compared, and the shard goes on with the next round.
             weight = 1
             if any(not d.settled for d in found):
                 weight = len(rnd.seats)
-                refused["stratified" if rnd.stratified else "uniform"] += weight
+                uncompared["stratified" if rnd.stratified else "uniform"] += weight
             else:
                 disagreeing += len(found)
+            counted = set()  # an uncompared round counts its seat-hands once per cause
             for d in found:
                 cause = causes.setdefault(d.cause, Cause(d.kind, d.detail, rnd, d))
-                cause.count += weight
+                if cause.disagreement.alternative is not None and d.alternative is None:
+                    # its example a round that shows the cause on its own, as replayed
+                    cause.first, cause.disagreement = rnd, d
+                if weight == 1 or d.cause not in counted:
+                    cause.count += weight
+                counted.add(d.cause)
     findings = [
         _finding(ctx, cause, n < SHRINK_CAUSES)
         for n, cause in enumerate(sorted(causes.values(), key=lambda c: -c.count))
     ]
     seconds = time.perf_counter() - started
-    # The seat-hands compared: a refused round's are not, and bound no fault rate.
-    uniform = plan.uniform_seat_hands - refused["uniform"]
-    stratified = plan.stratified_seat_hands - refused["stratified"]
+    # The seat-hands compared: a refused or malformed round's are not, and bound no rate.
+    uniform = plan.uniform_seat_hands - uncompared["uniform"]
+    stratified = plan.stratified_seat_hands - uncompared["stratified"]
     seat_hands = uniform + stratified
     share = {
         "shard": shard + 1,
@@ -139,7 +157,7 @@ def _play(
     round refused is one, and the shard goes on)."""
     played = play_rounds(ctx, [_stacked(r) for r in rounds])
     for rnd, answer in zip(rounds, played, strict=True):
-        yield rnd, judge_played(ctx, rnd.deal(), rnd.plays(), rnd.cards(), answer)
+        yield rnd, judge_answer(ctx, rnd.deal(), rnd.plays(), rnd.cards(), answer)
 
 
 def _stacked(rnd: PlannedRound) -> Stacked:

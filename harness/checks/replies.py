@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested
-from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
-from harness.table import Table
+from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
+from harness.profiles import Profile
+from harness.table import MAX_AMOUNT, Returns, Table, payable
 
 
 def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
@@ -96,6 +98,36 @@ def declared_table(ctx: Context) -> Table:
     return found
 
 
+def returns_of(profile: Profile) -> Returns:
+    """The most a minor unit staked can bring into a seat's settlement under the profile's
+    tables (the oracle's odds: harness/oracle.py pays a category the ante table does not
+    list 1 to 1, and the call 1 to 1)."""
+    return Returns.of(
+        ante_odds=max([1, *profile.ante_table.odds.values()]),
+        call_multiple=profile.call_multiple,
+        call_odds=1,
+        aa_odds=max(profile.aa_table.odds.values(), default=0) if profile.aa_table else None,
+    )
+
+
+def playable_table(ctx: Context) -> Table:
+    """The stakes every check plays: the declared table (declared_table) with each
+    maximum brought down so that every amount of a round fits in 2^53 - 1 (payable in
+    harness/table.py). The one place a check's stakes are bounded: the differential, the
+    vectors and corpus fitted to the table, the RTP simulation and the refusal battery's
+    controls all stake inside it; the declared extremes beyond are declared-limits'.
+    NotTested when not even the table's minimum is payable."""
+    found = payable(declared_table(ctx), returns_of(ctx.profile))
+    if found is None:
+        raise NotTested(
+            f"the game's minimum ante {declared_table(ctx).ante[0]} settles to more than "
+            f"{MAX_AMOUNT} (2^53 - 1) minor units at the profile's largest odds: no round "
+            "can be played whose every amount a double-precision reader keeps exact",
+            needs="a minimum ante whose settlement fits in 2^53 - 1 minor units",
+        )
+    return found
+
+
 def stake(ctx: Context, wager: str = "ante") -> int:
     """The smallest `wager` ("ante" or "aa_bonus") the game's table takes, the two a pair
     a seat may stake together: the ante the smallest beside which the table takes an AA
@@ -105,9 +137,10 @@ def stake(ctx: Context, wager: str = "ante") -> int:
 
 
 def legal_range(ctx: Context, wager: str = "ante") -> tuple[int, int]:
-    """The stakes of `wager` the game's table takes (the AA Bonus beside the smallest
-    ante that allows one, under its house rules); NotTested when it takes none."""
-    found = declared_table(ctx)
+    """The stakes of `wager` the game's table takes and pays inside 2^53 - 1
+    (playable_table; the AA Bonus beside the smallest ante that allows one, under its
+    house rules); NotTested when it takes none."""
+    found = playable_table(ctx)
     least = found.smallest_aa_ante if offers_aa_bonus(ctx) else None
     if wager == "ante":
         return (least or found.ante[0]), found.ante[1]
@@ -131,12 +164,82 @@ class Stacked:
 
 
 @dataclass(frozen=True)
+class Malformed:
+    """A `result` reply that is not protocol v1's, in a channel still in step: the game
+    answered every request of the round, one of its answers wrongly formed (an amount
+    with a fraction, a field of the wrong type), or an amount beyond 2^53 - 1, which no
+    double-precision reader keeps exact. It costs its round, not the check's
+    (docs/differential.md, "A malformed reply")."""
+
+    detail: str  # what is wrong, as the schema or the bound says it
+    body: dict[str, Any]  # the `ok` body as the game sent it, JSON-safe
+    amounts: tuple[tuple[int, str, str], ...]  # (seat, wager, "stake" | "returned") malformed
+
+
+@dataclass(frozen=True)
 class Played:
     """What the game answered: the round and result replies, or the refusal that stopped it."""
 
     reply: dict[str, Any]
     result: dict[str, Any]
     refused: tuple[str, ErrorReply] | None = None  # (op, error) of a refused request
+    malformed: Malformed | None = None  # a result reply out of protocol, the channel in step
+
+
+WAGERS = ("ante", "call", "aa_bonus")
+
+
+def json_safe(value: Any) -> Any:
+    """A reply as sent, its numbers with a fraction (Decimal) written as the game wrote
+    them: results.json keeps evidence, and only JSON types survive it."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def bad_amounts(body: Any) -> tuple[tuple[int, str, str], ...]:
+    """Each (seat, wager, field) of a `result` body whose amount is not an integer from 0
+    to 2^53 - 1 (a JSON number with a fraction reads as a Decimal: harness/strictjson)."""
+    found = []
+    for entry in items(obj(body).get("seats")):
+        seat = obj(entry).get("seat")
+        wagers = obj(obj(entry).get("wagers"))
+        for wager in WAGERS:
+            pair = wagers.get(wager)
+            for field in ("stake", "returned"):
+                if field not in obj(pair):
+                    continue
+                value = obj(pair)[field]
+                exact = isinstance(value, int) and not isinstance(value, bool)
+                if not exact or not 0 <= value <= MAX_AMOUNT:
+                    found.append((seat if isinstance(seat, int) else 0, wager, field))
+    return tuple(found)
+
+
+def malformed_result(exc: ProtocolViolation) -> Malformed | None:
+    """The Malformed of a violation that a `result` reply's form alone caused, the channel
+    left in step (a JSON object, read as the one reply to its request: the transport kept
+    the game, harness/adapters/subprocess.py); None for any other violation (a hang, an
+    exit, a line that is not JSON, replies out of step), which stops the check."""
+    reply = obj(exc.evidence.get("reply"))
+    body = reply.get("ok")
+    if exc.kind is not Violation.MALFORMED or exc.op != "result" or not isinstance(body, dict):
+        return None
+    return Malformed(exc.detail, json_safe(body), bad_amounts(body))
+
+
+def _checked(reply: dict[str, Any], result: dict[str, Any], refused: Any) -> Played:
+    """A round's answers, with any amount beyond 2^53 - 1 in its result marked malformed."""
+    bad = bad_amounts(result) if refused is None else ()
+    if bad:
+        seat, wager, field = bad[0]
+        detail = f"seat {seat} {wager} {field} beyond 2^53 - 1"
+        return Played(reply, {}, refused, Malformed(detail, json_safe(result), bad))
+    return Played(reply, result, refused)
 
 
 def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
@@ -155,7 +258,20 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
             ident = reply.get("round")
             second += [("act", {"round": ident, "seat": s, "action": a}) for s, a in rnd.actions]
             second.append(("result", {"round": ident}))
-    answers = iter(ctx.adapter.exchange(second))
+    try:
+        answers = iter(ctx.adapter.exchange(second))
+    except ProtocolViolation as exc:
+        malformed = malformed_result(exc)
+        if malformed is None:
+            raise
+        if len(rounds) > 1:  # which round's? each again alone: the malformed one shows
+            for rnd, reply in zip(rounds, opened, strict=True):
+                # A transport that stops a batch at its fault (one request at a time)
+                # left the later rounds undecided: free the table first.
+                if isinstance(reply, dict):
+                    finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
+            return [play_rounds(ctx, [rnd])[0] for rnd in rounds]
+        return [Played(obj(opened[0]), {}, None, malformed)]
     played = []
     for rnd, reply in zip(rounds, opened, strict=True):
         if isinstance(reply, ErrorReply):
@@ -172,7 +288,7 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
             result = {}
         if refused is not None:  # free the table for the next round, as play_round does
             finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
-        played.append(Played(reply, result, refused))
+        played.append(_checked(reply, result, refused))
     return played
 
 
@@ -191,6 +307,11 @@ def play_round(ctx: Context, rnd: Stacked) -> Played:
             finish_round(ctx, ident, [s for s, _ in rnd.actions])
             return Played(reply, {}, ("act", exc))
     try:
-        return Played(reply, ctx.adapter.request("result", round=ident))
+        return _checked(reply, ctx.adapter.request("result", round=ident), None)
     except ErrorReply as exc:
         return Played(reply, {}, ("result", exc))
+    except ProtocolViolation as exc:
+        malformed = malformed_result(exc)
+        if malformed is None:
+            raise
+        return Played(reply, {}, None, malformed)

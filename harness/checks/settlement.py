@@ -16,19 +16,21 @@ from harness.cards import format_cards
 from harness.checks.judgement import judge_played, owner, refused_request, split
 from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
 from harness.checks.replies import (
+    Malformed,
+    Played,
     Stacked,
-    declared_table,
     finish_round,
     items,
     legal_range,
     obj,
     offers_aa_bonus,
     play_round,
+    playable_table,
     request_ok,
     stake,
     wager_pair,
 )
-from harness.differential.attribution import slug
+from harness.differential.attribution import Disagreement, actual_seat, expected_seat, slug
 from harness.errors import ErrorReply
 from harness.game import Action, Deal
 from harness.model import Finding, Outcome
@@ -73,6 +75,79 @@ def _wagers(stakes: dict[int, tuple[int, int]]) -> list[dict[str, int]]:
     ]
 
 
+# A malformed amount in a result (harness/checks/replies.py, Malformed) is the game's money
+# arithmetic gone wrong on that wager: the fault kind of the decision table that settles
+# that wager's amount (docs/differential.md, "A malformed reply"), so it fails the clause
+# of the wager's settlement, never the clause of the item that met it.
+MALFORMED_KINDS = {
+    ("ante", "stake"): "ante-odds",
+    ("ante", "returned"): "ante-odds",
+    ("call", "stake"): "call-stake",
+    ("call", "returned"): "call-odds",
+    ("aa_bonus", "stake"): "aa-bonus-odds",
+    ("aa_bonus", "returned"): "aa-bonus-odds",
+}
+
+
+def judge_answer(
+    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: dict[str, Any], played: Played
+) -> list[Disagreement]:
+    """A played stacked round's disagreements with the rules (judge_played), or those of
+    its malformed result: one per malformed amount, by the kind of the wager it settles,
+    or one `result-shape` when what is malformed is not an amount. A malformed round's
+    seat-hands are not compared (`settled` False): it costs its round alone."""
+    if played.malformed is None:
+        return judge_played(ctx, deal, plays, stacked, played)
+    want = settle(ctx.profile, deal, plays, ctx.table)
+    return malformed_disagreements(want, played.malformed)
+
+
+def malformed_disagreements(want: Settlement, malformed: Malformed) -> list[Disagreement]:
+    """The disagreements of a malformed result (judge_answer)."""
+    expected = {s.seat: expected_seat(s) for s in want.seats}
+    first = min(expected, default=1)
+    reported = {obj(e).get("seat"): obj(e) for e in items(malformed.body.get("seats")) if obj(e)}
+    found = []
+    for seat, wager, field in malformed.amounts:
+        value = obj(obj(reported.get(seat, {}).get("wagers")).get(wager)).get(field)
+        why = "outside 0 .. 2^53 - 1" if isinstance(value, int) else "not an integer"
+        found.append(
+            Disagreement(
+                seat if seat in expected else first,
+                MALFORMED_KINDS[wager, field],
+                f"{wager} {field} {why}",
+                expected.get(seat, {}),
+                actual_seat(reported.get(seat, {})),
+                settled=False,
+            )
+        )
+    if not found:
+        found.append(
+            Disagreement(
+                first,
+                "result-shape",
+                "result not protocol v1",
+                {"result": "protocol v1 (specs/schemas/protocol-v1.schema.json)"},
+                {"problem": malformed.detail, "result": malformed.body},
+                settled=False,
+            )
+        )
+    return found
+
+
+def problems_of(ctx: Context, at: AtTable, played: Played) -> tuple[list[str], Any, Any]:
+    """What a vector's played round shows against the rules, for a failure's message:
+    the refusal, the malformed result, or each difference of its settlement."""
+    if played.refused is not None:
+        op, error = played.refused
+        problem = f"{op} was refused with {error.code}: {error.message}"
+        return [problem], "an ok reply", {"error": {"code": error.code, "message": error.message}}
+    if played.malformed is not None:
+        _, expected, actual = compare_settlement(ctx, at, played.malformed.body)
+        return [f"result not protocol v1: {played.malformed.detail}"], expected, actual
+    return compare_settlement(ctx, at, played.result)
+
+
 def replay_vector(ctx: Context, vector: Vector) -> Outcome:
     """Play a stacked round at the game's table and judge the settlement on what the
     vector's clause states (`ctx.clause`); whatever else differs fails the clause it
@@ -93,16 +168,10 @@ def replay_vector(ctx: Context, vector: Vector) -> Outcome:
     stacked = at.stacked()
     with game_faults_fail():
         played = play_round(ctx, stacked)
-    found = judge_played(ctx, vector.deal, at.plays, vector.stacked_cards(), played)
+    found = judge_answer(ctx, vector.deal, at.plays, vector.stacked_cards(), played)
     if not found:
         return Outcome(evidence={"stakes": at.how})
-    if played.refused is not None:
-        op, error = played.refused
-        problems = [f"{op} was refused with {error.code}: {error.message}"]
-        expected: Any = "an ok reply"
-        actual: Any = {"error": {"code": error.code, "message": error.message}}
-    else:
-        problems, expected, actual = compare_settlement(ctx, at, played.result)
+    problems, expected, actual = problems_of(ctx, at, played)
     # The stacked cards beside the money: the report draws the round.
     evidence: dict[str, Any] = {"vector": vector.id, "file": str(vector.path)}
     evidence |= {"line": vector.line, "cards": vector.stacked_cards(), **at.evidence}
@@ -154,7 +223,7 @@ def at_table(ctx: Context, vector: Vector) -> AtTable:
             needs="an AA Bonus table in hello",
         )
     seats = sorted(vector.seats, key=lambda s: s.seat)
-    fitted = fit(declared_table(ctx), [(s.ante, 0 if without else s.aa_bonus) for s in seats])
+    fitted = fit(playable_table(ctx), [(s.ante, 0 if without else s.aa_bonus) for s in seats])
     if fitted is None:
         raise NotTested(
             "the vector stakes an AA Bonus the game's table takes beside none of its antes",

@@ -14,17 +14,21 @@ from harness.cards import Card, format_cards
 from harness.checks.judgement import owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import (
+    Malformed,
+    bad_amounts,
     finish_round,
     items,
+    json_safe,
+    malformed_result,
     obj,
     parse,
     stake,
     three,
     two,
 )
-from harness.checks.settlement import repro_vector
-from harness.differential.attribution import Disagreement, judge, refused, slug
-from harness.errors import ErrorReply, InvalidCards
+from harness.checks.settlement import malformed_disagreements, repro_vector
+from harness.differential.attribution import Disagreement, judge, refused, resolve_copies, slug
+from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.game import Action, Deal
 from harness.gamemath import main_game
 from harness.model import Finding, Outcome, Untested
@@ -75,7 +79,7 @@ def rtp_simulation(ctx: Context) -> Outcome:
         calls += called
     # Every round's money is the oracle's: a round the game settled otherwise is a finding
     # of the clause it breaks, and the mean judges only how the cards fell.
-    found = [_finding(ctx, seen[0], len(seen)) for seen in causes.values()]
+    found = [_finding(ctx, _example(seen), len(seen)) for seen in _resolved(causes).values()]
     n = len(per_round)
     if n < 2:  # the game settled too few rounds for a mean; what it refused stands
         why = f"the game settled {n} of {ctx.rtp_rounds} rounds: no return to judge"
@@ -183,10 +187,20 @@ def _simulated_round(
             ctx.adapter.request("act", round=round_id, seat=seat, action=actions[seat].value)
         except ErrorReply as exc:
             return refusal("act", exc)
+    malformed: Malformed | None = None
     try:
         result = ctx.adapter.request("result", round=round_id)
+        amounts = bad_amounts(result)
+        if amounts:  # every amount of a round at the stakes played fits in 2^53 - 1
+            detail = "an amount beyond 2^53 - 1"
+            malformed = Malformed(detail, json_safe(result), amounts)
     except ErrorReply as exc:
         return refusal("result", exc)
+    except ProtocolViolation as exc:  # in step: it costs this round alone
+        malformed = malformed_result(exc)
+        if malformed is None:
+            raise
+        result = malformed.body
     board = parse(result.get("board"), "board", number)
     dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
     if len(board) != 5 or tuple(board[:3]) != flop:
@@ -206,6 +220,12 @@ def _simulated_round(
         )
         return None, 0, [Seen(number, round_id, dealt, plays, None, d)]
     # Judged by the decision table (harness/checks/judgement.py): the stacked cards first.
+    if malformed is not None:  # no money to count: the round has no return
+        seen = [
+            Seen(number, round_id, dealt, plays, want, d)
+            for d in malformed_disagreements(want, malformed)
+        ]
+        return None, 0, seen
     found = judge(want, cards if cards is not None else dealt, reply, result)
     won = sum(
         seat.ante.returned + seat.call.returned - seat.ante.stake - seat.call.stake
@@ -261,3 +281,18 @@ def _finding(ctx: Context, seen: Seen, count: int) -> Finding:
         evidence={"seat": d.seat, "cards": c, "round_number": seen.number},
         repro=repro,
     )
+
+
+def _resolved(causes: dict[tuple[str, str], list[Seen]]) -> dict[tuple[str, str], list[Seen]]:
+    """The causes, a seat that may have been settled as another seat taken as that when
+    another round shows it beyond doubt (`resolve_copies`, docs/differential.md row 6)."""
+    seen = [one for ones in causes.values() for one in ones]
+    merged: dict[tuple[str, str], list[Seen]] = {}
+    for one, d in zip(seen, resolve_copies([s.disagreement for s in seen]), strict=True):
+        merged.setdefault(d.cause, []).append(dataclasses.replace(one, disagreement=d))
+    return merged
+
+
+def _example(seen: list[Seen]) -> Seen:
+    """The first round that shows the cause on its own, as its repro vector replays it."""
+    return next((s for s in seen if s.disagreement.alternative is None), seen[0])

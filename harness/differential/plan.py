@@ -13,8 +13,11 @@ replays alone. Each shard has two parts:
   `detectable_rate`).
 
 Every seat decides by the exact optimal strategy except the target seat and a
-share of random folds; stakes are the minimum, the maximum or an odd amount of
-the limits the game's table declares, under its house rules.
+share of random folds; stakes are drawn as players bet (STAKE_MIX: mostly the
+minimum or near it, some at the maximum), inside the limits the game's table
+declares, under its house rules, and below the most any round can pay inside
+2^53 - 1 (`payable` in harness/table.py): every amount a round produces is exact
+for a game whose money is double precision.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ CallsWith = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool]
 
 @dataclass(frozen=True)
 class Stakes:
-    """The range of each wager the game's table takes (harness/table.py)."""
+    """The range of each wager the game's table takes and pays: the declared limits
+    brought inside 2^53 - 1 (harness/checks/replies.py `playable_table`)."""
 
     ante: tuple[int, int]
     aa_bonus: tuple[int, int] | None  # None: no AA Bonus is offered
@@ -267,15 +271,31 @@ def _cards(indices: npt.NDArray[np.uint8]) -> tuple[Card, ...]:
     return tuple(FULL_DECK[i] for i in indices.tolist())
 
 
+# How a wager's stake is drawn (docs/differential.md, "Stakes"): as players bet, most at
+# the low end of the table, some at the most it pays. Each share is of the draws; "low" is
+# up to LOW_END times the minimum, "wide" is spread evenly over the orders of magnitude of
+# the whole range; "low" and "wide" amounts are made odd where that stays inside.
+STAKE_MIX = (("min", 0.40), ("max", 0.15), ("low", 0.35), ("wide", 0.10))
+LOW_END = 10
+
+
 def _stake(rng: np.random.Generator, bounds: tuple[int, int]) -> int:
-    """The minimum, the maximum, or an odd amount between them."""
+    """One stake inside `bounds` (the payable range of a wager: harness/table.py,
+    `payable`), drawn by STAKE_MIX with one draw of the stream for the kind and, for a low
+    or wide one, one for the amount: the minimum, the maximum, a low amount or one
+    anywhere on a log scale."""
     lo, hi = bounds
     pick = rng.random()
-    if pick < 0.4 or lo == hi:
+    if pick < STAKE_MIX[0][1] or lo == hi:
         return lo
-    if pick < 0.55:
+    pick -= STAKE_MIX[0][1]
+    if pick < STAKE_MIX[1][1]:
         return hi
-    amount = int(rng.integers(lo, hi + 1))
+    pick -= STAKE_MIX[1][1]
+    if pick < STAKE_MIX[2][1]:
+        amount = int(rng.integers(lo, min(hi, LOW_END * lo) + 1))
+    else:  # log-uniform over lo..hi: every order of magnitude the range spans alike
+        amount = min(hi, max(lo, round(lo * (hi / lo) ** float(rng.random()))))
     return amount if amount % 2 or amount == hi else amount + 1
 
 

@@ -16,11 +16,7 @@ from harness.reference.rounds import Round, Seat
 
 
 @mutant(
-    "aa-bonus-on-seven-cards",
-    profile="standard",
-    clause="s000-sidebet",
-    family=Family.AA_BONUS,
-    also=("s000-sidebet-table",),
+    "aa-bonus-on-seven-cards", profile="standard", clause="s000-sidebet", family=Family.AA_BONUS
 )
 class AABonusOnSevenCards(ReferenceGame):
     """The AA Bonus is judged on the final seven cards instead of hole + flop."""
