@@ -98,12 +98,15 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
         data = loader.construct_document(node)
     except _Refused as exc:
         raise SpecError(path, exc.line, exc.message) from None
+    except _Alias:
+        message = "YAML aliases (*name) are not allowed in specs: write the value out"
+        raise SpecError(path, _alias_line(text), message) from None
     except RecursionError:
         raise SpecError(path, None, "YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise SpecError(path, line, f"YAML syntax: {exc.problem or exc}") from exc
+        raise SpecError(path, line, f"YAML syntax: {_yaml_problem(exc, text)}") from exc
     except yaml.YAMLError as exc:
         raise SpecError(path, None, f"YAML: {exc}") from exc
     finally:
@@ -113,10 +116,10 @@ def _load_yaml(path: Path, stamp: int) -> LoadedYaml:
 
 def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int], seen: set[int]) -> None:
     """Note the line of every value, refusing what a spec may not hold (_Refused): a node
-    met twice is an alias's."""
+    met twice, as a value or as a key, is an alias's (_Alias: the node's own marks are its
+    anchor's, so the alias's line is found apart, by _alias_line)."""
     if id(node) in seen:
-        line = lines[key[:-1]] if key[:-1] in lines else node.start_mark.line + 1
-        raise _Refused(line, "YAML aliases (*name) are not allowed in specs: write the value out")
+        raise _Alias
     seen.add(id(node))
     lines[key] = node.start_mark.line + 1
     if isinstance(node, yaml.ScalarNode) and node.tag == _TIMESTAMP:
@@ -130,11 +133,52 @@ def _record_lines(node: yaml.Node, key: PathKey, lines: dict[PathKey, int], seen
             if name in names:
                 raise _Refused(k.start_mark.line + 1, f"key {name!r} appears twice")
             names.add(name)
+            _record_lines(k, (*key, "<key>", name), {}, seen)  # a key is a node an alias can name
             lines[(*key, name)] = k.start_mark.line + 1
             _record_lines(v, (*key, name), lines, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _record_lines(item, (*key, i), lines, seen)
+
+
+class _Alias(UserError):
+    """A node met twice while noting lines: some alias (*name) names it (the spec's
+    author's to fix, so a user error, worded as a SpecError before it leaves)."""
+
+
+def _alias_line(text: str) -> int | None:
+    """The 1-based line of the first alias (*name) in `text`, read from the event stream.
+
+    Only on the way to an error: a composed alias node carries its anchor's marks, not
+    its own, so the line the author must fix is only in the alias event. The pure-Python
+    parser gives the same marks as LibYAML and reads the text once, without expanding.
+    """
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event.start_mark.line + 1 if event.start_mark else None
+    return None
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """The parser's complaint in one phrase. LibYAML splits a duplicate anchor's message into
+    a context ("found duplicate anchor; first occurrence", at the first) and a problem
+    ("second occurrence", at the line reported), and names no alias it cannot find; both
+    are put back together here, the alias's name read from the text at its mark."""
+    problem = exc.problem or str(exc)
+    mark = exc.problem_mark
+    if problem == "found undefined alias" and mark is not None:
+        lines = text.splitlines()
+        found = (
+            re.match(r"\*[^\s,\[\]{}]+", lines[mark.line][mark.column :])
+            if mark.line < len(lines)
+            else None
+        )
+        return f"found undefined alias {found.group()}" if found else problem
+    context = exc.context or ""
+    if context.endswith("; first occurrence") and exc.context_mark is not None:
+        what = context.removesuffix("; first occurrence")
+        return f"{what} (first on line {exc.context_mark.line + 1}, {problem} here)"
+    return problem
 
 
 _DATES = yaml.constructor.SafeConstructor()  # builds a date node alone, as the loader would

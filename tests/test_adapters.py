@@ -49,6 +49,10 @@ def test_a_python_game_runs_in_a_child_process_of_its_own() -> None:
     ("spec", "message"),
     [
         ("python:bad", "python adapter spec is python:MODULE:CLASS"),
+        ("python:../etc:passwd", "python adapter spec is python:MODULE:CLASS"),
+        ("python:a b:C", "python adapter spec is python:MODULE:CLASS"),
+        ("python:games.:Game", "python adapter spec is python:MODULE:CLASS"),
+        ("python:games:class", "python adapter spec is python:MODULE:CLASS"),
         ("ftp://x", "unknown adapter spec"),
         ("subprocess:", "subprocess: adapter needs a command"),
     ],
@@ -56,6 +60,21 @@ def test_a_python_game_runs_in_a_child_process_of_its_own() -> None:
 def test_malformed_specs_are_unreachable(spec: str, message: str) -> None:
     with pytest.raises(Unreachable, match=message):
         open_adapter(spec)
+
+
+@pytest.mark.parametrize("spec", ["python:../etc:passwd", "python:a b:C", "python:a.b:C-1"])
+def test_a_python_spec_that_names_no_module_and_class_is_refused_up_front(
+    spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MODULE must be a dotted Python module name and CLASS an identifier: anything else
+    could never be imported, so `--dry-run` and a run alike refuse it, exit 4, one line."""
+    from harness.cli import main
+
+    for extra in (["--dry-run"], []):
+        assert main(["certify", "--adapter", spec, "--out", str(tmp_path), *extra]) == 4
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and "python:MODULE:CLASS" in err and spec in err
+    assert not (tmp_path / "results.json").exists()
 
 
 @pytest.mark.parametrize(
@@ -89,20 +108,28 @@ def test_missing_program_is_unreachable() -> None:
         open_adapter("subprocess:/no/such/program --flag")
 
 
+GENEROUS = 60.0  # seconds: a reply no test means to time out, whatever the machine's load
+HANG_DEADLINE = 3.0  # seconds the one reply a hang withholds is waited for
+
+
 def faulty(fault: str) -> SubprocessAdapter:
-    """The faulty game behind an adapter. Only a hang waits for the deadline: a short one
-    for it, and a long one for the others, so that a loaded machine cannot turn a slow
-    reply before the fault into a timeout."""
-    timeout = 3.0 if fault == "hang" else 30.0
+    """The faulty game behind an adapter, every reply given a generous deadline."""
     return SubprocessAdapter(
-        [sys.executable, str(FAULTY), "--fault", fault], timeout=timeout, spec="t"
+        [sys.executable, str(FAULTY), "--fault", fault], timeout=GENEROUS, spec="t"
     )
 
 
-def _trigger(adapter: SubprocessAdapter) -> None:
+def _trigger(adapter: SubprocessAdapter, fault: str) -> None:
+    """Play the round whose `result` the fault spoils. Only that reply may time out: a
+    hang's deadline is short, and set just before it, so that a loaded machine cannot
+    turn a slow `round` or `act` reply into the timeout the test expects of `result`."""
     r = adapter.request("round", seats=TRIGGER)["round"]
     adapter.request("act", round=r, seat=1, action="call")
-    adapter.request("result", round=r)
+    adapter.timeout = HANG_DEADLINE if fault == "hang" else GENEROUS
+    try:
+        adapter.request("result", round=r)
+    finally:
+        adapter.timeout = GENEROUS
 
 
 @pytest.mark.parametrize(
@@ -119,7 +146,7 @@ def test_faults_give_evidence_and_the_adapter_recovers(fault: str, message: str)
     adapter = faulty(fault)
     try:
         with pytest.raises(ProtocolViolation, match=message) as err:
-            _trigger(adapter)
+            _trigger(adapter, fault)
         assert err.value.evidence["request"]["op"] == "result"
         if fault not in ("wrong-id", "bad-shape"):
             assert f"faulty game: {fault}" in err.value.evidence["stderr_tail"]
@@ -276,8 +303,10 @@ def test_exchange_faults_name_the_request_and_the_adapter_recovers(
     adapter = faulty(fault)
     try:
         batch = _open_trigger(adapter)
+        adapter.timeout = HANG_DEADLINE if fault == "hang" else GENEROUS  # the batch's replies
         with pytest.raises(ProtocolViolation, match=message) as err:
             adapter.exchange(batch)
+        adapter.timeout = GENEROUS
         assert _op_of(err.value) == "result"
         assert f"faulty game: {fault}" in str(err.value.evidence["stderr_tail"])
         # The child is restarted after a hang, an exit or garbage, and kept (its

@@ -520,3 +520,89 @@ def test_json_output_parses_and_says_what_the_text_says(
     assert data["vectors"] == {"old": _results()["vectors"], "new": _results()["vectors"]}
     code, out = _diff(tmp_path, capsys, _results(), _results(), as_json=True)
     assert code == 0 and json.loads(out)["changed"] is False
+
+
+def _math(house_edge: float, rtp: float) -> dict[str, Any]:
+    return {
+        "status": "pass",
+        "house_edge": house_edge,
+        "rtp": rtp,
+        "claims": [],
+        "simulation": {"status": "pass"},
+    }
+
+
+def test_a_variation_against_its_base_lists_the_profile_and_every_figure_that_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of an approved variation (examples/variation/ante-49-17.yaml) against one of
+    standard: every status alike, yet the pay-table rows, the claim, the exact figures
+    and the figure the claim is judged on all moved. Each is listed, exactly; none is
+    counted unchanged; a move alone is no regression (the statuses say what still holds)."""
+    table = {"royal_flush": 100, "straight_flush": 20, "four_of_a_kind": 10, "flush": 2}
+    claim = {"figure": "house_edge", "value": 0.0216, "source": {"file": "000", "ref": "x"}}
+    old, new = _results(), _results()
+    old["profile"]["resolved"] = {"name": "standard", "ante_pay_table": table, "claims": [claim]}
+    old["math"] = _math(0.021576458362308686, 0.9784235416376913)
+    new["profile"] = {
+        "name": "ante-49-17",
+        "title": "Standard with the ante's straight flush at 49 and four of a kind at 17",
+        "extends": "standard",
+        "resolved": {
+            "name": "ante-49-17",
+            "ante_pay_table": {**table, "straight_flush": 49, "four_of_a_kind": 17},
+            "claims": [{**claim, "value": 0.0035}],
+        },
+    }
+    new["math"] = _math(0.0035105772469052657, 0.9964894227530947)
+    moved = {"claimed": 0.0035, "status": "pass", "computed": 0.0035105772469052657}
+    new["publication"]["claimed_by_source"] = [{"figure": "house_edge", **moved}]
+    code, out = _diff(tmp_path, capsys, old, new)
+    assert code == 0 and "no regression" in out
+    assert (
+        "WARNING: different profiles: OLD standard, NEW ante-49-17 "
+        "(NEW is an approved variation of standard)"
+    ) in out
+    assert "profile ante-49-17 (a variation of standard)" in out
+    listed = out.split("Other changes (", 1)[1].splitlines()[1:]
+    assert [line.strip() for line in listed if line.strip()][:7] == [
+        "profile ante_pay_table.straight_flush: 20 -> 49",
+        "profile ante_pay_table.four_of_a_kind: 10 -> 17",
+        "profile claims.house_edge: 0.0216 -> 0.0035",
+        "house edge (exact): 0.021576458362308686 -> 0.0035105772469052657",
+        "return to player (exact): 0.9784235416376913 -> 0.9964894227530947",
+        "figure claimed:house_edge: claimed 0.0216 -> 0.0035",
+        "figure claimed:house_edge: computed 0.02158 -> 0.0035105772469052657",
+    ]
+    assert "Unchanged: 3 clauses, 5 items, 1 figures" in out  # rtp, published, alone
+    d = _compare(old, new)
+    assert d.changed and not d.regressed
+    assert {(v.kind, v.key) for v in d.values} >= {
+        ("profile", "ante_pay_table.straight_flush"),
+        ("exact", "house_edge"),
+        ("figure", "claimed:house_edge"),
+    }
+    code, out = _diff(tmp_path, capsys, old, new, as_json=True)
+    values = json.loads(out)["values"]
+    assert {
+        "kind": "profile",
+        "key": "ante_pay_table.four_of_a_kind",
+        "what": "ante_pay_table.four_of_a_kind",
+        "old": 10,
+        "new": 17,
+    } in values
+
+
+def test_a_variation_in_markdown_lists_what_moved_too() -> None:
+    from harness.report.markdown import diff_markdown
+
+    old, new = _results(), _results()
+    old["profile"]["resolved"] = {"ante_pay_table": {"straight_flush": 20}}
+    new["profile"] = {
+        "name": "ante-49-17",
+        "extends": "standard",
+        "resolved": {"ante_pay_table": {"straight_flush": 49}},
+    }
+    md = diff_markdown(_compare(old, new))
+    assert r"- profile ante\_pay\_table.straight\_flush: 20 -> 49" in md
+    assert "| **profile** | standard | ante-49-17 (a variation of standard) |" in md

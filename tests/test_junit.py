@@ -87,3 +87,23 @@ def test_an_incomplete_run_is_an_error_naming_its_reasons_in_words(tmp_path: Pat
         error = _case(ET.parse(path).getroot(), "certification").find("error")
         assert error is not None
         assert error.get("message") == "INCOMPLETE: implementation unreachable (subprocess:x): gone"
+
+
+def test_every_suite_names_the_profile_and_a_variation_its_base(tmp_path: Path) -> None:
+    """The same game passes under one profile and fails under another: each suite says
+    which, as a <property> inside <properties>, before its test cases (JUnit's schema)."""
+    plain = _results("FAIL", profile={"name": "standard"})
+    varied = _results("FAIL", profile={"name": "ante-49-17", "extends": "standard"})
+    for results, expected in (
+        (plain, [("profile", "standard")]),
+        (varied, [("profile", "ante-49-17"), ("profile.extends", "standard")]),
+    ):
+        root = ET.parse(write_junit(results, tmp_path / "junit.xml")).getroot()
+        suites = list(root.iter("testsuite"))
+        assert [s.get("name") for s in suites] == ["s000-r12", "s000-r13", "run", "verdict"]
+        for suite in suites:
+            assert suite[0].tag == "properties"
+            found = [(p.get("name"), p.get("value")) for p in suite[0].iter("property")]
+            assert found == expected
+            assert all(child.tag == "testcase" for child in suite[1:])
+        assert root.get("tests") == "7"  # properties are no test case

@@ -224,6 +224,34 @@ def test_reasons_as_codes_are_said_in_the_reports_words() -> None:
     ]
 
 
+def test_a_clause_not_tested_reads_each_way_to_close_once_in_markdown_and_on_the_console(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each item names only the capabilities it lacks, and a claim not made needs its own
+    attestation: the gap's ways read once each, alike in the Markdown and the summary
+    `chcert certify` prints (never "capability inject capability seats:2 or an
+    attestation", run together)."""
+    from harness.cli.summary import print_summary
+
+    gap = {
+        "clause": "s000-r3",
+        "title": "Two hole cards",
+        "why": [{"code": "not-tested", "detail": "implementation lacks capability inject"}],
+        "to_close": [
+            "--rng-decks 20000",
+            "an attestation (not_applicable)",
+            "capability inject",
+            "capability inject, seats:2",
+        ],
+    }
+    data = _results("INCOMPLETE", schema_version=5, gaps=[gap])
+    ways = "--rng-decks 20000, capabilities inject and seats:2, or an attestation (not_applicable)"
+    assert _row(certify_markdown(Results.from_json(data)), "s000-r3")[3] == escape(ways)
+    print_summary(data, Path("results.json"), Path("report.pdf"), Path("junit.xml"), 1.0)
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "not tested: s000-r3" in x]
+    assert line == f"  not tested: s000-r3 - to close: {ways}"
+
+
 def test_a_stub_and_a_run_without_samples_still_render() -> None:
     stub = {"verdict": "INCOMPLETE", "clauses": [], "vectors": {}, "profile": {"name": "x"}}
     md = certify_markdown(Results.from_json(stub))

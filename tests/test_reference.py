@@ -203,3 +203,45 @@ def test_json_lines_server_speaks_the_protocol() -> None:
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2, 3, 4, 5]  # stops after bye
     assert replies[3]["ok"]["seats"][0]["wagers"]["call"] == {"stake": 200, "returned": 400}
+
+
+@pytest.mark.parametrize(
+    ("option", "edge", "beyond", "message"),
+    [
+        ("--aa-cap", "1000000", "1000001", "1 <= M <= 1,000,000"),
+        ("--aa-cap", "1", "0", "1 <= M <= 1,000,000"),
+        ("--ante-limits", f"1:{2**53 - 1}", f"1:{2**53}", "MAX <= 9,007,199,254,740,991"),
+        ("--aa-limits", f"1:{2**53 - 1}", f"1:{2**53}", "MAX <= 9,007,199,254,740,991"),
+    ],
+)
+def test_options_beyond_what_protocol_v1_declares_are_refused_at_start_up(
+    option: str, edge: str, beyond: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table the options set is declared in hello: at the edge, a hello that conforms
+    to specs/schemas/protocol-v1.schema.json; one step beyond, no game at all, but a
+    usage error naming the option and its range (a hello that could not conform)."""
+    import dataclasses
+
+    from harness._schema import compiled_def
+    from harness.profiles import load_profile
+    from harness.reference.__main__ import _cap, _limits, main
+    from harness.table import REFERENCE_TABLE
+
+    parse = _cap if option == "--aa-cap" else _limits
+    field = {"--aa-cap": "aa_bonus_max_ante_multiple", "--ante-limits": "ante"}.get(
+        option, "aa_bonus"
+    )
+    conforms = compiled_def("protocol-v1.schema.json", "hello")
+    for value, ok in ((edge, True), (beyond, False)):
+        amount = int(value) if option == "--aa-cap" else tuple(map(int, value.split(":")))
+        table = dataclasses.replace(REFERENCE_TABLE, **{field: amount})
+        hello = ReferenceGame(load_profile("standard"), table=table).hello()
+        assert (conforms(hello) is None) is ok, (value, conforms(hello))
+        if ok:
+            assert parse(value) == amount
+    with pytest.raises(SystemExit) as ended:
+        main([option, beyond])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"python -m harness.reference: error: argument {option}: ")
+    assert message in err

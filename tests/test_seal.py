@@ -710,7 +710,6 @@ REFUSED: dict[str, tuple[Any, Usage, str, str]] = {
         "cert",
         r"key usage \(keyEncipherment\) allows neither digitalSignature nor nonRepudiation",
     ),
-    "no keyUsage extension": (None, Usage(key_usage=None), "cert", "no keyUsage extension"),
     "TLS-only extended key usage": (
         None,
         Usage(extended=_TLS),
@@ -774,6 +773,7 @@ ACCEPTED: dict[str, tuple[Any, Usage]] = {
     "RSA-2048": (lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048), Usage()),
     "P-384": (lambda: ec.generate_private_key(ec.SECP384R1()), Usage()),
     "Ed25519": (ed25519.Ed25519PrivateKey.generate, Usage()),
+    "no keyUsage extension": (None, Usage(key_usage=None)),  # RFC 5280: unrestricted
 }
 
 
@@ -825,3 +825,127 @@ def test_a_report_changed_after_it_was_drawn_is_never_signed(report: Report, lab
     report.pdf.write_bytes(report.pdf.read_bytes().removesuffix(b"\n% a page drawn otherwise\n"))
     sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, drawn_sha256=drawn)  # as drawn: signed
     assert verify_report(report.pdf, [lab.cert]).ok
+
+
+def test_a_certificate_without_key_usage_under_a_root_signs_and_verifies(
+    report: Report, tmp_path: Path
+) -> None:
+    """No keyUsage extension is no restriction (RFC 5280 4.2.1.3): signing accepts it, and
+    so does pyHanko's path validation, which checks the usage of a signer under a root
+    (a self-signed signer is its own anchor, whose usage pyHanko skips)."""
+    root_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    root = issue("Root CA", root_key)
+    (tmp_path / "root.crt").write_bytes(root.public_bytes(serialization.Encoding.PEM))
+    cert = issue("Lab T", key, (root.subject, root_key), usage=Usage(key_usage=None), ca=False)
+    lab = write_lab(tmp_path / "lab", key, cert)
+    attach_results(report.pdf, report.data)
+    sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    result = verify_report(report.pdf, [tmp_path / "root.crt"])
+    assert result.ok, result.problems
+    (sig,) = result.signatures
+    assert sig.trusted and sig.certificate_problem is None
+
+
+@pytest.mark.parametrize("authority_clock", ["before the certificate", "after it expired"])
+def test_a_timestamp_outside_the_signers_validity_is_never_signed(
+    authority_clock: str,
+    report: Report,
+    tmp_path: Path,
+    authority: Authority,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A verifier judges the certificate at the trusted stamp's time, so a stamp outside
+    the signer's validity can never verify (docs/signing.md): one line, exit 4, unsigned."""
+    now = dt.datetime.now(dt.UTC)
+    lab = _lab_with(tmp_path / "lab", valid=(now - DAY, now + 2 * DAY))
+    at, says = (
+        (now - 10 * DAY, "is valid only from .*, after the time the authority stamped")
+        if authority_clock == "before the certificate"
+        else (now + 5 * DAY, "expired on .*, before the time the authority stamped")
+    )
+    attach_results(report.pdf, report.data)
+    before = report.pdf.read_bytes()
+    with serve_authority(authority, at=at) as url:
+        with pytest.raises(SealError, match=f"could never verify: the certificate {says}") as err:
+            sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE, timestamp_url=url)
+        assert err.value.path == str(lab.cert) and "\n" not in str(err.value)
+        signing = cli.Signing(lab.key, lab.cert, PASSPHRASE, url)
+        drawn = hashlib.sha256(before).hexdigest()
+        assert cli.signed(signing, report.pdf, drawn, 0) == 4
+    err_text = capsys.readouterr().err
+    assert len(err_text.splitlines()) == 1 and "could never verify" in err_text
+    assert report.pdf.read_bytes() == before and not verify_report(report.pdf).signed
+
+
+def test_a_signing_time_outside_the_signers_validity_is_never_signed(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signer's clock is read before and after signing: a certificate that expires
+    while the report is signed leaves it unsigned, as check_signer would have refused."""
+    now = dt.datetime.now(dt.UTC)
+    lab = _lab_with(tmp_path / "lab", valid=(now - DAY, now + DAY))
+    attach_results(report.pdf, report.data)
+    before = report.pdf.read_bytes()
+    clock = iter([now, now, now + 2 * DAY])  # check_signer, then before and after signing
+    monkeypatch.setattr(seal, "_now", lambda: next(clock))
+    with pytest.raises(SealError, match=r"could never verify: the certificate expired on .*"):
+        sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
+    assert report.pdf.read_bytes() == before
+
+
+def _chcert(*args: str) -> tuple[int, str]:
+    """chcert in a fresh interpreter, as a laboratory runs it, every warning shown: its
+    exit status and its stderr."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LAB_PW": PASSPHRASE.decode(), "PYTHONWARNINGS": "default"}
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode, done.stderr
+
+
+def test_a_signing_error_is_one_line_without_cryptography_s_dsa_warning(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """cryptography warns on stderr whenever DSA is named: when pyHanko loads, when a DSA
+    key is loaded. In a fresh interpreter a signing error is still one line (a usage
+    error's contract), signing and verifying print nothing on stderr."""
+    import warnings
+
+    from harness.model import ProfileInfo, Results, Verdict
+
+    stub = Verdict.INCOMPLETE
+    results = tmp_path / "results.json"
+    written = Results(
+        verdict=stub,
+        implementation_verdict=stub,
+        publication_verdict=stub,
+        profile=ProfileInfo(name="standard"),
+    )
+    results.write_text(json.dumps(written.to_json()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dsa_lab = _lab_with(tmp_path / "dsa", dsa.generate_private_key(2048))
+
+    def report(pdf: str, signer: Lab, *more: str) -> tuple[int, str]:
+        signing = ["--sign-key", str(signer.key), "--sign-cert", str(signer.cert)]
+        return _chcert(
+            "report", str(results), "--pdf", str(tmp_path / pdf), *signing,
+            "--sign-passphrase-env", "LAB_PW", *more,
+        )  # fmt: skip
+
+    code, err = report("a.pdf", lab, "--timestamp-url", closed_url())
+    assert code == 4 and len(err.splitlines()) == 1 and "timestamp authority" in err, err
+    code, err = report("b.pdf", dsa_lab)
+    assert code == 4 and len(err.splitlines()) == 1 and "its key is DSA" in err, err
+    assert report("c.pdf", lab) == (0, "")
+    verified = _chcert("verify", str(tmp_path / "c.pdf"), "--trust", str(lab.cert))
+    assert verified == (EXIT_VERIFIED, "")

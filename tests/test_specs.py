@@ -64,6 +64,32 @@ def test_yaml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
     assert str(bad) in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("a: 1\nb:\n  c: 2\n  d: *x\n", 4, "undefined alias *x"),
+        ("a: &x 1\nb:\n  c: 2\n  d: 3\n  e: *x\n", 5, "aliases (*name) are not allowed"),
+        ("a: &x [1]\nb: 2\nc:\n  - 3\n  - *x\n", 5, "aliases (*name) are not allowed"),
+        ("a: &x 1\nb: 2\n? *x\n: 3\n", 3, "aliases (*name) are not allowed"),
+        ("? &x k\n: 1\nb: 2\nc: *x\n", 4, "aliases (*name) are not allowed"),
+        ("a: &x 1\nb: 2\nc: &x 3\n", 3, "duplicate anchor (first on line 1"),
+    ],
+    ids=["undefined", "in a mapping", "in a sequence", "as a key", "of a key", "anchor twice"],
+)
+def test_a_yaml_alias_or_anchor_error_names_the_alias_s_own_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    """An alias node carries its anchor's marks, so the line must come from the alias itself."""
+    from harness._schema import load_yaml
+
+    bad = tmp_path / "alias.yaml"
+    bad.write_text(text)
+    with pytest.raises(SpecError) as err:
+        load_yaml(bad)
+    assert (err.value.line, err.value.path) == (line, str(bad))
+    assert message in str(err.value)
+
+
 def test_schema_error_names_file_line_field_and_allowed_values(tmp_path: Path) -> None:
     text = (ROOT / "specs/profiles/standard.yaml").read_text()
     bad = tmp_path / "p.yaml"

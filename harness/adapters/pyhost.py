@@ -26,6 +26,7 @@ stderr; the adapter puts that line in its fault.
 from __future__ import annotations
 
 import importlib
+import keyword
 import os
 import sys
 import traceback
@@ -42,9 +43,18 @@ CANNOT_LOAD = "chcert: cannot load the game's class: "
 
 
 def _is_target(target: str) -> bool:
-    """Whether `target` has the form MODULE:CLASS."""
+    """Whether `target` has the form MODULE:CLASS: a dotted module name, each part a
+    Python identifier, and a class name that is one; nothing else could be imported, so
+    `python:../etc:passwd` or `python:a b:C` is refused before anything starts."""
     parts = target.split(":")
-    return len(parts) == 2 and all(parts)
+    if len(parts) != 2:
+        return False
+    module, name = parts
+    return all(_is_name(part) for part in module.split(".")) and _is_name(name)
+
+
+def _is_name(word: str) -> bool:
+    return word.isidentifier() and not keyword.iskeyword(word)
 
 
 def host_command(spec: str) -> list[str]:
@@ -106,7 +116,10 @@ class PythonAdapter:
 def check_spec(spec: str) -> None:
     """ValueError unless the spec has the form `python:MODULE:CLASS`."""
     if not _is_target(spec.removeprefix("python:")):
-        raise ValueError(f"python adapter spec is python:MODULE:CLASS, got {spec!r}")
+        raise ValueError(
+            "python adapter spec is python:MODULE:CLASS (a dotted Python module name and "
+            f"a class name), got {spec!r}"
+        )
 
 
 def open_spec(spec: str, *, profile_path: str | None, timeout: float) -> PythonAdapter:

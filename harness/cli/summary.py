@@ -24,7 +24,7 @@ def print_summary(
     # Imported here: the report's package and the plan's schemas are heavy, and `chcert
     # --help` imports this module (tests/test_architecture.py).
     from harness.plan import plan_line
-    from harness.report.words import reason_text, table_summary, variation_summary, ways_to_close
+    from harness.report.words import close_text, reason_text, table_summary, variation_summary
 
     if not isinstance(results, Results):
         results = Results.from_json(results)
@@ -63,7 +63,7 @@ def print_summary(
         print(f"  incomplete: {reason_text(reason)}")
     gaps = results.gaps
     for gap in gaps[:SHOWN]:
-        print(f"  not tested: {gap.clause} - to close: {' '.join(ways_to_close(gap.to_close))}")
+        print(f"  not tested: {gap.clause} - to close: {close_text(gap.to_close)}")
     if len(gaps) > SHOWN:
         print(f"  ... and {len(gaps) - SHOWN} more clauses not tested (see the report)")
     failures = results.failures

@@ -59,6 +59,7 @@ class Run:
 
     verdict: str
     profile: str | None
+    extends: str | None  # the bundled profile an approved variation varies (docs/profiles.md)
     rules: str  # the resolved profile's tables and flags, as results.json states them
     adapter: str | None
     seed: int | None
@@ -129,6 +130,21 @@ class EvidenceChange:
 
 
 @dataclass(frozen=True)
+class ValueChange:
+    """A value that moved while every status stayed: a field of the profile certified
+    against (`profile`: a pay-table row, a rule, a claimed value), an exact figure of the
+    game mathematics (`exact`), or what a claimed or published figure claims or computes
+    (`figure`). Never a regression by itself: a run of a variation against its base
+    moves them all, and the statuses say whether each still holds."""
+
+    kind: Literal["profile", "exact", "figure"]
+    key: str  # a dotted profile field, a figure's name, or "claimed:FIGURE"
+    what: str  # the value in words: "ante_pay_table.straight_flush", "house edge (exact)"
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
 class Unchanged:
     """How many rows compare equal: the part of the runs the diff does not list."""
 
@@ -154,6 +170,7 @@ class ResultsDiff:
     dropped_failures: tuple[FailureRef, ...]  # gone, but the item did not pass either
     vectors: VectorCounts
     evidence: tuple[EvidenceChange, ...]
+    values: tuple[ValueChange, ...]  # the profile's fields, exact figures, claims that moved
     unchanged: Unchanged
     regressed: bool
 
@@ -170,6 +187,7 @@ class ResultsDiff:
             or self.dropped_failures
             or self.vectors.changed
             or self.evidence
+            or self.values
         )
 
 
@@ -273,6 +291,11 @@ def diff_results(old: Results, new: Results) -> ResultsDiff:
         dropped_failures=dropped,
         vectors=VectorCounts(_vector_counts(old), _vector_counts(new)),
         evidence=evidence,
+        values=(
+            *_profile_changes(old, new),
+            *_exact_changes(old, new),
+            *_figure_moves(old_figures, new_figures),
+        ),
         unchanged=Unchanged(
             clauses=_same(old_clauses, new_clauses),
             items=_same(old_items, new_items),
@@ -293,6 +316,7 @@ class _Row:
     status: str
     title: str
     detail: str
+    values: tuple[Any, ...] = ()  # a figure's claimed and computed values: a move is a change
 
 
 def _run(results: Results) -> Run:
@@ -300,6 +324,7 @@ def _run(results: Results) -> Run:
     return Run(
         verdict=results.verdict.value,
         profile=results.profile.name,
+        extends=results.profile.extends,
         rules=json.dumps(results.profile.resolved, sort_keys=True, default=str),
         adapter=results.adapter or None,  # a stub names none
         seed=manifest.seed if manifest else None,
@@ -412,7 +437,12 @@ def _figure_rows(results: Results) -> dict[Key, _Row]:
         return rows
     for prefix, _, figures in FIGURE_LISTS:
         for figure in figures(results.publication):
-            row = _Row(figure.status.value, figure.source, _figure_detail(figure))
+            row = _Row(
+                figure.status.value,
+                figure.source,
+                _figure_detail(figure),
+                (figure.claimed, figure.computed),
+            )
             _keep_worst(rows, (None, f"{prefix}:{figure.figure}"), row)
     return rows
 
@@ -556,13 +586,107 @@ def _evidence_changes(old: Results, new: Results) -> Iterator[EvidenceChange]:
 
 
 def _same(old: Mapping[Any, _Row], new: Mapping[Any, _Row]) -> int:
-    return sum(1 for key, row in old.items() if key in new and new[key].status == row.status)
+    """Rows alike in both runs: the same status and, for a figure, the same values."""
+    return sum(
+        1
+        for key, row in old.items()
+        if key in new and (new[key].status, new[key].values) == (row.status, row.values)
+    )
+
+
+# The fields of a resolved profile that are no rule of the game: its name and prose, the
+# sources it cites and the catalogs it draws clauses from.
+PROFILE_PROSE = frozenset(
+    {"schema", "name", "title", "description", "sources", "catalogs", "extends"}
+)
+
+
+def profile_fields(resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """A resolved profile (results.json `profile.resolved`) as dotted fields, the way an
+    approved variation names what it varies (docs/profiles.md): `ante_pay_table.flush`,
+    `rules.fold_forfeits_aa_bonus`, `claims.house_edge` (a claim by its figure)."""
+    fields: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        else:
+            fields[prefix] = value
+
+    for key, value in resolved.items():
+        if key in PROFILE_PROSE:
+            continue
+        if key == "claims" and isinstance(value, list):
+            claims = {c.get("figure"): c.get("value") for c in value if isinstance(c, Mapping)}
+            walk(key, {str(figure): claimed for figure, claimed in claims.items()})
+        else:
+            walk(key, value)
+    return fields
+
+
+def _profile_changes(old: Results, new: Results) -> Iterator[ValueChange]:
+    """Every field of the profile whose value differs, each pay-table row its own: what
+    a run of a variation against a run of its base changed. Nothing when either file
+    states no resolved profile (a stub, an older harness's)."""
+    if not (old.profile.resolved and new.profile.resolved):
+        return
+    before, after = profile_fields(old.profile.resolved), profile_fields(new.profile.resolved)
+    for field in [*before, *(f for f in after if f not in before)]:
+        if before.get(field) != after.get(field):
+            yield ValueChange("profile", field, field, before.get(field), after.get(field))
+
+
+# The exact figures of the game mathematics (results.json `math`), in words.
+EXACT_FIGURES = (
+    ("house_edge", "house edge (exact)"),
+    ("element_of_risk", "element of risk (exact)"),
+    ("rtp", "return to player (exact)"),
+    ("raise_frequency", "raise frequency (exact)"),
+    ("aa_bonus_edge", "AA Bonus house edge (exact)"),
+)
+
+
+def _exact_changes(old: Results, new: Results) -> Iterator[ValueChange]:
+    """Each exact figure that moved, as results.json holds it (no rounding: the figures
+    are exact, and a move in the last digit is a move)."""
+    if old.math is None or new.math is None:
+        return
+    for name, what in EXACT_FIGURES:
+        before, after = _exact(old, name), _exact(new, name)
+        if before != after:
+            yield ValueChange("exact", name, what, before, after)
+
+
+def _exact(results: Results, name: str) -> float | None:
+    value = getattr(results.math, name, None)
+    return value if isinstance(value, float | int) else None
+
+
+def _figure_moves(old: dict[Key, _Row], new: dict[Key, _Row]) -> Iterator[ValueChange]:
+    """A claimed or published figure whose status stayed but whose claimed or computed
+    value moved (a variation's own claim, priced on its own tables): listed, never
+    counted unchanged."""
+    for key, row in old.items():
+        after = new.get(key)
+        if after is None or after.status != row.status or after.values == row.values:
+            continue
+        for name, was, now in zip(("claimed", "computed"), row.values, after.values, strict=True):
+            if was != now:
+                yield ValueChange("figure", key[1], name, was, now)
 
 
 def _mismatches(old: Run, new: Run) -> Iterator[str]:
     """Different profiles or adapters: the diff still compares, but says so first."""
     if old.profile != new.profile:
-        yield f"different profiles: OLD {old.profile}, NEW {new.profile}"
+        related = ""
+        if new.extends and new.extends == old.profile:
+            related = f" (NEW is an approved variation of {old.profile})"
+        elif old.extends and old.extends == new.profile:
+            related = f" (OLD is an approved variation of {new.profile})"
+        elif old.extends and old.extends == new.extends:
+            related = f" (both approved variations of {new.extends})"
+        yield f"different profiles: OLD {old.profile}, NEW {new.profile}{related}"
     elif old.rules != new.rules and "{}" not in (old.rules, new.rules):
         # One name, other tables or flags: an approved variation edited between the runs.
         yield f"profile {new.profile} differs between the runs (its tables or rule flags)"

@@ -7,6 +7,7 @@ from harness.diff.compare import (
     ResultsDiff,
     Run,
     StatusChange,
+    ValueChange,
     VectorCounts,
     listed_changes,
 )
@@ -41,6 +42,7 @@ def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") ->
     for e in d.evidence:
         less = "less evidence" if e.direction == "regression" else "more evidence"
         groups[e.direction].append(f"{less}: {e.what} {e.old:,} -> {e.new:,}")
+    groups["other"] += [value_line(v) for v in d.values]
 
     lines.append("")
     if d.regressed:
@@ -58,10 +60,28 @@ def format_diff(d: ResultsDiff, old_name: str = "OLD", new_name: str = "NEW") ->
     return "\n".join(lines) + "\n"
 
 
+def value_line(v: ValueChange) -> str:
+    """A value that moved, exactly as results.json holds it: "profile
+    ante_pay_table.straight_flush: 20 -> 49", "house edge (exact): 0.0215... -> 0.0035...",
+    "figure claimed:house_edge: claimed 0.0216 -> 0.0035"."""
+    change = f"{value_text(v.old)} -> {value_text(v.new)}"
+    if v.kind == "profile":
+        return f"profile {v.what}: {change}"
+    if v.kind == "figure":
+        return f"figure {v.key}: {v.what} {change}"
+    return f"{v.what}: {change}"
+
+
+def value_text(value: object) -> str:
+    """A value in full (a float by its shortest exact spelling), "(absent)" for none."""
+    return "(absent)" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
 def _describe(run: Run) -> str:
+    variation = f" (a variation of {run.extends})" if run.extends else ""
     parts = [
         run.verdict,
-        f"profile {run.profile}",
+        f"profile {run.profile}{variation}",
         f"adapter {run.adapter}",
         f"seed {run.seed}",
         f"chcert {run.harness_version}",

@@ -53,6 +53,13 @@ from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
 from harness.table import REFERENCE_TABLE
 
+# What protocol v1 lets a hello declare (specs/schemas/protocol-v1.schema.json): a
+# `limit` up to 2^53 - 1, the largest integer every JSON reader keeps exact, and an
+# `aa_bonus_max_ante_multiple` house rule up to 1,000,000. An option beyond either would
+# make the game declare a hello that does not conform, so it is refused at start-up.
+MAX_LIMIT = 2**53 - 1
+MAX_AA_CAP = 1_000_000
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.reference", description=__doc__)
@@ -84,13 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--aa-cap",
-        type=int,
+        type=_cap,
         metavar="M",
-        help="house rule: an AA Bonus at most M times the ante (declared in hello)",
+        help="house rule: an AA Bonus at most M times the ante (declared in hello; "
+        f"1 <= M <= {MAX_AA_CAP:,})",
     )
     args = parser.parse_args(argv)
-    if args.aa_cap is not None and args.aa_cap < 1:
-        parser.error("--aa-cap needs M >= 1")
     table = dataclasses.replace(
         REFERENCE_TABLE,
         ante=args.ante_limits or REFERENCE_TABLE.ante,
@@ -128,15 +134,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _limits(text: str) -> tuple[int, int]:
-    """MIN:MAX in minor units, 1 <= MIN <= MAX."""
+    """MIN:MAX in minor units, 1 <= MIN <= MAX <= MAX_LIMIT (protocol v1's `limit`)."""
     lo, sep, hi = text.partition(":")
     try:
         bounds = int(lo), int(hi)
     except ValueError:
         bounds = (0, 0)
-    if not sep or not 1 <= bounds[0] <= bounds[1]:
-        raise argparse.ArgumentTypeError(f"{text!r} is not MIN:MAX with 1 <= MIN <= MAX")
+    if not sep or not 1 <= bounds[0] <= bounds[1] <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not MIN:MAX with 1 <= MIN <= MAX <= {MAX_LIMIT:,} (2^53 - 1, "
+            "protocol v1's largest limit)"
+        )
     return bounds
+
+
+def _cap(text: str) -> int:
+    """M of --aa-cap: 1 <= M <= MAX_AA_CAP, as protocol v1's house rule allows."""
+    try:
+        cap = int(text)
+    except ValueError:
+        cap = 0
+    if not 1 <= cap <= MAX_AA_CAP:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number M with 1 <= M <= {MAX_AA_CAP:,} "
+            "(protocol v1's aa_bonus_max_ante_multiple)"
+        )
+    return cap
 
 
 if __name__ == "__main__":

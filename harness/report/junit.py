@@ -7,7 +7,10 @@ mathematics refutes) and a failure with no clause (hello, required
 capabilities) are test cases too, and so is the verdict (a failure when FAIL,
 an error when INCOMPLETE). fail -> <failure>, error -> <error>, not_tested ->
 <skipped>; an attested clause's untested items are skipped with the
-attestation named.
+attestation named. Every test suite carries the profile certified against as a
+property (`profile`; for an approved variation also `profile.extends`, the profile
+it varies), since the same game passes under one profile and fails under another
+and a CI page shows a suite without the run around it.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ def junit_tree(results: Results) -> ET.ElementTree[ET.Element]:
     """The JUnit XML document of one run's results."""
     root = ET.Element("testsuites", name="chcert", verdict=str(results.verdict))
     by_item = {(f.clause, f.item): f for f in results.failures}
+    properties = _properties(results)
     for clause in results.clauses:
-        suite = ET.SubElement(root, "testsuite", name=clause.id)
+        suite = _suite(root, clause.id, properties)
         for item in clause.items:
             case = ET.SubElement(suite, "testcase", classname=clause.id, name=item.name)
             _outcome(case, item, by_item.get((clause.id, item.name)), clause)
@@ -36,14 +40,14 @@ def junit_tree(results: Results) -> ET.ElementTree[ET.Element]:
     # (a claim clause's refuted figure is already a test case of that clause).
     loose = [f for f in results.failures if f.clause is None or f.item_kind == "published"]
     if loose:
-        suite = ET.SubElement(root, "testsuite", name="run")
+        suite = _suite(root, "run", properties)
         for f in loose:
             case = ET.SubElement(suite, "testcase", classname="run", name=f.item)
             _failure(case, f.message, f)
         _count(suite)
     # The verdict is a test case of its own, so a CI that reads only failures and errors
     # never shows an INCOMPLETE run (nothing failed, something not tested) as green.
-    suite = ET.SubElement(root, "testsuite", name="verdict")
+    suite = _suite(root, "verdict", properties)
     case = ET.SubElement(suite, "testcase", classname="verdict", name="certification")
     reasons = "; ".join(reason_text(r) for r in results.incomplete_reasons)
     if results.verdict is Verdict.FAIL:
@@ -54,6 +58,24 @@ def junit_tree(results: Results) -> ET.ElementTree[ET.Element]:
     _count(suite)
     _count(root)
     return ET.ElementTree(root)
+
+
+def _properties(results: Results) -> list[tuple[str, str]]:
+    """The run's facts every suite names: the profile, and the one a variation varies."""
+    found = [("profile", results.profile.name)]
+    if results.profile.extends:
+        found.append(("profile.extends", results.profile.extends))
+    return found
+
+
+def _suite(root: ET.Element, name: str, properties: list[tuple[str, str]]) -> ET.Element:
+    """A <testsuite> whose first child is its <properties>, where the JUnit schema puts
+    them (before any <testcase>)."""
+    suite = ET.SubElement(root, "testsuite", name=name)
+    listed = ET.SubElement(suite, "properties")
+    for key, value in properties:
+        ET.SubElement(listed, "property", name=key, value=value)
+    return suite
 
 
 def _outcome(case: ET.Element, item: Item, failure: Failure | None, clause: ClauseRow) -> None:

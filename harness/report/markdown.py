@@ -26,15 +26,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.diff.compare import FailureRef, ResultsDiff, StatusChange, listed_changes
+from harness.diff.compare import FailureRef, ResultsDiff, Run, StatusChange, listed_changes
+from harness.diff.text import value_line
 from harness.model import Failure, Gap, Reason, Results
 from harness.outcomes import Status
 from harness.plan import plan_line
 from harness.report.words import (
+    close_text,
     reason_text,
     table_summary,
     variation_summary,
-    ways_to_close,
     why_text,
 )
 
@@ -220,7 +221,7 @@ def _gaps(gaps: list[Gap]) -> list[str]:
             escape(g.clause or "-"),
             escape(cut(g.title)),
             escape(cut("; ".join(map(why_text, g.why)), 200)),
-            escape(", ".join(ways_to_close(g.to_close))),
+            escape(close_text(g.to_close)),
         ]
         for g in gaps[:SHOWN]
     )
@@ -289,7 +290,7 @@ def _runs(d: ResultsDiff) -> Iterator[list[str]]:
     labels = {"implementation_verdict": "implementation", "publication_verdict": "figures"}
     for name, (old, new) in verdicts.items():
         yield [f"**{labels.get(name, name)}**", escape(old or "-"), escape(new or "-")]
-    yield ["**profile**", escape(d.old.profile or "-"), escape(d.new.profile or "-")]
+    yield ["**profile**", escape(_profile(d.old)), escape(_profile(d.new))]
     yield [
         "**adapter**",
         code(d.old.adapter or "-", in_table=True),
@@ -297,6 +298,11 @@ def _runs(d: ResultsDiff) -> Iterator[list[str]]:
     ]
     yield ["**seed**", value(d.old.seed), value(d.new.seed)]
     yield ["**chcert**", escape(d.old.harness_version or "-"), escape(d.new.harness_version or "-")]
+
+
+def _profile(run: Run) -> str:
+    """A run's profile, and the one it varies when it is an approved variation."""
+    return f"{run.profile or '-'}" + (f" (a variation of {run.extends})" if run.extends else "")
 
 
 def _groups(d: ResultsDiff) -> dict[str, list[str]]:
@@ -322,6 +328,7 @@ def _groups(d: ResultsDiff) -> dict[str, list[str]]:
     for e in d.evidence:
         less = "less evidence" if e.direction == "regression" else "more evidence"
         groups[e.direction].append(f"- {less}: {escape(e.what)} {value(e.old)} -> {value(e.new)}")
+    groups["other"] += [f"- {escape(value_line(v))}" for v in d.values]
     return groups
 
 

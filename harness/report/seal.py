@@ -29,6 +29,7 @@ import logging
 import re
 import stat
 import sys
+import warnings
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -183,6 +184,36 @@ def _quiet() -> Iterator[None]:
     finally:
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def _dsa_quiet() -> Iterator[None]:
+    """Without cryptography's DSA deprecation warning, and only that one, while the block
+    runs: where a signing key or certificate is loaded and its key read.
+
+    cryptography 51 warns on stderr whenever a DSA class is named: loading a DSA key,
+    reading a DSA certificate's key, and pyHanko's CMS signer importing DSAPrivateKey.
+    Printed before every signing error, it broke the one line a usage error is
+    (docs/command-line.md). chcert refuses DSA keys itself (`key_problem`), so the
+    warning tells a laboratory nothing."""
+    from cryptography.utils import CryptographyDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="DSA is deprecated", category=CryptographyDeprecationWarning
+        )
+        yield
+
+
+@contextlib.contextmanager
+def _no_dsa_warning() -> Iterator[None]:
+    """Import pyHanko without the DSA warning (`_dsa_quiet`). Its validator imports the
+    CMS signer lazily, mid-verification, so that module is loaded here, once, and no
+    later import prints the warning."""
+    with _dsa_quiet():
+        import pyhanko.sign.signers.pdf_cms  # noqa: F401  (the module that names DSA)
+
+        yield
 
 
 def _results_attachments(reader: Any) -> list[bytes]:
@@ -371,7 +402,9 @@ def _public_der(key: Any) -> bytes:
 def _certs_to_pyhanko(certs: Sequence[x509.Certificate]) -> list[Any]:
     """Certificates as pyHanko's (asn1crypto) objects, through its public loader."""
     from cryptography.hazmat.primitives import serialization
-    from pyhanko.keys import load_certs_from_pemder_data
+
+    with _no_dsa_warning():
+        from pyhanko.keys import load_certs_from_pemder_data
 
     return [
         next(load_certs_from_pemder_data(c.public_bytes(serialization.Encoding.DER))) for c in certs
@@ -381,7 +414,9 @@ def _certs_to_pyhanko(certs: Sequence[x509.Certificate]) -> list[Any]:
 def _key_to_pyhanko(key: PrivateKeyTypes) -> Any:
     """The private key as pyHanko's (asn1crypto) PrivateKeyInfo, through its public loader."""
     from cryptography.hazmat.primitives import serialization
-    from pyhanko.keys import load_private_key_from_pemder_data
+
+    with _no_dsa_warning():
+        from pyhanko.keys import load_private_key_from_pemder_data
 
     der = key.private_bytes(
         serialization.Encoding.DER,
@@ -433,7 +468,8 @@ def key_problem(cert: x509.Certificate) -> str | None:
     RSA below 2048 bits, chcert also DSA and curves outside EC_CURVES."""
     from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
 
-    key = cert.public_key()
+    with _dsa_quiet():
+        key = cert.public_key()
     if isinstance(key, rsa.RSAPublicKey):
         if key.key_size < MIN_RSA_BITS:
             return f"its RSA key has {key.key_size} bits; at least {MIN_RSA_BITS} are needed"
@@ -445,7 +481,8 @@ def key_problem(cert: x509.Certificate) -> str | None:
         return None
     if isinstance(key, ed25519.Ed25519PublicKey | ed448.Ed448PublicKey):
         return None
-    kind = "DSA" if isinstance(key, dsa.DSAPublicKey) else type(key).__name__
+    with _dsa_quiet():
+        kind = "DSA" if isinstance(key, dsa.DSAPublicKey) else type(key).__name__
     return (
         f"its key is {kind}; reports are signed with RSA (2048 bits or more), ECDSA or EdDSA keys"
     )
@@ -454,18 +491,18 @@ def key_problem(cert: x509.Certificate) -> str | None:
 def usage_problem(cert: x509.Certificate) -> str | None:
     """Why the certificate's stated usage forbids signing a report, or None.
 
-    keyUsage must be present and allow digitalSignature or nonRepudiation: pyHanko's
-    verifier, given KEY_USAGES, refuses a certificate without the extension, and chcert
-    agrees rather than sign what would not verify. An extendedKeyUsage, when present,
-    must name some purpose beyond NOT_FOR_DOCUMENTS (a TLS-only certificate signs no
-    report)."""
+    A keyUsage, when present, must allow digitalSignature or nonRepudiation; when absent
+    the key's use is unrestricted (RFC 5280 4.2.1.3 only restricts a key that states a
+    usage), so it may sign, and `_usage_constraints` tells pyHanko's verifier the same.
+    An extendedKeyUsage, when present, must name some purpose beyond NOT_FOR_DOCUMENTS
+    (a TLS-only certificate signs no report)."""
     from cryptography import x509 as x509_
 
     try:
-        usage = cert.extensions.get_extension_for_class(x509_.KeyUsage).value
+        usage: x509_.KeyUsage | None = cert.extensions.get_extension_for_class(x509_.KeyUsage).value
     except x509_.ExtensionNotFound:
-        return "it has no keyUsage extension; it must allow digitalSignature or nonRepudiation"
-    if not (usage.digital_signature or usage.content_commitment):
+        usage = None
+    if usage is not None and not (usage.digital_signature or usage.content_commitment):
         stated = [name for attr, name in _KEY_USAGE_NAMES if getattr(usage, attr)]
         return (
             f"its key usage ({', '.join(stated) or 'none'}) allows neither "
@@ -497,6 +534,25 @@ def validity_problem(cert: x509.Certificate, moment: datetime, basis: str) -> st
     return None
 
 
+def signing_time_problem(
+    cert: x509.Certificate, signed_at: Sequence[datetime], stamped_at: Sequence[datetime]
+) -> str | None:
+    """Why a signature made at `signed_at` (the signer's clock, before and after signing:
+    the signing time lies between) and stamped by an authority at `stamped_at` could
+    never verify with `cert`, or None: a verifier judges the certificate at the trusted
+    timestamp's time, else now (`judgment_time`), so a stamp outside the certificate's
+    validity, or a signing time outside it, is never signed (docs/signing.md)."""
+    for moment in signed_at:
+        problem = validity_problem(cert, moment, f"the signing time ({_utc(moment)})")
+        if problem is not None:
+            return problem
+    for moment in stamped_at:
+        problem = validity_problem(cert, moment, f"the time the authority stamped ({_utc(moment)})")
+        if problem is not None:
+            return problem
+    return None
+
+
 def check_signer(
     key: Path, cert: Path, passphrase: bytes | None = None
 ) -> tuple[PrivateKeyTypes, list[x509.Certificate]]:
@@ -505,17 +561,22 @@ def check_signer(
     a key `verify_report` accepts (`key_problem`) and a usage that allows signing
     (`usage_problem`). Called before a run as well, so that a certification never ends
     unsigned, or signed so that it can never verify, for a mistake visible at its start."""
-    key_obj = load_private_key(key, passphrase)
-    certs = load_certificates(cert, passphrase)
-    signer_cert = certs[0]
-    if _public_der(key_obj.public_key()) != _public_der(signer_cert.public_key()):
+    with _dsa_quiet():  # a DSA key is refused below, in one line
+        key_obj = load_private_key(key, passphrase)
+        certs = load_certificates(cert, passphrase)
+        signer_cert = certs[0]
+        belongs = _public_der(key_obj.public_key()) == _public_der(signer_cert.public_key())
+    if not belongs:
         raise SealError(key, f"this private key does not belong to the certificate {cert}")
     weak = key_problem(signer_cert)
     if weak is not None:
         raise SealError(key, f"cannot sign reports: {weak}")
     usage = usage_problem(signer_cert)
     if usage is not None:
-        raise SealError(cert, f"the certificate cannot sign reports: {usage}")
+        raise SealError(
+            cert,
+            f"the certificate cannot sign reports: {usage} (docs/signing.md, What may sign)",
+        )
     now = _now()
     if not signer_cert.not_valid_before_utc <= now <= signer_cert.not_valid_after_utc:
         raise SealError(
@@ -538,7 +599,8 @@ def _check_url(url: str) -> None:
 def _authority_failure(exc: BaseException) -> str:
     """A timestamp authority's failure in a few words: pyHanko wraps the network's
     error, whose own message says more."""
-    from pyhanko.sign.timestamps import TimestampRequestError
+    with _no_dsa_warning():
+        from pyhanko.sign.timestamps import TimestampRequestError
 
     cause = exc.__cause__ or exc
     text = " ".join((str(getattr(cause, "message", "")) or str(cause)).split())
@@ -559,10 +621,14 @@ class _AuthorityError(UserError):
 
 def _timestamper(url: str) -> Any:
     """pyHanko's HTTP client for the authority at `url`, checking more than pyHanko does:
-    any failure is an _AuthorityError, and a token must stamp the digest asked for."""
-    from pyhanko.sign.timestamps import HTTPTimeStamper
+    any failure is an _AuthorityError, and a token must stamp the digest asked for;
+    `stamped_at` keeps the time (genTime) of every token, for sign_pdf to judge."""
+    with _no_dsa_warning():
+        from pyhanko.sign.timestamps import HTTPTimeStamper
 
     class Stamper(HTTPTimeStamper):  # type: ignore[misc]
+        stamped_at: list[datetime]
+
         async def async_timestamp(self, message_digest: bytes, md_algorithm: str) -> Any:
             try:
                 token = await super().async_timestamp(message_digest, md_algorithm)
@@ -572,9 +638,14 @@ def _timestamper(url: str) -> Any:
                 raise _AuthorityError(_authority_failure(exc)) from exc
             if stamped != message_digest:
                 raise _AuthorityError("its token stamps another digest than the one sent")
+            when = info["gen_time"].native
+            if isinstance(when, datetime):
+                self.stamped_at.append(when)
             return token
 
-    return Stamper(url, timeout=TIMESTAMP_TIMEOUT)
+    stamper = Stamper(url, timeout=TIMESTAMP_TIMEOUT)
+    stamper.stamped_at = []
+    return stamper
 
 
 def _token_authority(token: Any) -> str:
@@ -648,9 +719,10 @@ def sign_pdf(
         raise SealError(pdf, "is not the report chcert drew: it changed before signing")
     _require_attachment(pdf, original)
 
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-    from pyhanko.sign import fields, signers
-    from pyhanko_certvalidator.registry import SimpleCertificateStore
+    with _no_dsa_warning():
+        from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+        from pyhanko.sign import fields, signers
+        from pyhanko_certvalidator.registry import SimpleCertificateStore
 
     converted = _certs_to_pyhanko([signer_cert, *extra])
     store = SimpleCertificateStore.from_certs(converted[1:])  # type: ignore[no-untyped-call]
@@ -671,7 +743,12 @@ def sign_pdf(
             writer = IncrementalPdfFileWriter(io.BytesIO(original))
             if writer.prev.embedded_signatures:
                 raise SealError(pdf, "already signed: a report is sealed once")
+            before = _now()
             signers.sign_pdf(writer, meta, signer=signer, timestamper=stamper, output=out)
+        stamped = stamper.stamped_at if stamper is not None else []
+        late = signing_time_problem(signer_cert, (before, _now()), stamped)
+        if late is not None:
+            raise SealError(cert, f"not signed, as it could never verify: {late}")
     except SealError:
         raise
     except _AuthorityError as exc:
@@ -959,11 +1036,22 @@ class _Anchors:
 
 
 def _context(anchors: list[Any], moment: datetime) -> Any:
-    from pyhanko_certvalidator import ValidationContext
+    with _no_dsa_warning():
+        from pyhanko_certvalidator import ValidationContext
 
     # trust_roots=[] (not None): no anchors means none, never the OS's TLS list;
     # moment given: the certificates are judged at that moment, never the signer's claim
     return ValidationContext(trust_roots=anchors, moment=moment, allow_fetching=False)
+
+
+def _usage_constraints(signer: Any, constraints: Any) -> Any:
+    """pyHanko's key-usage rule for this signer: one of KEY_USAGES when its certificate
+    states a keyUsage, none when it states none (RFC 5280: unrestricted). pyHanko would
+    otherwise read an absent extension as no usage at all and refuse every such signer
+    that chains to an anchor, where `usage_problem` accepts it."""
+    if signer is None or signer.key_usage_value is None:
+        return constraints(key_usage=set(), match_all_key_usages=False)
+    return constraints(key_usage=set(KEY_USAGES), match_all_key_usages=False)
 
 
 def _validate_one(
@@ -971,10 +1059,11 @@ def _validate_one(
 ) -> SignatureCheck:
     """One signature: validated now, then, if an authority the verifier trusts stamped
     it, its signer's certificate again at the stamped time."""
-    from pyhanko.sign.validation import validate_pdf_signature
-    from pyhanko.sign.validation.settings import KeyUsageConstraints
+    with _no_dsa_warning():
+        from pyhanko.sign.validation import validate_pdf_signature
+        from pyhanko.sign.validation.settings import KeyUsageConstraints
 
-    usage = KeyUsageConstraints(key_usage=set(KEY_USAGES), match_all_key_usages=False)
+    usage = _usage_constraints(embedded.signer_cert, KeyUsageConstraints)
     tsa_context = _context(anchors.authorities, now)
     status = validate_pdf_signature(
         embedded, _context(anchors.signers, now), tsa_context, key_usage_settings=usage
@@ -997,7 +1086,8 @@ def _validate_signatures(
     original: bytes, anchors: _Anchors, trust_checked: bool
 ) -> tuple[list[SignatureCheck], str | None]:
     """Every signature of the file, validated; or the reason pyHanko could not read it."""
-    from pyhanko.pdf_utils.reader import PdfFileReader
+    with _no_dsa_warning():
+        from pyhanko.pdf_utils.reader import PdfFileReader
 
     checks: list[SignatureCheck] = []
     now = _now()

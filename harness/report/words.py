@@ -56,11 +56,43 @@ def why_text(reason: Reason) -> str:
 
 def ways_to_close(needs: Iterable[str]) -> list[str]:
     """What would close a gap, each once: the needs, then a laboratory's attestation,
-    which always would (named once, even where a need already names one)."""
-    ways = list(dict.fromkeys(needs))
-    if any("attestation" in w for w in ways):
-        return ways
-    return [*ways, "or an attestation"] if ways else ["an attestation"]
+    which always would, named once and last (the most specific where needs name more
+    than one, as "an attestation (not_applicable)").
+
+    The capabilities its items lack are one way, named once ("capabilities inject and
+    seats:2"), where the first of them stood: each item names only its own, and listed
+    apart they read "capability inject capability seats:2"."""
+    ways: list[str] = []
+    capabilities: list[str] = []
+    for need in needs:
+        if need.startswith(_CAPABILITY):
+            if _CAPABILITY not in ways:
+                ways.append(_CAPABILITY)  # where the capabilities go, named below
+            for name in need.removeprefix(_CAPABILITY).split(","):
+                if name.strip() and name.strip() not in capabilities:
+                    capabilities.append(name.strip())
+        elif need not in ways:
+            ways.append(need)
+    ways = [_capabilities(capabilities) if w == _CAPABILITY else w for w in ways]
+    attestations = [w for w in ways if "attestation" in w]
+    ways = [w for w in ways if "attestation" not in w]
+    attestation = max(attestations, key=len) if attestations else "an attestation"
+    return [*ways, f"or {attestation}"] if ways else [attestation]
+
+
+_CAPABILITY = "capability "
+
+
+def _capabilities(names: list[str]) -> str:
+    if len(names) == 1:
+        return f"{_CAPABILITY}{names[0]}"
+    return f"capabilities {', '.join(names[:-1])} and {names[-1]}"
+
+
+def close_text(needs: Iterable[str]) -> str:
+    """A gap's ways to close, as one phrase every rendering prints alike: "--rng-decks
+    20000, capability inject, or an attestation"."""
+    return ", ".join(ways_to_close(needs))
 
 
 # ---------------------------------------------------------------------------- profiles
