@@ -17,7 +17,7 @@ import threading
 import time
 import traceback
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -250,7 +250,18 @@ class Worker:
                 f"harness error in {item.kind} {item.target}: {type(exc).__name__}: {exc}"
             )
             record.evidence = {"traceback": traceback.format_exc()[-4000:]}
+            self._hang_up()
         return record
+
+    def _hang_up(self) -> None:
+        """Close the game's connection after the harness's own error: the error (an item's
+        CPU deadline, say) may have come between a request and its reply, and the next
+        item must not read that reply as its own and blame the game. The next item opens
+        a fresh connection and says hello again."""
+        adapter, self._adapter, self._context = self._adapter, None, None
+        if adapter is not None:
+            with suppress(Exception):  # it may be broken: the fresh one counts
+                adapter.close()
 
 
 # ---------------------------------------------------------------- the items

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 from harness.cards import parse_cards
-from harness.differential.attribution import COPIED, SEVEN_CARDS, disagreements
+from harness.differential.attribution import (
+    COPIED,
+    COPY_CAUSE,
+    SEVEN_CARDS,
+    disagreements,
+    expected_seat,
+    resolve_copies,
+)
 from harness.game import Action, Deal
 from harness.oracle import SeatPlay, Settlement, settle
 from harness.profiles import load_profile
@@ -264,3 +271,36 @@ def test_a_one_row_fault_beside_other_seats_is_not_a_copy() -> None:
     flush["returned"] = 200
     (found,) = disagreements(want, result)
     assert (found.kind, found.seat) == ("ante-odds", 2)
+
+
+def test_a_pay_table_fault_beside_a_push_at_twice_the_stake_is_the_seat_s_own() -> None:
+    """A flush whose ante is paid at even money, beside a straight paid right at the same
+    stake and a tie pushed at twice it: each other seat's money reads as a copy of the
+    push (the same returns), yet one seat wrong, owed one rate, is one pay-table row's
+    fault as well. The seat keeps its own row, with the copy as its alternative, which
+    the item takes only where another round shows a copy beyond doubt."""
+
+    def cards(text: str) -> tuple[Any, ...]:
+        return tuple(parse_cards(text.split()))
+
+    deal = Deal(
+        {1: cards("Tc 6d"), 2: cards("2c 3h"), 3: cards("As 2s")},
+        cards("3c 4d"),
+        cards("Ks Kd 9s"),
+        cards("8h")[0],
+        cards("7s")[0],
+    )
+    stakes = {1: 10, 2: 20, 3: 10}
+    plays = {n: SeatPlay(n, ante, 0, Action.CALL) for n, ante in stakes.items()}
+    want = settle(load_profile("standard"), deal, plays)
+    seats = []
+    for seat in want.seats:
+        row = expected_seat(seat)
+        wagers = {w: {"stake": row[w][0], "returned": row[w][1]} for w in ("ante", "call")}
+        seats.append({"seat": seat.seat, "action": "call", "hand": row["hand"], "wagers": wagers})
+    assert seats[2]["hand"] == "flush" and seats[2]["wagers"]["ante"]["returned"] == 30
+    seats[2]["wagers"]["ante"]["returned"] = 20  # paid 1 to 1, as seat 2's push returns
+    result = {"dealer": {"hand": want.dealer_hand.wire, "qualifies": True}, "seats": seats}
+    (found,) = disagreements(want, result)
+    assert found.cause == ("ante-odds", "ante flush") and found.alternative == COPY_CAUSE
+    assert resolve_copies([found]) == [found]  # no round of the item shows a copy

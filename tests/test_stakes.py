@@ -387,3 +387,29 @@ def test_the_deadline_grows_with_the_samples_a_run_asks_for() -> None:
     default = item_cpu_seconds({"differential": 50_000, "rtp_rounds": 1_000, "rng_decks": 20_000})
     huge = item_cpu_seconds({"differential": 10_000_000, "rtp_rounds": 10_000_000})
     assert 1_800 < default < 2_100 and huge > 50 * default
+
+
+class _ShortBoard(ReferenceGame):
+    """The reference game whose every third result drops the river from the board:
+    malformed (protocol v1 wants five cards), in step."""
+
+    served = 0
+
+    def result(self, round: Any) -> dict[str, Any]:
+        reply = super().result(round)
+        self.served += 1
+        if self.served % 3 == 0:
+            reply["board"] = reply["board"][:4]
+        return reply
+
+
+def test_the_rtp_simulation_settles_a_round_whose_board_is_malformed_from_its_stacked_cards() -> (
+    None
+):
+    """A malformed board costs its round alone, settled from the cards the round stacked,
+    and the simulation goes on: no CheckFailure of the whole item."""
+    ctx = dataclasses.replace(_context(_InProcess(_ShortBoard())), rtp_rounds=30)
+    outcome = REGISTRY.run("rtp-simulation", ctx)
+    causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
+    assert causes == {("s000-r8", "result-shape", "result not protocol v1")}
+    assert outcome.share["rounds"] == 20  # the ten malformed rounds have no return

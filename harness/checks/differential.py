@@ -27,7 +27,7 @@ from harness.checks.judgement import owner
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
 from harness.checks.settlement import judge_answer, repro_vector
-from harness.differential.attribution import Disagreement, resolve_copies, slug
+from harness.differential.attribution import COPY_CAUSE, Disagreement, slug
 from harness.differential.plan import (
     QUOTA,
     SHARDS,
@@ -84,23 +84,16 @@ def differential(ctx: Context) -> Outcome:
         stakes=stakes,
         calls_with=main_game(profile).strategy.calls_with,
     )
-    causes: dict[tuple[str, str], Cause] = {}
     disagreeing = 0
     # Seat-hands of rounds refused or answered with a malformed result: not compared.
     uncompared = {"uniform": 0, "stratified": 0}
     batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
-    played = [
-        (rnd, found)
-        for start in range(0, len(plan.rounds), batch)
-        for rnd, found in _play(ctx, plan.rounds[start : start + batch])
-    ]
-    # A seat that may have been settled as another seat is that when another round of the
-    # shard shows it beyond doubt (docs/differential.md, row 6).
-    resolved = resolve_copies([d for _, found in played for d in found])
-    at = 0
-    for rnd, found in played:
-        found, at = resolved[at : at + len(found)], at + len(found)
-        if found:
+    # Counted as they come, by cause and by the cause row 6 would give instead (a seat
+    # that may have been settled as another, docs/differential.md): which of the two the
+    # shard shows is decided at its end, by whether any round showed a copy beyond doubt.
+    counted: dict[tuple[tuple[str, str], tuple[str, str] | None], Cause] = {}
+    for start in range(0, len(plan.rounds), batch):
+        for rnd, found in _play(ctx, plan.rounds[start : start + batch]):
             # A refused or malformed round costs itself alone: its causes count all its
             # seat-hands, none compared, and the shard goes on with the next round.
             weight = 1
@@ -109,15 +102,14 @@ def differential(ctx: Context) -> Outcome:
                 uncompared["stratified" if rnd.stratified else "uniform"] += weight
             else:
                 disagreeing += len(found)
-            counted = set()  # an uncompared round counts its seat-hands once per cause
+            seen = set()  # an uncompared round counts its seat-hands once per cause
             for d in found:
-                cause = causes.setdefault(d.cause, Cause(d.kind, d.detail, rnd, d))
-                if cause.disagreement.alternative is not None and d.alternative is None:
-                    # its example a round that shows the cause on its own, as replayed
-                    cause.first, cause.disagreement = rnd, d
-                if weight == 1 or d.cause not in counted:
+                key = (d.cause, d.alternative)
+                cause = counted.setdefault(key, Cause(d.kind, d.detail, rnd, d))
+                if weight == 1 or key not in seen:
                     cause.count += weight
-                counted.add(d.cause)
+                seen.add(key)
+    causes = _resolved(counted)
     findings = [
         _finding(ctx, cause, n < SHRINK_CAUSES)
         for n, cause in enumerate(sorted(causes.values(), key=lambda c: -c.count))
@@ -148,6 +140,26 @@ def differential(ctx: Context) -> Outcome:
         "pipelined_rounds": batch,
     }
     return Outcome(findings=findings, share=share)
+
+
+def _resolved(
+    counted: dict[tuple[tuple[str, str], tuple[str, str] | None], Cause],
+) -> dict[tuple[str, str], Cause]:
+    """The shard's causes: a seat that may have been settled as another counted as that
+    when a round of the shard showed a copy beyond doubt, else as its own row (as
+    `resolve_copies` decides an item's); each cause's example a round that shows it on
+    its own, as its repro replays it."""
+    copies = any(own == COPY_CAUSE and alternative is None for own, alternative in counted)
+    merged: dict[tuple[str, str], Cause] = {}
+    for (own, alternative), cause in counted.items():
+        kind, detail = alternative if copies and alternative is not None else own
+        into = merged.setdefault(
+            (kind, detail), Cause(kind, detail, cause.first, cause.disagreement)
+        )
+        if into is not cause and into.disagreement.alternative is not None and alternative is None:
+            into.first, into.disagreement = cause.first, cause.disagreement
+        into.count += cause.count
+    return merged
 
 
 def _play(

@@ -42,10 +42,11 @@ def _failure(battery: dict[str, Any]) -> dict[str, Any]:
     first = [t["name"] for t in battery["tests"] if not t["passed"]]
     stage1 = {t["name"]: t["p_adjusted"] for t in battery["tests"]}
     if battery["gross"]:
+        gross = [t["name"] for t in battery["tests"] if t["p_adjusted"] < battery["gross_alpha"]]
         return {
             "message": (
                 f"RNG battery failed at stage 1 beyond what any fair shuffle gives "
-                f"(Holm-adjusted p < {battery['gross_alpha']}): {', '.join(first)}; no "
+                f"(Holm-adjusted p < {battery['gross_alpha']}): {', '.join(gross)}; no "
                 "later sample can rescue it"
             ),
             "expected": f"every test's Holm-adjusted p-value >= {battery['gross_alpha']}",

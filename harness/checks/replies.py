@@ -264,13 +264,20 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
         malformed = malformed_result(exc)
         if malformed is None:
             raise
-        if len(rounds) > 1:  # which round's? each again alone: the malformed one shows
+        if len(rounds) > 1:  # the malformed round is the one its request names; the
+            # others are played again alone (their answers went with the batch's)
+            named = obj(exc.evidence.get("request")).get("round")
             for rnd, reply in zip(rounds, opened, strict=True):
                 # A transport that stops a batch at its fault (one request at a time)
                 # left the later rounds undecided: free the table first.
                 if isinstance(reply, dict):
                     finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
-            return [play_rounds(ctx, [rnd])[0] for rnd in rounds]
+            return [
+                Played(reply, {}, None, malformed)
+                if isinstance(reply, dict) and named is not None and reply.get("round") == named
+                else play_rounds(ctx, [rnd])[0]
+                for rnd, reply in zip(rounds, opened, strict=True)
+            ]
         return [Played(obj(opened[0]), {}, None, malformed)]
     played = []
     for rnd, reply in zip(rounds, opened, strict=True):

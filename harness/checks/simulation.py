@@ -201,8 +201,13 @@ def _simulated_round(
         if malformed is None:
             raise
         result = malformed.body
-    board = parse(result.get("board"), "board", number)
-    dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
+    if malformed is not None and cards is not None:  # the stacked cards settle the round,
+        # whatever of them the malformed result mis-states (docs/differential.md)
+        board = [*flop, *(parse([cards["turn"], cards["river"]], "stacked", number))]
+        dealer = two(parse(cards["dealer"], "stacked dealer", number))
+    else:
+        board = [*parse(result.get("board"), "board", number)]
+        dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
     if len(board) != 5 or tuple(board[:3]) != flop:
         raise CheckFailure(f"round {number}: board {result.get('board')} does not extend the flop")
     dealt = {  # as a stacked round's `cards`: what the report draws a failing round from

@@ -270,16 +270,20 @@ def _evident(
     wrongly, one of them at a rate its own hand does not give (a wager won at other
     odds, an AA Bonus settled otherwise), which no confusion of won, pushed and lost
     gives."""
+    # Seats owed the same rates (two flushes, each paid at even money) are one row's
+    # fault as well as a copy: only seats owed different rates tell them apart.
+    owed = {tuple(_rate(others[n][1][w]) for w in WAGERS) for n in wrong}
     if mode == "literal":  # beyond doubt when a seat shows stakes not its own, or two
         # seats owed different rates both show the source's (no one row explains both)
-        owed = {tuple(_rate(others[n][1][w]) for w in WAGERS) for n in wrong}
         return len(owed) >= 2 or any(
             _stake(others[n][0][w]) != _stake(others[n][1][w]) for n in wrong for w in WAGERS
         )
-    if mode == "returned":
-        return any(
+    if mode == "returned":  # a seat settled wrongly shows a return that is not nothing at
+        # a stake not the source's, and two seats owed different rates show it: one seat
+        # paid even money beside a push at twice its stake is a one-row fault as well
+        return len(owed) >= 2 and any(
             source[w] is not None and source[w][1] > 0 and _stake(own[w]) != _stake(source[w])
-            for got, own in others.values()
+            for got, own in (others[n] for n in wrong)
             for w in WAGERS
         )
     rate = any(
@@ -287,9 +291,6 @@ def _evident(
         for got, own in others.values()
         for w in WAGERS
     )
-    # Seats owed the same rates (two flushes, each paid at even money) are one row's
-    # fault as well as a copy: only seats owed different rates tell them apart.
-    owed = {tuple(_rate(others[n][1][w]) for w in WAGERS) for n in wrong}
     return len(others) >= 2 and len(wrong) >= 2 and rate and len(owed) >= 2
 
 
