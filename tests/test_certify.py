@@ -530,3 +530,39 @@ def test_item_selects_exactly_one_item_where_k_matches_more(tmp_path: Path) -> N
     assert by_k["vectors"]["passed"] == 2  # also aa-straight-flush-full-table
     assert by_item["vectors"]["passed"] == 1
     assert by_item["selection"]["expressions"] == {"--item": name}
+
+
+def test_a_harness_error_between_a_request_and_its_reply_desyncs_no_later_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An item's CPU deadline (harness/worker.py) may strike after a request is written
+    and before its reply is read. The item is the harness's error; the connection is
+    closed, so no later item reads that reply as its own and blames the game."""
+    import select
+
+    from harness import rng
+    from harness.worker import ItemDeadline
+
+    waiting = select.select
+    armed = [False]
+
+    def deadline_while_waiting(*args: Any) -> Any:
+        if armed[0]:  # the shuffle request written: strike while its reply is awaited
+            armed[0] = False
+            raise ItemDeadline("the item used more than 1800 s of the harness's CPU time")
+        return waiting(*args)
+
+    sampling = rng.sample_decks
+
+    def sample(*args: Any, **kwargs: Any) -> Any:
+        armed[0] = True
+        return sampling(*args, **kwargs)
+
+    monkeypatch.setattr("harness.adapters.subprocess.select.select", deadline_while_waiting)
+    monkeypatch.setattr("harness.rng.sample_decks", sample)
+    code, results = certify(
+        tmp_path, "--adapter", "python:tests.games:Seeded", "-k", "rng-battery or declared"
+    )
+    assert results["rng"]["status"] == "error" and "ItemDeadline" in results["rng"]["reason"]
+    assert results["failures"] == [], results["failures"]
+    assert code == 2 and results["verdict"] == "INCOMPLETE"
