@@ -17,6 +17,7 @@ It is the slow tier: building and installing take a minute.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -74,7 +75,14 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     out = tmp_path_factory.mktemp("dist")
     data = _data_files()  # taken first: the checkout may be edited meanwhile
     digests = tree_sha256(SPECS_DIR), tree_sha256(VECTORS_DIR)
-    built = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT])
+    # The sdist is staged in the checkout (casino_holdem_cert-*/, then removed): two
+    # pytest-xdist workers each running a test of this module would build at once and
+    # remove each other's staging folder, so builds take turns under a lock beside the
+    # workers' temporary folders.
+    lock = tmp_path_factory.getbasetemp().parent / "chcert-wheel-build.lock"
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        built = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT])
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
