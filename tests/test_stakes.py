@@ -23,8 +23,8 @@ from harness.adapters.base import check_body
 from harness.cards import parse_cards
 from harness.checks import REGISTRY, Context
 from harness.checks.registry import NotTested
-from harness.checks.replies import playable_table, returns_of
-from harness.checks.settlement import replay_vector
+from harness.checks.replies import Malformed, playable_table, returns_of
+from harness.checks.settlement import malformed_disagreements, replay_vector
 from harness.defaults import available_profiles
 from harness.differential.plan import LOW_END, _stake, plan_shard
 from harness.differential.plan import Stakes as PlanStakes
@@ -413,3 +413,20 @@ def test_the_rtp_simulation_settles_a_round_whose_board_is_malformed_from_its_st
     causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
     assert causes == {("s000-r8", "result-shape", "result not protocol v1")}
     assert outcome.share["rounds"] == 20  # the ten malformed rounds have no return
+
+
+def test_a_malformed_call_of_a_folded_seat_is_the_fold_s_not_the_call_s() -> None:
+    """A folded seat has no call to settle: a malformed amount on its call is money moved
+    on a fold (the decision table's fold row, s000-r5), not a call paid at other odds."""
+    cards = [tuple(parse_cards(text.split())) for text in ("As Kd", "7c 2h", "3c 4d")]
+    deal = Deal({1: cards[0], 2: cards[1]}, cards[2], tuple(parse_cards(["Ks", "9d", "5s"])),
+                *parse_cards(["8h", "2s"]))  # fmt: skip
+    plays = {1: SeatPlay(1, 100, 0, Action.CALL), 2: SeatPlay(2, 100, 0, Action.FOLD)}
+    want = settle(load_profile("standard"), deal, plays)
+    body: dict[str, Any] = {
+        "seats": [{"seat": 2, "wagers": {"call": {"stake": 0, "returned": "0.5"}}}]
+    }
+    (found,) = malformed_disagreements(want, Malformed("call", body, ((2, "call", "returned"),)))
+    assert (found.seat, found.kind) == (2, "fold") and not found.settled
+    called = Malformed("call", body, ((1, "call", "returned"),))
+    assert malformed_disagreements(want, called)[0].kind == "call-odds"

@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.cards import Card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested
+from harness.differential.attribution import WAGERS
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
 from harness.profiles import Profile
 from harness.table import MAX_AMOUNT, Returns, Table, payable
@@ -184,9 +185,6 @@ class Played:
     result: dict[str, Any]
     refused: tuple[str, ErrorReply] | None = None  # (op, error) of a refused request
     malformed: Malformed | None = None  # a result reply out of protocol, the channel in step
-
-
-WAGERS = ("ante", "call", "aa_bonus")
 
 
 def json_safe(value: Any) -> Any:

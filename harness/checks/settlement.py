@@ -105,16 +105,19 @@ def judge_answer(
 def malformed_disagreements(want: Settlement, malformed: Malformed) -> list[Disagreement]:
     """The disagreements of a malformed result (judge_answer)."""
     expected = {s.seat: expected_seat(s) for s in want.seats}
+    folded = {s.seat for s in want.seats if s.action is Action.FOLD}
     first = min(expected, default=1)
     reported = {obj(e).get("seat"): obj(e) for e in items(malformed.body.get("seats")) if obj(e)}
     found = []
     for seat, wager, field in malformed.amounts:
         value = obj(obj(reported.get(seat, {}).get("wagers")).get(wager)).get(field)
         why = "outside 0 .. 2^53 - 1" if isinstance(value, int) else "not an integer"
+        # A folded seat has no call to settle: money on it is the fold's row (row 7).
+        kind = "fold" if wager == "call" and seat in folded else MALFORMED_KINDS[wager, field]
         found.append(
             Disagreement(
                 seat if seat in expected else first,
-                MALFORMED_KINDS[wager, field],
+                kind,
                 f"{wager} {field} {why}",
                 expected.get(seat, {}),
                 actual_seat(reported.get(seat, {})),

@@ -542,15 +542,10 @@ def signing_time_problem(
     never verify with `cert`, or None: a verifier judges the certificate at the trusted
     timestamp's time, else now (`judgment_time`), so a stamp outside the certificate's
     validity, or a signing time outside it, is never signed (docs/signing.md)."""
-    for moment in signed_at:
-        problem = validity_problem(cert, moment, f"the signing time ({_utc(moment)})")
-        if problem is not None:
-            return problem
-    for moment in stamped_at:
-        problem = validity_problem(cert, moment, f"the time the authority stamped ({_utc(moment)})")
-        if problem is not None:
-            return problem
-    return None
+    moments = [(m, "the signing time") for m in signed_at]
+    moments += [(m, "the time the authority stamped") for m in stamped_at]
+    problems = (validity_problem(cert, m, f"{basis} ({_utc(m)})") for m, basis in moments)
+    return next((p for p in problems if p is not None), None)
 
 
 def check_signer(
