@@ -21,9 +21,20 @@ import pytest
 import yaml
 
 from harness.adapters import Adapter, open_adapter
+from harness.checks import MERGES
 from harness.errors import ChcertError, ErrorReply, ProtocolViolation
 from harness.gamemath import census_progress, main_game, profile_math
-from harness.model import Failure, FailureKind, ItemKind, Reason, ReasonCode, Record, Results
+from harness.model import (
+    Failure,
+    FailureKind,
+    Fault,
+    FoundBy,
+    ItemKind,
+    Reason,
+    ReasonCode,
+    Record,
+    Results,
+)
 from harness.outcomes import Status
 from harness.publication import published_figures
 from harness.report.words import reason_text
@@ -114,7 +125,7 @@ class Controller:
             self._stop(self._unreachable(exc))
         self.hello_fault = failure_entry(
             FailureKind.IMPLEMENTATION,
-            None,
+            Fault(clause=None, kind="protocol", detail=str(exc.kind), found_by=FoundBy.HELLO),
             "hello",
             f"hello does not conform to protocol v1: {exc.detail}",
             self.spec.command(None),  # hello comes first: the whole run shows it
@@ -196,24 +207,21 @@ class Controller:
         for finding in record.findings:
             same = known.get(finding.item)
             if same is not None:
-                same.evidence["count"] = same.evidence.get("count", 0) + finding.count
+                same.count += finding.count
                 continue
             derived = Record(
                 node=f"{record.node.rpartition('::')[0]}::{finding.item}",
                 clause=finding.clause,
-                kind=ItemKind.DIFFERENTIAL,  # an item no check planned: a cause found
+                kind=ItemKind.FINDING,  # an item no check planned: a cause found
                 name=finding.item.partition("/")[2],
                 status=Status.FAIL,
                 message=finding.message,
                 expected=finding.expected,
                 actual=finding.actual,
-                evidence={
-                    **finding.evidence,
-                    "kind": finding.kind,  # the fault's kind and detail, as the results'
-                    "detail": finding.detail,  # causes table shows them
-                    "count": finding.count,
-                    "found_by": record.item,
-                },
+                evidence=finding.evidence,
+                fault=finding.fault,
+                count=finding.count,
+                found_by=record.item,
                 reproduce=finding.reproduce or record.reproduce,
                 repro=finding.repro,
             )
@@ -276,6 +284,7 @@ class Controller:
                 run_command=spec.command(None),
                 math_command=shlex.join(["chcert", "math", "--profile", spec.profile_arg]),
                 minimums=spec.minimums,
+                merges=MERGES,
             )
         )
         self.results = results  # first: kept even should the file not be written

@@ -20,10 +20,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
+from harness.model import (
+    DifferentialSection,
+    EvidenceSection,
+    Results,
+    RngSection,
+    Sample,
+    SampleMinimums,
+    Simulation,
+)
 from harness.outcomes import Status
 
 DEFAULTS_SOURCE = "chcert's defaults"
@@ -32,14 +41,14 @@ DEFAULTS_SOURCE = "chcert's defaults"
 @dataclass(frozen=True)
 class SampledCheck:
     """A check whose verdict rests on a sample: what it counts, the option that sizes it,
-    and where results.json records it (the section `path`, its key `size`)."""
+    and where results.json records it (the `section`, its field `size`)."""
 
     name: str  # the minimum's key: Minimums' field, a plan's [minimums] key
     check: str  # the check's name in clause items (the differential runs as shards)
     what: str
     option: str
-    path: tuple[str, ...]
-    size: str
+    section: str  # the sampled section (`sections_of`)
+    size: str  # the section's field that counts the sample
 
 
 # The one table of sampled checks: evidence, the report's consistency check and
@@ -52,7 +61,7 @@ SAMPLED = (
         "rng-battery",
         "decks sampled for the RNG battery",
         "--rng-decks",
-        ("rng",),
+        "rng",
         "decks",
     ),
     SampledCheck(
@@ -60,7 +69,7 @@ SAMPLED = (
         "rtp-simulation",
         "rounds of the RTP simulation",
         "--rtp-rounds",
-        ("math", "simulation"),
+        "simulation",
         "rounds",
     ),
     SampledCheck(
@@ -68,30 +77,25 @@ SAMPLED = (
         "differential",
         "seat-hands of the differential check",
         "--differential",
-        ("differential",),
+        "differential",
         "seat_hands",
     ),
 )
 SIZED = {s.name: s for s in SAMPLED}
-JUDGED = frozenset({Status.PASS.value, Status.FAIL.value})  # a section that ran to a verdict
+JUDGED = frozenset({Status.PASS, Status.FAIL})  # a section that ran to a verdict
 
 
-@dataclass(frozen=True)
-class Minimums:
-    """The least sample of each sampled check a certificate accepts, and who said so."""
+Minimums = SampleMinimums  # the model's record: one type of it (harness/model.py)
 
-    rng_decks: int = DEFAULT_DECKS
-    rtp_rounds: int = DEFAULT_RTP_ROUNDS
-    differential: int = DEFAULT_DIFFERENTIAL
-    source: str = DEFAULTS_SOURCE
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Minimums:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+def defaults() -> Minimums:
+    """chcert's documented minimums (docs/verdict.md#evidence)."""
+    return Minimums(
+        rng_decks=DEFAULT_DECKS,
+        rtp_rounds=DEFAULT_RTP_ROUNDS,
+        differential=DEFAULT_DIFFERENTIAL,
+        source=DEFAULTS_SOURCE,
+    )
 
 
 def floors() -> dict[str, int]:
@@ -132,8 +136,7 @@ def resolve(
     laboratory's plan may lower them, never below what each check judges (`floors`).
     Raises ValueError naming the first minimum that breaks its rule.
     """
-    defaults = Minimums()
-    values = {key: getattr(defaults, key) for key in SIZED}
+    values = {key: getattr(defaults(), key) for key in SIZED}
     sources = [DEFAULTS_SOURCE]
     for stated, source, least, rule in (
         (profile_minimums, f"profile {profile_name}", dict(values), "a profile only raises them"),
@@ -155,60 +158,51 @@ def resolve(
     )
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One sample a certificate rests on: how large it was, and how large it had to be.
-
-    `judged` is False when its check did not run to a verdict (not tested, a harness
-    error): the check's clause is then open anyway, and its size proves nothing.
-    """
-
-    name: str
-    what: str
-    option: str
-    size: int
-    minimum: int
-    judged: bool
-
-    @property
-    def met(self) -> bool:
-        return not self.judged or self.size >= self.minimum
-
-    def shortfall(self) -> str | None:
-        """The reason the run cannot certify on this sample, or None."""
-        if self.met:
-            return None
-        return (
-            f"too little evidence: {self.size:,} {self.what}, the certificate's minimum "
-            f"is {self.minimum:,} ({self.option} {self.minimum})"
-        )
+def shortfall(sample: Sample) -> str | None:
+    """The reason the run cannot certify on this sample, or None."""
+    if sample.met:
+        return None
+    return (
+        f"too little evidence: {sample.size:,} {sample.what}, the certificate's minimum "
+        f"is {sample.minimum:,} ({sample.option} {sample.minimum})"
+    )
 
 
-def section_at(results: Mapping[str, Any], path: tuple[str, ...]) -> Mapping[str, Any] | None:
-    """The section of a results file at `path` (("math", "simulation")), or None."""
-    node: Any = results
-    for key in path:
-        node = node.get(key) if isinstance(node, Mapping) else None
-    return node if isinstance(node, Mapping) else None
+# The sections a sample is counted in, by name: a results file's (`sections_of`) or a
+# run's as it builds them.
+Sections = Mapping[str, "RngSection | Simulation | DifferentialSection | None"]
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def sections_of(
+    results: Results,
+) -> dict[str, RngSection | Simulation | DifferentialSection | None]:
+    """The sampled sections of a results file."""
+    return {
+        "rng": results.rng,
+        "simulation": results.math.simulation if results.math else None,
+        "differential": results.differential,
+    }
 
 
-def samples(results: Mapping[str, Any], minimums: Minimums) -> list[Sample]:
-    """The samples of a results file's sampled sections, each against its minimum."""
+def samples(sections: Sections, minimums: Minimums) -> list[Sample]:
+    """The samples of the sampled sections, each against its minimum. A sample whose
+    check did not run to a verdict (not tested, a harness error) is not judged: the
+    check's clause is then open anyway, and its size proves nothing."""
     found = []
     for sampled in SAMPLED:
-        section = section_at(results, sampled.path) or {}
+        section = sections.get(sampled.section)
+        size = getattr(section, sampled.size, 0) if section is not None else 0
+        judged = section is not None and section.status in JUDGED
+        minimum = getattr(minimums, sampled.name)
         found.append(
             Sample(
                 name=sampled.name,
                 what=sampled.what,
                 option=sampled.option,
-                size=_count(section.get(sampled.size)),
-                minimum=getattr(minimums, sampled.name),
-                judged=section.get("status") in JUDGED,
+                size=size,
+                minimum=minimum,
+                judged=judged,
+                met=not judged or size >= minimum,
             )
         )
     return found
@@ -220,13 +214,9 @@ def check_of(item: str) -> str:
     return re.sub(r"-\d+$", "", item.rpartition("/")[2])
 
 
-def section(found: list[Sample], minimums: Minimums) -> dict[str, Any]:
+def section(found: list[Sample], minimums: Minimums) -> EvidenceSection:
     """results.json's `evidence` (docs/results.md)."""
-    return {
-        "minimums": minimums.to_json(),
-        "samples": [{**asdict(s), "met": s.met} for s in found],
-        "met": all(s.met for s in found),
-    }
+    return EvidenceSection(minimums=minimums, samples=found, met=all(s.met for s in found))
 
 
 def shortfalls(found: list[Sample], checks: Iterable[str]) -> list[tuple[str, str]]:
@@ -236,7 +226,7 @@ def shortfalls(found: list[Sample], checks: Iterable[str]) -> list[tuple[str, st
     return [
         (s.name, reason)
         for s in found
-        if (reason := s.shortfall()) is not None and SIZED[s.name].check in named
+        if (reason := shortfall(s)) is not None and SIZED[s.name].check in named
     ]
 
 

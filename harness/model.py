@@ -13,14 +13,17 @@ whose reasons were sentences (kept as `ReasonCode.TEXT`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum, unique
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
 from harness.outcomes import SCHEMA_VERSION, Status, Verdict
+
+if TYPE_CHECKING:
+    from harness.profiles import Profile
 
 
 class Model(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,7 +72,8 @@ class ItemKind(StrEnum):
     VECTOR = "vector"  # a hand-worked or refusal vector replayed
     CHECK = "check"  # a registered check (a shard of one)
     CORPUS = "corpus"  # a clause's share of the generated corpus
-    DIFFERENTIAL = "differential"  # a cause an item attributed to the clause (decision table)
+    FINDING = "finding"  # a cause an item found and attributed to the clause (its fault)
+    DIFFERENTIAL = "differential"  # a finding, as files of schema 7 and earlier name it
     CLAIM = "claim"  # a figure the rules source claims
     MANUAL = "manual"  # the laboratory's review
 
@@ -112,6 +116,7 @@ class Finding(Model, frozen=True, kw_only=True):
     evidence: dict[str, Any] = {}
     reproduce: str = ""  # "" for the command of the item that found it
     repro: dict[str, Any] | None = None  # the round as a vector file, when replayable
+    fault: Fault | None = None  # its key, which the item that found it completes
 
 
 class Untested(Model, frozen=True, kw_only=True):
@@ -126,13 +131,13 @@ class Outcome(Model, frozen=True, kw_only=True):
 
     `evidence` is kept with its item; `findings` become items of their clauses;
     `untested` leaves the item not tested unless it failed; `share` is the item's part
-    of a results section (the check's `section`: rng, simulation, differential, corpus),
-    which that section's code merges (harness/results.py SECTIONS)."""
+    of a results section, which the merge registered with its check sums
+    (harness/checks/registry.py `section`)."""
 
     evidence: dict[str, Any] = {}
     findings: list[Finding] = []
     untested: Untested | None = None
-    share: Any = None
+    share: Share | None = None
 
 
 class Record(msgspec.Struct, kw_only=True):
@@ -154,8 +159,11 @@ class Record(msgspec.Struct, kw_only=True):
     repro: dict[str, Any] | None = None  # a failing randomized round, as a vector file
     repro_file: str = ""  # where the controller wrote `repro`, relative to the output folder
     findings: list[Finding] = []  # failures attributed to clauses: records of their own
+    fault: Fault | None = None  # a failure's cause (a finding's: the finding's)
+    count: int = 1  # a finding's: the rounds, vectors or seat-hands that showed it
+    found_by: str = ""  # a finding's: the item that found it
     section: str = ""  # the results section `share` belongs to (its check's)
-    share: Any = None
+    share: Share | None = None
 
     @property
     def item(self) -> str:
@@ -189,6 +197,14 @@ class ClauseKind(StrEnum):
     PUBLICATION = "publication"  # a figure claimed, judged against exact mathematics
 
 
+# A clause is never in error: a harness error leaves it not tested (docs/verdict.md).
+ClauseStatus = Annotated[
+    Status, msgspec.Meta(extra_json_schema={"enum": ["pass", "fail", "not_tested", "attested"]})
+]
+# A SHA-256, as results.json writes every digest.
+Sha256 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class ClauseRow(Model, frozen=True, kw_only=True):
     """A clause's row of the traceability matrix: pass only when every item passed."""
 
@@ -201,7 +217,7 @@ class ClauseRow(Model, frozen=True, kw_only=True):
     sources: list[str] = []
     interpretation: str | None = None
     varied: list[VariedField] = []  # what an approved variation changes of its statement
-    status: Status = Status.NOT_TESTED
+    status: ClauseStatus = Status.NOT_TESTED
     items: list[Item] = []
     vectors: int = 0
     checks: int = 0
@@ -230,25 +246,63 @@ class FailureKind(StrEnum):
     PUBLICATION = "publication"  # a figure claimed or published is refuted
 
 
-class Settled(Model, frozen=True, kw_only=True):
-    """A seat's hand and the fields of its settlement the game got otherwise."""
+@unique
+class FoundBy(StrEnum):
+    """Which source of evidence found a fault (docs/report.md, Failures by cause)."""
 
-    hand: str
-    fields: tuple[str, ...]
+    VECTOR = "vector"  # a hand-worked vector replayed
+    REFUSAL = "refusal"  # a refusal vector: a bad request the game must refuse
+    CHECK = "check"  # a registered check
+    CORPUS = "corpus"  # the generated corpus
+    DIFFERENTIAL = "differential"  # the differential's stacked seat-hands
+    SIMULATION = "simulation"  # the RTP simulation's rounds
+    HELLO = "hello"  # the game's hello
+    CAPABILITIES = "capabilities"  # the capabilities a profile requires
+    CLAIM = "claim"  # a figure the rules source claims
+    PUBLISHED = "published"  # a figure the game publishes
+    AUDIT = "audit"  # a production round log
 
 
-class Cause(Model, frozen=True, kw_only=True):
-    """What failures of one cause share (docs/report.md, Failures by cause).
+class Fault(Model, frozen=True, kw_only=True):
+    """A failure's cause as a key: the same on every failure of one cause, whichever
+    source found it, so failures are grouped and counted by it and never by their words.
 
-    A round settled otherwise is known by its hands and the fields that differ,
-    whichever item found it (vector, corpus, differential, simulation); any other
-    failure by the shape of its message, cards and numbers taken out.
-    """
+    `kind` is the decision table's (docs/differential.md: ante-odds, qualify, ...), a
+    protocol violation's (`protocol`, `detail` the violation), a refusal's (`refused`,
+    `detail` the error code), or the name of the check or figure that failed; `detail`
+    tells causes of one kind apart; `wager` and `field` are the first settlement wager
+    and the first other settlement field (action, hand) the game got otherwise."""
 
-    kind: FailureKind
     clause: str | None
-    settled: tuple[Settled, ...] = ()
-    shape: str = ""
+    kind: str
+    detail: str = ""
+    wager: str = ""
+    field: str = ""
+    found_by: FoundBy
+
+    def what(self) -> str:
+        """The cause in a few words: `ante-odds (ante flush)`."""
+        return f"{self.kind} ({self.detail})" if self.detail else self.kind
+
+    @property
+    def cause(self) -> tuple[str | None, str, str, str, str]:
+        """The fault whoever found it: the same wrong payment found by a vector, the
+        differential and the corpus is one cause (the report's groups)."""
+        return self.clause, self.kind, self.detail, self.wager, self.field
+
+
+def settlement_fault(
+    clause: str | None, kind: str, detail: str, found_by: FoundBy, expected: Any, actual: Any
+) -> Fault:
+    """A fault with the wager and field its round's settlements differ in, read from the
+    shapes failures record (`seat_money`)."""
+    want, got = seat_money(expected), seat_money(actual)
+    fields = [f for seat in sorted(set(want) & set(got)) for f in differing(want[seat], got[seat])]
+    wager = next((f for f in fields if f in WAGERS), "")
+    other = next((f for f in fields if f not in WAGERS), "")
+    return Fault(
+        clause=clause, kind=kind, detail=detail, wager=wager, field=other, found_by=found_by
+    )
 
 
 class Failure(Model, frozen=True, kw_only=True):
@@ -265,11 +319,18 @@ class Failure(Model, frozen=True, kw_only=True):
     evidence: dict[str, Any] = {}
     reproduce: str = ""
     repro: str | None = None  # the repro vector, relative to the folder of results.json
-    cause: Cause | None = None
+    fault: Fault | None = None
 
-    def key(self) -> Cause:
-        """The failure's cause: as recorded, else worked out as the run would have."""
-        return self.cause or cause_of(self)
+    def key(self) -> Fault:
+        """The failure's cause; a file from before faults were recorded (schema 7 and
+        earlier): each failure its own, by its item."""
+        if self.fault is not None:
+            return self.fault
+        return Fault(clause=self.clause, kind=self.item_kind, detail=self.item, found_by=_OLD)
+
+
+# A failure of a file that recorded no fault: found by its item, whatever that was.
+_OLD = FoundBy.CHECK
 
 
 # ---------------------------------------------------------------------------- figures
@@ -331,6 +392,12 @@ class RngStage(Model, frozen=True, kw_only=True, omit_defaults=True):
     tests: list[StatTest] = []
 
 
+# The battery's card x position table: 52 positions of 52 cards, each a count.
+DECK = msgspec.Meta(min_length=52, max_length=52)
+CardsByPosition = Annotated[list[Annotated[list[Annotated[int, msgspec.Meta(ge=0)]], DECK]], DECK]
+Probability = Annotated[float, msgspec.Meta(ge=0, le=1)]
+
+
 class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     """The deck battery (docs/results.md `rng`): stage 1's table, and `stage2`, the
     confirmation on a fresh sample; `passed` is the two stages' verdict. A file from
@@ -345,8 +412,8 @@ class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     correction: str = ""
     power: float | None = None
     passed: bool | None = None
-    position_counts: list[list[int]] = []
-    position_p_values: list[float] = []
+    position_counts: CardsByPosition = []
+    position_p_values: Annotated[list[Probability], DECK] = []
     tests: list[StatTest]
     dieharder: dict[str, Any] = {}
     stage1_passed: bool | None = None
@@ -402,7 +469,7 @@ class CorpusSection(Model, frozen=True, kw_only=True):
     failed: int = 0
     not_tested: int = 0
     stakes: dict[str, int] = {}  # vectors by how their stakes were fitted to the table
-    failing: list[Any] = []
+    failing: list[CorpusFailing] = []
     seconds: float = 0.0
 
 
@@ -428,6 +495,78 @@ class Simulation(Model, frozen=True, kw_only=True, omit_defaults=True):
     interval_judged: bool | None = None
     passed: bool | None = None
     method: str = ""
+
+
+# ---------------------------------------------------------------------------- shares
+# An item's part of a results section, as its check makes it and the merge registered
+# with that check sums (harness/checks/registry.py `section`). Tagged: a record carries
+# one across the wire from a worker, and its tag says which.
+
+
+class RngShare(Model, frozen=True, kw_only=True, tag="rng"):
+    """The deck battery's one item: its section whole."""
+
+    section: RngSection
+
+
+class SimulationShare(Model, frozen=True, kw_only=True, tag="simulation"):
+    """The RTP simulation's one item: its section whole."""
+
+    section: Simulation
+
+
+class DifferentialShare(Model, frozen=True, kw_only=True, tag="differential"):
+    """One shard of the differential: what it played and compared."""
+
+    budget: int
+    rounds: int
+    uniform_seat_hands: int
+    stratified_seat_hands: int
+    strata: dict[str, int]
+    disagreeing_seat_hands: int
+    seconds: float
+
+    @property
+    def seat_hands(self) -> int:
+        """The seat-hands compared."""
+        return self.uniform_seat_hands + self.stratified_seat_hands
+
+
+class CorpusFailing(Model, frozen=True, kw_only=True):
+    """A failing corpus vector, as the corpus section lists its first few."""
+
+    vector: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+    reproduce: str = ""
+
+
+class CorpusShare(Model, frozen=True, kw_only=True, tag="corpus"):
+    """One clause's share of the generated corpus."""
+
+    vectors: int
+    ran: int
+    failed: int
+    not_tested: int
+    stakes: dict[str, int] = {}
+    failing: list[CorpusFailing] = []
+    seconds: float = 0.0
+
+
+Share = RngShare | SimulationShare | DifferentialShare | CorpusShare
+
+
+@dataclass(frozen=True)
+class Shares:
+    """What the merge of one results section is given at the run's end: the records of
+    the items whose check makes it, the items planned, the causes those items found (as
+    records of their clauses), and the profile."""
+
+    records: list[Record]
+    planned: list[PlannedItem]
+    found: list[Record]
+    profile: Profile
 
 
 class AnteRow(Model, frozen=True, kw_only=True):
@@ -627,16 +766,16 @@ class Artifact(Model, frozen=True, kw_only=True):
     name: str
     path: str | None = None
     bytes: int
-    sha256: str
+    sha256: Sha256
 
 
 class Manifest(Model, frozen=True, kw_only=True, omit_defaults=True):
     """Who ran what, on which data and settings (docs/results.md)."""
 
     harness_version: str
-    profile_sha256: str
-    spec_sha256: str
-    vectors_sha256: str
+    profile_sha256: Sha256
+    spec_sha256: Sha256
+    vectors_sha256: Sha256
     started: str
     finished: str
     seed: int | None
@@ -794,24 +933,11 @@ _SCHEMA_1: dict[str, Callable[[Any], Any]] = {
 }
 
 
-_OLD_SELECTION = re.compile(r"selection (.*): (\d+ of \d+) items selected; .*")
-_OLD_UNTESTED = re.compile(r"\d+ clauses not tested: (.*)")
-
-
 def _reason(value: Any) -> Any:
-    """A sentence of schema 4 or earlier as a reason: coded where the report shows the
-    same elsewhere (the selection's box, the gaps' table), else kept as written."""
+    """A sentence of schema 4 or earlier as a reason of code TEXT, kept as written."""
     if not isinstance(value, str):
         return value
-    if found := _OLD_SELECTION.fullmatch(value):
-        code, subject, detail = ReasonCode.SELECTION, found[1], found[2]
-    elif found := _OLD_UNTESTED.fullmatch(value):
-        code, subject, detail = ReasonCode.CLAUSES_NOT_TESTED, found[1], ""
-    elif value.startswith("not tested: "):
-        code, subject, detail = ReasonCode.NOT_TESTED, "", value.removeprefix("not tested: ")
-    else:
-        code, subject, detail = ReasonCode.TEXT, "", value
-    return {"code": code.value, "subject": subject, "detail": detail}
+    return {"code": ReasonCode.TEXT.value, "subject": "", "detail": value}
 
 
 def _ways(row: Mapping[str, Any]) -> list[Any]:
@@ -828,9 +954,6 @@ def _list(value: Any) -> list[Any]:
 
 WAGERS = ("ante", "call", "aa_bonus")
 SETTLED = (*WAGERS, "action", "hand")  # the fields of a seat's settlement compared
-# What varies between failures of one cause: card codes, numbers, quoted values.
-# A quote touching a letter is an apostrophe ("the game's"), not a quoted value.
-_VARIABLE = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b|-?\d[\d,_.]*|(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")
 
 
 def seat_money(value: Any) -> dict[str, dict[str, Any]]:
@@ -852,20 +975,80 @@ def differing(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[st
     return [k for k in SETTLED if k in expected and k in actual and expected[k] != actual[k]]
 
 
-def cause_of(f: Failure) -> Cause:
-    """The cause of a failure: the hands of its round settled otherwise, each with the
-    fields that differ, or else its message's shape with cards and numbers taken out."""
-    expected, actual = seat_money(f.expected), seat_money(f.actual)
-    settled = {
-        (str(want.get("hand") or got.get("hand") or "a hand"), tuple(fields))
-        for seat in set(expected) | set(actual)
-        for want, got in [(expected.get(seat, {}), actual.get(seat, {}))]
-        if (fields := differing(want, got))
+# ---------------------------------------------------------------------------- schema
+
+
+def results_schema() -> dict[str, Any]:
+    """specs/schemas/results.schema.json, generated from this model: a file of this
+    version, as `Results.to_json` writes it. Every field of a record is written but those
+    of a record that omits its defaults (and a stub's missing sections); no key beyond
+    the model's. Earlier versions are read by the model (`Results.from_json`), not by
+    this schema."""
+    _, defs = msgspec.json.schema_components([Results], ref_template="#/$defs/{name}")
+    for name, component in defs.items():
+        kind = _STRUCTS.get(name)
+        if kind is None or component.get("type") != "object":
+            continue
+        info = msgspec.inspect.type_info(kind)
+        assert isinstance(info, msgspec.inspect.StructType)
+        config = kind.__struct_config__
+        written = [f.encode_name for f in info.fields if f.required or not config.omit_defaults]
+        if kind is Results:
+            written = [k for k in written if k not in _SECTIONS]
+        component["required"] = written
+        component["additionalProperties"] = False
+        if config.tag_field is not None:
+            component["required"] = [config.tag_field, *written]
+    results = defs.pop("Results")
+    results["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    # A stub (the runner stopped before the results were built) has no sections and no
+    # manifest; a built file has them all.
+    results["dependentRequired"] = {"manifest": sorted(_SECTIONS - {"manifest"})}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "results.schema.json",
+        **{k: v for k, v in results.items() if k != "title"},
+        "title": "results.json: the outcome of one `chcert certify` run (docs/results.md)",
+        "$defs": defs,
     }
-    if settled:
-        return Cause(
-            kind=f.kind,
-            clause=f.clause,
-            settled=tuple(Settled(hand=h, fields=fs) for h, fs in sorted(settled)),
-        )
-    return Cause(kind=f.kind, clause=f.clause, shape=_VARIABLE.sub("#", f.message[:500]))
+
+
+def _structs() -> dict[str, type[msgspec.Struct]]:
+    """The model's records by name, as the schema's `$defs` name them."""
+    found: dict[str, type[msgspec.Struct]] = {}
+    for value in list(globals().values()):
+        if isinstance(value, type) and issubclass(value, msgspec.Struct):
+            found[value.__name__] = value
+    return found
+
+
+_STRUCTS = _structs()
+
+
+def schema_text() -> str:
+    import json
+
+    return json.dumps(results_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write results.schema.json from the model (`--check`: exit 1 if it differs)."""
+    import sys
+
+    from harness.paths import SPECS_DIR
+
+    path = SPECS_DIR / "schemas" / "results.schema.json"
+    check = "--check" in (sys.argv[1:] if argv is None else argv)
+    wanted = schema_text()
+    if path.read_text(encoding="utf-8") == wanted:
+        return 0
+    if check:
+        print(f"{path} is out of date: python -m harness.model", file=sys.stderr)
+        return 1
+    path.write_text(wanted, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

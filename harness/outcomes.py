@@ -13,7 +13,7 @@ from enum import StrEnum, unique
 
 # The version of results.json this harness writes (specs/schemas/results.schema.json), in
 # this light module so that `chcert diff` knows it without the run's machinery.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 @unique

@@ -23,31 +23,31 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from harness import __version__, evidence
 from harness.atomic import write_bytes_atomic
-from harness.differential.plan import QUOTA, detectable_rate, feasible_strata
-from harness.evidence import Minimums
+from harness.evidence import Minimums, defaults
 from harness.model import (
     Attestation,
     Capabilities,
     ClauseKind,
     ClauseRow,
     CorpusSection,
-    DifferentialCause,
     DifferentialSection,
-    EvidenceSection,
     Failure,
     FailureKind,
+    Fault,
     Figure,
+    FoundBy,
     Gap,
     Item,
     ItemKind,
     Manifest,
     MathSection,
+    Model,
     OutOfScope,
     PlannedItem,
     ProfileInfo,
@@ -59,20 +59,23 @@ from harness.model import (
     Record,
     Results,
     RngSection,
+    Sample,
     Selection,
+    Shares,
     Simulation,
     Source,
-    Strata,
     TableSection,
     VariedField,
     VectorCounts,
-    cause_of,
 )
-from harness.outcomes import SCHEMA_VERSION, Status, clause_status, verdict_of, worse
+from harness.outcomes import SCHEMA_VERSION, Status, Verdict, clause_status
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile, Varied
 from harness.specs import Catalog, Clause, applicable, load_catalogs, varied
 from harness.table import stakes_kind, table_of
+from harness.verdict import decide
+
+S = TypeVar("S", bound=Model)
 
 
 def now() -> str:
@@ -93,133 +96,6 @@ def missing_capabilities(profile: Profile, implementation: dict[str, Any] | None
     declared = (implementation or {}).get("capabilities")
     have = set(declared) if isinstance(declared, list) else set()
     return [c for c in profile.required_capabilities if c not in have]
-
-
-NOT_RUN = "did not run: the game was unreachable, or no clause names it, or a selection"
-
-
-def _rng_section(facts: RunFacts, records: list[Record], planned: list[PlannedItem]) -> RngSection:
-    """The deck battery's table, from the rng-battery check's share (contract 3 `rng`)."""
-    r = records[0] if records else None
-    if r is None:
-        return RngSection(status=Status.NOT_TESTED, reason=NOT_RUN, decks=0, tests=[])
-    if isinstance(r.share, dict):
-        status = Status.PASS if r.share.get("passed") else Status.FAIL
-        return msgspec.convert({**r.share, "status": status}, RngSection)
-    return RngSection(status=r.status, reason=r.message, decks=0, tests=[])
-
-
-def _simulation_section(
-    facts: RunFacts, records: list[Record], planned: list[PlannedItem]
-) -> Simulation:
-    """The RTP simulation's rounds, from its check's share (contract 3 `math.simulation`)."""
-    r = records[0] if records else None
-    if r is None:
-        return Simulation(status=Status.NOT_TESTED, reason=NOT_RUN)
-    if isinstance(r.share, dict):
-        return msgspec.convert({**r.share, "status": r.status}, Simulation)
-    return Simulation(status=r.status, reason=r.message)
-
-
-def _corpus_section(
-    facts: RunFacts, records: list[Record], planned: list[PlannedItem]
-) -> CorpusSection:
-    """The generated corpus's items summed (contract 3 `corpus`, docs/corpus.md)."""
-    found = [r.share for r in records if isinstance(r.share, dict)]
-    statuses = [r.status for r in records] + [Status.NOT_TESTED] * (len(planned) - len(records))
-    failed = sum(f["failed"] for f in found)  # failures attributed to other clauses count too
-    status = Status.FAIL if failed else clause_status(statuses)
-    return CorpusSection(
-        status=status,
-        items=len(planned),
-        vectors=sum(f["vectors"] for f in found),
-        ran=sum(f["ran"] for f in found),
-        failed=failed,
-        not_tested=sum(f["not_tested"] for f in found),
-        stakes=_summed(f.get("stakes", {}) for f in found),
-        failing=[v for f in found for v in f["failing"]],
-        seconds=sum(f["seconds"] for f in found),
-    )
-
-
-def _summed(counts: Any) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for one in counts:
-        for key, n in one.items():
-            total[key] = total.get(key, 0) + n
-    return total
-
-
-def _differential_section(
-    facts: RunFacts, shards: list[Record], planned: list[PlannedItem]
-) -> DifferentialSection:
-    """The differential's shards summed (contract 3 `differential`, docs/differential.md)."""
-    found = [r.share for r in shards if isinstance(r.share, dict)]
-    counts = dict.fromkeys(feasible_strata(facts.profile), 0)
-    for shard in found:
-        for key, n in shard["strata"].items():
-            counts[key] = counts.get(key, 0) + n
-    uniform = sum(f["uniform_seat_hands"] for f in found)
-    seconds = sum(f["seconds"] for f in found)
-    seat_hands = sum(f["seat_hands"] for f in found)
-    shard_items = {r.item for r in shards}  # the corpus's and the vectors' causes are not its
-    causes = [
-        DifferentialCause(
-            clause=r.clause,
-            kind=r.evidence.get("kind", ""),
-            detail=r.evidence.get("detail", ""),
-            count=r.evidence.get("count", 1),
-            item=r.item,
-        )
-        for r in facts.records
-        if r.kind is ItemKind.DIFFERENTIAL and r.evidence.get("found_by") in shard_items
-    ]
-    short = {k: n for k, n in counts.items() if n < QUOTA}
-    if not planned:
-        status, reason = Status.NOT_TESTED, "no clause of the profile names the differential check"
-    elif len(found) < len(planned):
-        # A shard that stopped (a protocol fault, a harness error), was not tested or was
-        # not run: the section says so in the first such shard's own words.
-        stopped = [r for r in shards if not isinstance(r.share, dict)]
-        missing = [p.name for p in planned if p.name not in shard_items]
-        stops = {r.status for r in stopped}
-        status = next((x for x in (Status.FAIL, Status.ERROR) if x in stops), Status.NOT_TESTED)
-        reason = min(
-            (f"{r.item}: {r.message}" for r in stopped if r.message),
-            default=f"shards not run: {', '.join(missing)}",
-        )
-    else:
-        status = Status.FAIL if causes else Status.PASS
-        reason = ""
-    return DifferentialSection(
-        status=status,
-        reason=reason,
-        budget=found[0]["budget"] if found else 0,
-        shards_run=len(found),
-        shards=len(planned),
-        seat_hands=seat_hands,
-        uniform_seat_hands=uniform,
-        stratified_seat_hands=sum(f["stratified_seat_hands"] for f in found),
-        rounds=sum(f["rounds"] for f in found),
-        strata=Strata(
-            quota=QUOTA, total=len(counts), met=len(counts) - len(short), short=short, counts=counts
-        ),
-        disagreeing_seat_hands=sum(f["disagreeing_seat_hands"] for f in found),
-        causes=causes,
-        detectable_fault_rate=detectable_rate(uniform),
-        seconds=seconds,
-        seat_hands_per_second=seat_hands / seconds if seconds else 0.0,
-    )
-
-
-# Each results section, made from the shares of the items whose check names it (the
-# check's `section`, harness/checks/registry.py; a clause's corpus share is "corpus").
-SECTIONS: dict[str, Callable[[RunFacts, list[Record], list[PlannedItem]], Any]] = {
-    "rng": _rng_section,
-    "simulation": _simulation_section,
-    "differential": _differential_section,
-    "corpus": _corpus_section,
-}
 
 
 @dataclass
@@ -245,14 +121,16 @@ class RunFacts:
     run_plan: dict[str, Any] = field(default_factory=dict)
     math_command: str = ""  # the command that reproduces the profile's mathematics
     run_command: str = ""  # the command that runs the whole certification again
-    minimums: Minimums = field(default_factory=Minimums)  # the samples a certificate needs
+    minimums: Minimums = field(default_factory=defaults)  # the samples a certificate needs
+    # Each results section's merge, by its name (harness/checks/registry.py `section`).
+    merges: Mapping[str, Callable[[Shares], Model]] = field(default_factory=dict)
 
 
 def clause_items(
     clause: Clause,
     facts: RunFacts,
     by_name: dict[str, Record],
-    samples: list[evidence.Sample] | None = None,
+    samples: list[Sample] | None = None,
 ) -> list[Item]:
     """What verifies a clause under the profile, and whether each ran: vectors and checks
     (planned before the run), the claimed figure, the laboratory's manual review. A check
@@ -290,7 +168,7 @@ def clause_items(
 
 
 def _outcome(
-    planned: PlannedItem, facts: RunFacts, record: Record | None, samples: list[evidence.Sample]
+    planned: PlannedItem, facts: RunFacts, record: Record | None, samples: list[Sample]
 ) -> dict[str, Any]:
     """A planned item's status, message and needs: as its record says, unless it passed
     on too small a sample, or did not run (left out by a selection, or never reached)."""
@@ -300,7 +178,7 @@ def _outcome(
         else None
     )
     if short is not None:
-        message, needs = short.shortfall() or "", f"{short.option} {short.minimum}"
+        message, needs = evidence.shortfall(short) or "", f"{short.option} {short.minimum}"
         return {"status": Status.NOT_TESTED, "message": message, "needs": needs}
     if record is not None:
         return {"status": record.status, "message": record.message, "needs": record.needs}
@@ -399,43 +277,37 @@ def clause_row(
     )
 
 
-def _caused(failure: Failure) -> Failure:
-    """A failure with its cause recorded, for the report's groups and `chcert diff`."""
-    return msgspec.structs.replace(failure, cause=cause_of(failure))
-
-
 def _record_failure(r: Record) -> Failure:
-    return _caused(
-        Failure(
-            kind=FailureKind.IMPLEMENTATION,
-            clause=r.clause,
-            item=r.item,
-            item_kind=r.kind,
-            node=r.node,
-            expected=r.expected,
-            actual=r.actual,
-            message=r.message,
-            evidence=r.evidence,
-            reproduce=r.reproduce,
-            repro=r.repro_file or None,
-        )
+    return Failure(
+        kind=FailureKind.IMPLEMENTATION,
+        clause=r.clause,
+        item=r.item,
+        item_kind=r.kind,
+        node=r.node,
+        expected=r.expected,
+        actual=r.actual,
+        message=r.message,
+        evidence=r.evidence,
+        reproduce=r.reproduce,
+        repro=r.repro_file or None,
+        fault=r.fault or Fault(clause=r.clause, kind=r.name, found_by=FoundBy.CHECK),
     )
 
 
 def failure_entry(
-    kind: FailureKind, clause: str | None, item: str, message: str, reproduce: str, **more: Any
+    kind: FailureKind, fault: Fault, item: str, message: str, reproduce: str, **more: Any
 ) -> Failure:
     """A failure no item's record makes (hello, a capability, a figure)."""
-    failure = Failure(
+    return Failure(
         kind=kind,
-        clause=clause,
+        clause=fault.clause,
         item=item,
         item_kind=more.pop("item_kind", item),  # hello, required-capabilities: as named
         message=message,
         reproduce=reproduce,
+        fault=fault,
         **more,
     )
-    return _caused(failure)
 
 
 def _publication_failures(facts: RunFacts, rows: list[ClauseRow]) -> list[Failure]:
@@ -482,9 +354,10 @@ def _refuted(
 ) -> Failure:
     """The failure of a refuted figure (`kind` claim or published), with the nearest
     reading as evidence."""
+    found_by = FoundBy.CLAIM if kind == "claim" else FoundBy.PUBLISHED
     return failure_entry(
         FailureKind.PUBLICATION,
-        clause,
+        Fault(clause=clause, kind=kind, detail=str(figure["figure"]), found_by=found_by),
         f"{kind}:{figure['figure']}",
         f"{said}: {_claim_message(figure)}",
         reproduce,
@@ -538,6 +411,16 @@ def _selection(facts: RunFacts) -> Selection | None:
     )
 
 
+def _items_of(facts: RunFacts, section: str) -> set[str]:
+    return {p.name for p in facts.planned if p.section == section}
+
+
+def _made(made: Mapping[str, Model], name: str, kind: type[S]) -> S | None:
+    """Section `name` as its merge made it, if one did."""
+    section = made.get(name)
+    return section if isinstance(section, kind) else None
+
+
 def build_results(facts: RunFacts) -> Results:
     """Assemble results.json from what the run knows at its end (contract 3)."""
     profile = facts.profile
@@ -547,20 +430,26 @@ def build_results(facts: RunFacts) -> Results:
     attested = {a["clause"]: a for a in facts.attestations}
     made = {
         name: merge(
-            facts,
-            [r for r in facts.records if r.section == name],
-            [p for p in facts.planned if p.section == name],
+            Shares(
+                records=[r for r in facts.records if r.section == name],
+                planned=[p for p in facts.planned if p.section == name],
+                found=[r for r in facts.records if r.found_by in _items_of(facts, name)],
+                profile=profile,
+            )
         )
-        for name, merge in SECTIONS.items()
+        for name, merge in facts.merges.items()
     }
-    rng, differential, corpus = made["rng"], made["differential"], made["corpus"]
-    simulation = msgspec.to_builtins(made["simulation"])
-    math = msgspec.convert({**facts.math, "simulation": simulation}, MathSection)
-    samples = evidence.samples(
-        {"rng": msgspec.to_builtins(rng), "differential": msgspec.to_builtins(differential)}
-        | {"math": msgspec.to_builtins(math)},
-        facts.minimums,
+    rng = _made(made, "rng", RngSection)
+    differential = _made(made, "differential", DifferentialSection)
+    corpus = _made(made, "corpus", CorpusSection) or CorpusSection()
+    simulation = _made(made, "simulation", Simulation) or Simulation(
+        status=Status.NOT_TESTED, reason="no check made the RTP simulation"
     )
+    math = msgspec.convert(
+        {**facts.math, "simulation": msgspec.to_builtins(simulation)}, MathSection
+    )
+    sampled = {"rng": rng, "simulation": simulation, "differential": differential}
+    samples = evidence.samples(sampled, facts.minimums)
     rows = [
         clause_row(
             c, clause_items(c, facts, by_name, samples), attested.get(c.id), varied(c, profile)
@@ -579,7 +468,12 @@ def build_results(facts: RunFacts) -> Results:
             0,
             failure_entry(
                 FailureKind.IMPLEMENTATION,
-                None,
+                Fault(
+                    clause=None,
+                    kind="missing-capability",
+                    detail=", ".join(missing),
+                    found_by=FoundBy.CAPABILITIES,
+                ),
                 "required-capabilities",
                 f"profile {profile.name} requires capabilities {', '.join(missing)}",
                 facts.run_command,
@@ -621,15 +515,6 @@ def build_results(facts: RunFacts) -> Results:
         Reason(code=ReasonCode.SHORT_SAMPLE, subject=name, detail=text)
         for name, text in evidence.shortfalls(samples, open_checks)
     ]
-    implementation_verdict = verdict_of(
-        failed=any(r.status is Status.FAIL for r in implementation_rows)
-        # Every failing record is in failures[]: none may leave the verdict a PASS,
-        # whether or not its item was planned.
-        or any(r.status is Status.FAIL for r in facts.records)
-        or bool(missing)
-        or facts.hello_fault is not None,
-        gaps=bool(reasons),
-    )
     publication_reasons = []
     if facts.math.get("status") == Status.ERROR:
         publication_reasons.append(
@@ -649,19 +534,10 @@ def build_results(facts: RunFacts) -> Results:
         )
     if facts.implementation is None:
         publication_reasons.append(Reason(code=ReasonCode.NO_HELLO))
-    publication_verdict = verdict_of(
-        failed=any(r.status is Status.FAIL for r in publication_rows)
-        or any(c["status"] == Status.FAIL for c in unstated)
-        or any(f["status"] == Status.FAIL for f in facts.published),
-        gaps=bool(publication_reasons),
-    )
-    verdict = worse(implementation_verdict, publication_verdict)
     figures = msgspec.convert(facts.published, list[Figure])
-    return Results(
+    results = Results(
         schema_version=SCHEMA_VERSION,
-        verdict=verdict,
-        implementation_verdict=implementation_verdict,
-        publication_verdict=publication_verdict,
+        verdict=Verdict.INCOMPLETE,  # decided below, from these records
         incomplete_reasons=reasons + publication_reasons,
         gaps=[
             Gap(clause=r.id, title=r.title, kind=r.kind, why=r.notes, to_close=r.to_close)
@@ -703,9 +579,7 @@ def build_results(facts: RunFacts) -> Results:
             missing_required=missing,
         ),
         failures=failures,
-        publication=Publication(
-            verdict=publication_verdict, claimed_by_source=math.claims, published_by_game=figures
-        ),
+        publication=Publication(claimed_by_source=math.claims, published_by_game=figures),
         protocol=Protocol(
             checks=[
                 ProtocolCheck(name=r.name, clause=r.clause, status=r.status, message=r.message)
@@ -717,7 +591,7 @@ def build_results(facts: RunFacts) -> Results:
         corpus=corpus,
         differential=differential,
         math=math,
-        evidence=msgspec.convert(evidence.section(samples, facts.minimums), EvidenceSection),
+        evidence=evidence.section(samples, facts.minimums),
         out_of_scope=[
             OutOfScope(catalog=cat.name, source=cat.source_file, ref=ref, reason=reason)
             for cat in facts.catalogs
@@ -732,6 +606,16 @@ def build_results(facts: RunFacts) -> Results:
             finished=now(),
             seed=facts.seed,
             run_plan=facts.run_plan,
+        ),
+    )
+    decided = decide(results)
+    return msgspec.structs.replace(
+        results,
+        verdict=decided.verdict,
+        implementation_verdict=decided.implementation,
+        publication_verdict=decided.publication,
+        publication=msgspec.structs.replace(
+            results.publication or Publication(), verdict=decided.publication
         ),
     )
 
@@ -764,8 +648,8 @@ def table_section(
     config = (facts.implementation or {}).get("config")
     table = table_of(config)
     played = [r.evidence.get("stakes") for r in vector_records]
-    vectors = Counter(stakes_kind(how).value for how in played if isinstance(how, str))
-    stakes = _summed([vectors, corpus.stakes])
+    stakes = Counter(stakes_kind(how).value for how in played if isinstance(how, str))
+    stakes.update(corpus.stakes)
     required = facts.profile.required_limits
     return TableSection(
         ante=list(table.ante) if table else None,

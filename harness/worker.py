@@ -21,6 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
+import msgspec
 import pytest
 
 from harness.adapters import Adapter, open_adapter
@@ -33,9 +34,9 @@ from harness.checks import (
     replay_refusal,
     replay_vector,
 )
-from harness.checks.registry import refused_elsewhere
+from harness.checks.registry import Check, refused_elsewhere
 from harness.errors import ErrorReply, GameFault, HarnessFault, ProtocolViolation
-from harness.model import ItemKind, Outcome, Record
+from harness.model import Fault, Finding, FoundBy, ItemKind, Outcome, Record, settlement_fault
 from harness.outcomes import Status
 from harness.refusals import RefusalVector
 from harness.rng import preload_scipy
@@ -216,7 +217,8 @@ class Worker:
             context = self.context()
             with cpu_deadline(item_cpu_seconds(self.spec.settings.values)):
                 outcome = item.execute(context)
-            record.findings, record.share = outcome.findings, outcome.share
+            record.findings = [item.completed(f) for f in outcome.findings]
+            record.share = outcome.share
             record.evidence.update(outcome.evidence)
             elsewhere = sorted({f.clause for f in record.findings} - {item.clause})
             if elsewhere:
@@ -225,6 +227,7 @@ class Worker:
             if own:  # each cause is an item of its own, with its message (the controller)
                 record.status = Status.FAIL
                 record.message = f"{len(own)} cause(s) of this clause's failures found"
+                record.fault = item.fault((item.fault_kind, ""))
             if outcome.untested and record.status is Status.PASS:  # a part could not run
                 record.status = Status.NOT_TESTED
                 record.message, record.needs = outcome.untested.reason, outcome.untested.needs
@@ -235,15 +238,20 @@ class Worker:
             record.expected, record.actual, record.evidence = exc.expected, exc.actual, exc.evidence
             record.protocol_fault = exc.violation is not None
             record.repro, record.share = exc.repro, exc.share
-            record.findings = exc.findings
+            record.findings = [item.completed(f) for f in exc.findings]
+            cause = ("protocol", str(exc.violation)) if exc.violation else exc.cause
+            record.fault = item.fault(cause or (item.fault_kind, ""), exc.expected, exc.actual)
         except ProtocolViolation as exc:  # e.g. the hello of a fresh worker connection
             record.status, record.message = Status.FAIL, f"protocol violation: {exc}"
             record.evidence, record.protocol_fault = exc.evidence, True
+            record.fault = item.fault(("protocol", str(exc.kind)))
         except ErrorReply as exc:  # a refusal no check expected: of a valid request
             record.status, record.message = Status.FAIL, f"refused a valid request: {exc}"
             record.actual = {"error": {"code": exc.code, "message": exc.message}}
+            record.fault = item.fault(("refused", exc.code))
         except GameFault as exc:  # any other fault of the game's
             record.status, record.message = Status.FAIL, str(exc)
+            record.fault = item.fault((item.fault_kind, ""))
         except Exception as exc:  # the harness's fault (HarnessFault), or a bug of its own
             record.status = Status.ERROR
             record.message = (
@@ -280,6 +288,31 @@ class ChcertItem(pytest.Item):
     kind: ItemKind
     target: str
     section = ""  # the results section the item's outcome has a share of
+    found_by = FoundBy.VECTOR  # the source the faults it finds name
+
+    @property
+    def fault_kind(self) -> str:
+        """The kind of a failure of the item whose check names none (harness/model.py
+        Fault): the item's own."""
+        return self.found_by.value
+
+    def fault(self, cause: tuple[str, str], expected: Any = None, actual: Any = None) -> Fault:
+        """The key of the item's own failure."""
+        kind, detail = cause
+        return settlement_fault(self.clause, kind, detail, self.found_by, expected, actual)
+
+    def completed(self, finding: Finding) -> Finding:
+        """A finding with its key: the decision table's kind and detail, found by this
+        item's source."""
+        fault = settlement_fault(
+            finding.clause,
+            finding.kind,
+            finding.detail,
+            self.found_by,
+            finding.expected,
+            finding.actual,
+        )
+        return msgspec.structs.replace(finding, fault=fault)
 
     def take(self, planned: Planned, spec: RunSpec) -> None:
         self.clause = planned.item.clause
@@ -363,6 +396,7 @@ class RefusalItem(ChcertItem):
     """One bad request the game must refuse, and stay whole (docs/refusals.md)."""
 
     kind = ItemKind.VECTOR
+    found_by = FoundBy.REFUSAL
 
     def execute(self, ctx: Context) -> Outcome:
         assert isinstance(self.payload, RefusalVector)
@@ -379,6 +413,17 @@ class RefusalItem(ChcertItem):
 class CheckItem(ChcertItem):
     kind = ItemKind.CHECK
 
+    check: Check
+
+    def take(self, planned: Planned, spec: RunSpec) -> None:
+        super().take(planned, spec)
+        self.check = REGISTRY.target(self.target)[0]
+        self.found_by = self.check.found_by
+
+    @property
+    def fault_kind(self) -> str:
+        return self.check.name
+
     def execute(self, ctx: Context) -> Outcome:
         entry, shard = REGISTRY.target(self.target)
         return REGISTRY.run(entry.name, dataclasses.replace(ctx, shard=shard, clause=self.clause))
@@ -388,6 +433,7 @@ class CorpusItem(ChcertItem):
     """One clause's share of the generated corpus, replayed pipelined (docs/corpus.md)."""
 
     kind = ItemKind.CORPUS
+    found_by = FoundBy.CORPUS
 
     def execute(self, ctx: Context) -> Outcome:
         assert isinstance(self.payload, tuple)

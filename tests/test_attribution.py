@@ -68,7 +68,7 @@ def test_a_vector_fails_only_the_clause_it_breaks(
     causes = [f for f in results["failures"] if "/vectors:" in f["item"]]
     assert causes and all(f["clause"] == "s000-r9" for f in causes)
     for cause in causes:  # a worked example: the vector, its round, a command replaying it
-        assert cause["evidence"]["kind"] == "dealer-qualification"
+        assert cause["fault"]["kind"] == "dealer-qualification"
         assert cause["evidence"]["vector"] and cause["evidence"]["cards"]
         assert "--item s000-" in cause["reproduce"]
 

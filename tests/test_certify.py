@@ -283,6 +283,7 @@ def test_missing_capabilities_are_not_tested_never_passed(tmp_path: Path) -> Non
     assert all(a["applied"] for a in results["attestations"])
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_an_attestation_never_covers_a_failure(tmp_path: Path) -> None:
     attest = tmp_path / "attest.yaml"
     attest.write_text(
@@ -316,6 +317,7 @@ def test_a_bad_attestation_file_is_a_usage_error_naming_its_line(
     assert "not a clause of the profile" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_one_seat_leaves_multi_seat_clauses_not_tested(tmp_path: Path) -> None:
     code, results = certify(tmp_path, "--adapter", "python:tests.games:OneSeat", "--all")
     rows = {c["id"]: c for c in results["clauses"]}

@@ -58,18 +58,22 @@ def elsewhere(tmp_path: Path) -> Iterator[Path]:
 # ------------------------------------------------------------------ the policy
 
 
+def _minimums(decks: int, rounds: int, seat_hands: int, source: str) -> Minimums:
+    return Minimums(rng_decks=decks, rtp_rounds=rounds, differential=seat_hands, source=source)
+
+
 def test_the_default_minimums_are_the_documented_defaults() -> None:
-    assert Minimums() == Minimums(20_000, 1_000, 50_000, "chcert's defaults")
-    assert evidence.resolve("standard", None, None) == Minimums()
+    assert evidence.defaults() == _minimums(20_000, 1_000, 50_000, "chcert's defaults")
+    assert evidence.resolve("standard", None, None) == evidence.defaults()
 
 
 def test_the_laboratorys_plan_overrides_the_profile_which_overrides_the_defaults() -> None:
     profile = {"rtp_rounds": 5_000, "differential": 100_000}
     raised = evidence.resolve("p", profile, None)
-    assert raised == Minimums(20_000, 5_000, 100_000, "profile p over chcert's defaults")
+    assert raised == _minimums(20_000, 5_000, 100_000, "profile p over chcert's defaults")
     both = evidence.resolve("p", profile, {"rtp_rounds": 300}, "run plan lab.toml")
     source = "run plan lab.toml over profile p over chcert's defaults"
-    assert both == Minimums(20_000, 300, 100_000, source)
+    assert both == _minimums(20_000, 300, 100_000, source)
 
 
 @pytest.mark.parametrize(
@@ -94,15 +98,16 @@ def test_a_profile_only_raises_the_minimums() -> None:
 
 
 def _sections(decks: int, rounds: int, seat_hands: int, status: str = "pass") -> dict[str, Any]:
-    return {
-        "rng": {"status": status, "decks": decks},
-        "math": {"simulation": {"status": status, "rounds": rounds}},
-        "differential": {"status": status, "seat_hands": seat_hands},
-    }
+    """The sampled sections of a run, as a results file holds them, read by the model."""
+    data = json.loads(SAMPLE.read_text())
+    data["rng"] |= {"status": status, "decks": decks}
+    data["math"]["simulation"] |= {"status": status, "rounds": rounds}
+    data["differential"] |= {"status": status, "seat_hands": seat_hands}
+    return evidence.sections_of(Results.from_json(data))
 
 
 def test_a_sample_below_its_minimum_is_a_shortfall_only_where_judged() -> None:
-    found = evidence.samples(_sections(2_949, 2, 4), Minimums())
+    found = evidence.samples(_sections(2_949, 2, 4), evidence.defaults())
     assert [s.met for s in found] == [False, False, False]
     assert evidence.shortfalls(found, ["rtp-simulation", "differential-3"]) == [
         (
@@ -116,7 +121,7 @@ def test_a_sample_below_its_minimum_is_a_shortfall_only_where_judged() -> None:
             "minimum is 50,000 (--differential 50000)",
         ),
     ]
-    not_run = evidence.samples(_sections(0, 0, 0, status="not_tested"), Minimums())
+    not_run = evidence.samples(_sections(0, 0, 0, status="not_tested"), evidence.defaults())
     assert all(s.met and not s.judged for s in not_run)
     assert evidence.short_sample("differential-2", found) == found[2]
     assert evidence.short_sample("rng-battery", found) == found[0]
@@ -124,10 +129,20 @@ def test_a_sample_below_its_minimum_is_a_shortfall_only_where_judged() -> None:
 
 
 def test_the_section_records_every_sample() -> None:
-    found = [Sample("rng_decks", "decks", "--rng-decks", 20_000, 20_000, True)]
-    section = evidence.section(found, Minimums())
-    assert section["met"] is True and section["samples"][0]["met"] is True
-    assert section["minimums"]["source"] == "chcert's defaults"
+    found = [
+        Sample(
+            name="rng_decks",
+            what="decks",
+            option="--rng-decks",
+            size=20_000,
+            minimum=20_000,
+            judged=True,
+            met=True,
+        )
+    ]
+    section = evidence.section(found, evidence.defaults())
+    assert section.met is True and section.samples[0].met is True
+    assert section.minimums.source == "chcert's defaults"
 
 
 # ------------------------------------------------------------------ whole runs
@@ -349,7 +364,7 @@ def _forged(edit: str) -> dict[str, Any]:
     elif edit == "too little evidence":
         doc["schema_version"] = 4
         doc["evidence"] = {
-            "minimums": Minimums().to_json(),
+            "minimums": msgspec.to_builtins(evidence.defaults()),
             "samples": [],
             "met": True,
         }
@@ -380,13 +395,13 @@ def _forged(edit: str) -> dict[str, Any]:
         doc["math"]["simulation"]["rounds"] = 2
     elif edit == "lowered minimums called the defaults":
         doc["schema_version"] = 4
-        lowered = {**Minimums().to_json(), "rtp_rounds": 2}
+        lowered = {**msgspec.to_builtins(evidence.defaults()), "rtp_rounds": 2}
         doc["evidence"] = {"minimums": lowered, "samples": [], "met": True}
         doc["math"]["simulation"]["rounds"] = 2
     elif edit == "lowered minimums said to be a profile's":
         doc["schema_version"] = 4
         source = "profile standard over chcert's defaults"
-        lowered = {**Minimums().to_json(), "rtp_rounds": 2, "source": source}
+        lowered = {**msgspec.to_builtins(evidence.defaults()), "rtp_rounds": 2, "source": source}
         doc["evidence"] = {"minimums": lowered, "samples": [], "met": True}
         doc["math"]["simulation"]["rounds"] = 2
     elif edit == "a sample it says fell short":
@@ -401,14 +416,21 @@ def _forged(edit: str) -> dict[str, Any]:
             "met": False,
         }
         doc["evidence"] = {
-            "minimums": {**Minimums().to_json(), "rtp_rounds": 2, "source": "run plan x"},
+            "minimums": {
+                **msgspec.to_builtins(evidence.defaults()),
+                "rtp_rounds": 2,
+                "source": "run plan x",
+            },
             "samples": [short],
             "met": False,
         }
         doc["math"]["simulation"]["rounds"] = 2
     elif edit == "minimums below the floors":
         doc["schema_version"] = 4
-        doc["evidence"] = {"minimums": {**Minimums().to_json(), "rng_decks": 5}, "samples": []}
+        doc["evidence"] = {
+            "minimums": {**msgspec.to_builtins(evidence.defaults()), "rng_decks": 5},
+            "samples": [],
+        }
     return doc
 
 

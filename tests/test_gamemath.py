@@ -317,7 +317,8 @@ def test_simulation_fails_a_broken_game(tmp_path: Path, game: str, clause: str, 
     failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}  # type: ignore[attr-defined]
     assert failed == {clause}
     causes = [f for f in results["failures"] if "/rtp-simulation:" in f["item"]]  # type: ignore[attr-defined]
-    assert [f["evidence"]["kind"] for f in causes] == [kind]
+    assert [f["fault"]["kind"] for f in causes] == [kind]
+    assert causes[0]["fault"]["found_by"] == "simulation"
     assert causes[0]["item"].startswith(f"{clause}/rtp-simulation:{kind}")
     assert "settled otherwise than the rules" in causes[0]["message"]
 

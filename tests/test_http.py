@@ -45,6 +45,7 @@ def test_the_server_keeps_the_connection_and_answers_errors_as_replies(reference
         adapter.close()
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_the_reference_certifies_over_http(reference_url: str, tmp_path: Path) -> None:
     """Every item, no selection: PASS. The game's shuffles are seeded, so the RNG battery,
     which a fair shuffle fails rarely by design (docs/verdict.md), cannot make this flaky."""

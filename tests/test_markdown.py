@@ -201,7 +201,7 @@ def test_an_incomplete_run_says_why_and_what_was_not_tested() -> None:
     assert _row(md, "s000-r13") == [
         "s000-r13",
         r"Recovery \| resume",
-        "needs capability recovery",
+        "not tested: needs capability recovery",  # a schema-4 sentence, kept as written
         "capability recovery, or an attestation",
     ]
     assert _row(md, "**selection**")[1] == "`-k s000-r12`: never a certificate"

@@ -125,7 +125,8 @@ def test_the_differential_kills(tmp_path: Path, mutant: str) -> None:
     assert code == 1 and failed == fails, f"{mutant}: failed {sorted(failed)}, not {sorted(fails)}"
     section = results["differential"]
     assert section["seat_hands"] == 50_000 and section["strata"]["short"] == {}
-    causes = [f for f in results["failures"] if f["item_kind"] == "differential"]
+    causes = [f for f in results["failures"] if f["item_kind"] == "finding"]
+    assert all(f["fault"]["found_by"] == "differential" for f in causes)
     assert causes and all(f["reproduce"] and f["repro"] for f in causes)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 
 from harness._schema import SCHEMA_DIR, _registry
@@ -479,7 +480,7 @@ def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> Non
     profile = json.loads((SCHEMA_DIR / "profile.schema.json").read_text())
     stated = profile["properties"]["evidence_minimums"]["properties"]
     # a profile only raises chcert's defaults (it may come from the tree under test)
-    floors = evidence.Minimums().to_json()
+    floors = msgspec.to_builtins(evidence.defaults())
     assert {k: v["minimum"] for k, v in stated.items()} == {k: floors[k] for k in stated}
     assert set(schema["$defs"]["signing"]["properties"]) == set(SIGNING_DESTS)
     record = schema["$defs"]["record"]["properties"]["settings"]["properties"]

@@ -95,7 +95,8 @@ def test_bookmarks_lead_to_each_section(failing_run: Path) -> None:
 
 def test_a_failing_round_reads_as_cards_and_money(failing_run: Path) -> None:
     text = "\n".join(pdf_pages(failing_run / "report.pdf"))
-    assert "s000-antewin: flush: ante settled otherwise than the rules (2 failures" in text
+    heading = "s000-antewin: ante-odds (ante flush): ante settled otherwise than the rules"
+    assert f"{heading} (2 failures, found by vector)" in " ".join(text.split())
     (example, *_) = _records(failing_run).failures
     cards = example.evidence["cards"]
     assert f"Board {' '.join([*cards['flop'], cards['turn'], cards['river']])}" in text

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from harness._schema import SCHEMA_DIR, validator
+from harness.checks import MERGES
 from harness.cli.certify import _stub_results
 from harness.model import ItemKind, PlannedItem
 from harness.outcomes import Status
@@ -121,6 +122,7 @@ def built_results() -> dict[str, Any]:
         selection={"-k": "not rng-battery"},
         published=[published],
         attestations=[attestation],
+        merges=MERGES,
     )
     return build_results(facts).to_json()
 

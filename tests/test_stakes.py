@@ -21,7 +21,7 @@ import pytest
 
 from harness.adapters.base import check_body
 from harness.cards import parse_cards
-from harness.checks import REGISTRY, Context
+from harness.checks import MERGES, REGISTRY, Context
 from harness.checks.registry import NotTested
 from harness.checks.replies import Malformed, playable_table, returns_of
 from harness.checks.settlement import malformed_disagreements, replay_vector
@@ -30,7 +30,17 @@ from harness.differential.plan import LOW_END, _stake, plan_shard
 from harness.differential.plan import Stakes as PlanStakes
 from harness.errors import ProtocolViolation
 from harness.game import Action, Deal
+from harness.model import (
+    DifferentialSection,
+    DifferentialShare,
+    ItemKind,
+    PlannedItem,
+    Record,
+    Shares,
+    SimulationShare,
+)
 from harness.oracle import SeatPlay, settle
+from harness.outcomes import Status
 from harness.profiles import load_profile
 from harness.protocol import serve_request
 from harness.reference import ReferenceGame
@@ -245,11 +255,12 @@ def test_a_malformed_result_costs_its_round_not_the_shard() -> None:
     ctx = _context(_InProcess(_Halves()))
     outcome = REGISTRY.run("differential", ctx)
     share = outcome.share
+    assert isinstance(share, DifferentialShare)
     causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
     assert causes == {("s000-antewin", "ante-odds", "ante returned not an integer")}
     malformed = next(f for f in outcome.findings)
     assert 0 < malformed.count < 200
-    assert share["seat_hands"] == 200 - malformed.count  # every other seat-hand compared
+    assert share.seat_hands == 200 - malformed.count  # every other seat-hand compared
     assert str(malformed.actual["ante"][1]).endswith(".5")
 
 
@@ -276,7 +287,8 @@ def test_an_amount_beyond_2_53_is_malformed_too() -> None:
     outcome = REGISTRY.run("differential", ctx)
     causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
     assert causes == {("s000-r11", "call-odds", "call returned outside 0 .. 2^53 - 1")}
-    assert outcome.share["seat_hands"] == 200 - outcome.findings[0].count
+    assert isinstance(outcome.share, DifferentialShare)
+    assert outcome.share.seat_hands == 200 - outcome.findings[0].count
 
 
 def test_a_vector_with_a_malformed_result_fails_the_clause_of_the_wager() -> None:
@@ -311,14 +323,16 @@ def test_the_rtp_simulation_judges_a_malformed_round_and_goes_on() -> None:
     outcome = REGISTRY.run("rtp-simulation", ctx)
     causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
     assert causes == {("s000-r11", "call-odds", "call returned outside 0 .. 2^53 - 1")}
-    assert 0 < outcome.share["rounds"] < 60  # the malformed rounds have no return
+    assert isinstance(outcome.share, SimulationShare)
+    assert 0 < outcome.share.section.rounds < 60  # the malformed rounds have no return
 
 
 def test_a_correct_game_at_a_boundless_table_passes_the_differential() -> None:
     ctx = _context(_InProcess(_AtTable(BOUNDLESS)))
     outcome = REGISTRY.run("differential", ctx)
-    assert outcome.findings == [] and outcome.share["seat_hands"] == 200
-    assert outcome.share["strata"]["stake:ante-max"] > 0
+    assert isinstance(outcome.share, DifferentialShare)
+    assert outcome.findings == [] and outcome.share.seat_hands == 200
+    assert outcome.share.strata["stake:ante-max"] > 0
 
 
 # ------------------------------------------------------------------ a web game's doubles
@@ -361,11 +375,21 @@ def test_a_malformed_amount_from_a_game_over_json_lines_costs_its_round(tmp_path
     assert shard["status"] == "pass"
 
 
-def test_a_shard_keeps_its_fields() -> None:
-    """The share's fields are the ones results.json reads (harness/results.py)."""
+def test_a_shard_s_share_merges_into_its_section() -> None:
+    """A shard's typed share is what the merge registered with the check sums
+    (harness/checks/registry.py `section`): two shards, twice the seat-hands."""
     ctx = dataclasses.replace(_context(_InProcess(ReferenceGame())), differential=40)
     share = REGISTRY.run("differential", ctx).share
-    assert {"seat_hands", "uniform_seat_hands", "stratified_seat_hands", "causes"} <= set(share)
+    assert isinstance(share, DifferentialShare) and share.seat_hands > 0
+    records = [
+        Record(node=f"x::s000-r8/differential-{n}", clause="s000-r8", kind=ItemKind.CHECK,
+               name=f"differential-{n}", status=Status.PASS, share=share)
+        for n in (1, 2)
+    ]  # fmt: skip
+    planned = [PlannedItem(r.item, "s000-r8", ItemKind.CHECK, r.name) for r in records]
+    section = MERGES["differential"](Shares(records, planned, [], ctx.profile))
+    assert isinstance(section, DifferentialSection) and section.status is Status.PASS
+    assert section.seat_hands == 2 * share.seat_hands and section.shards_run == 2
 
 
 # ------------------------------------------------------------------ an item's deadline
@@ -412,7 +436,8 @@ def test_the_rtp_simulation_settles_a_round_whose_board_is_malformed_from_its_st
     outcome = REGISTRY.run("rtp-simulation", ctx)
     causes = {(f.clause, f.kind, f.detail) for f in outcome.findings}
     assert causes == {("s000-r8", "result-shape", "result not protocol v1")}
-    assert outcome.share["rounds"] == 20  # the ten malformed rounds have no return
+    assert isinstance(outcome.share, SimulationShare)
+    assert outcome.share.section.rounds == 20  # the ten malformed rounds have no return
 
 
 def test_a_malformed_call_of_a_folded_seat_is_the_fold_s_not_the_call_s() -> None:

@@ -125,7 +125,7 @@ def test_results_that_could_be_read_two_ways_are_one_line_errors(
     [
         ({"verdict": "pass"}, "verdict 'pass' is none of PASS, FAIL, INCOMPLETE"),
         ({"implementation_verdict": "CERTIFIED"}, "implementation_verdict 'CERTIFIED' is none"),
-        ({"schema_version": 99}, "schema_version 99 is not one this chcert knows (1 to 7)"),
+        ({"schema_version": 99}, "schema_version 99 is not one this chcert knows (1 to 8)"),
         ({"schema_version": "3"}, "schema_version '3' is not one this chcert knows"),
     ],
 )

@@ -185,6 +185,7 @@ def test_a_laboratory_vector_must_state_the_rules_of_the_profile_certified(
 # ------------------------------------------------------------------- proofs
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_game_certified_in_the_configuration_it_was_approved_in_passes(tmp_path: Path) -> None:
     """The approved variation example, at a table of 500..10,000 antes and 100..5,000 AA
     Bonus stakes capped at the ante (declared): every vector is asked at stakes that table

@@ -52,6 +52,7 @@ from harness.checks.corpus import replay_corpus
 from harness.checks.refusals import replay_refusal
 from harness.checks.registry import (
     CHECKS,
+    MERGES,
     REGISTRY,
     Check,
     CheckFailure,
@@ -68,6 +69,7 @@ from harness.checks.simulation import RTP_CONFIDENCE, seeded_deals
 
 __all__ = [
     "CHECKS",
+    "MERGES",
     "REGISTRY",
     "RTP_CONFIDENCE",
     "Check",

@@ -16,11 +16,20 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.checks.judgement import by_cause, owner
-from harness.checks.registry import Context, NotTested
+from harness.checks.registry import Context, NotTested, section
 from harness.checks.replies import Played, play_rounds
 from harness.checks.settlement import AtTable, at_table, judge_answer, problems_of
 from harness.differential.attribution import Disagreement, resolve_copies, slug
-from harness.model import Finding, Outcome, Untested
+from harness.model import (
+    CorpusFailing,
+    CorpusSection,
+    CorpusShare,
+    Finding,
+    Outcome,
+    Shares,
+    Untested,
+)
+from harness.outcomes import Status, clause_status
 from harness.protocol import Capability
 from harness.table import stakes_kind
 from harness.vectors import Vector
@@ -73,24 +82,24 @@ def replay_corpus(
             cause["count"] += 1
     failed = len(judged)
     findings = [_finding(ctx, cause, reproduce) for cause in causes.values()]
-    share = {
-        "vectors": len(vectors),
-        "ran": len(runnable),
-        "failed": failed,
-        "not_tested": len(outside),
-        "stakes": dict(Counter(stakes_kind(at.how).value for at in runnable)),
-        "failing": [
-            {
-                "vector": f.evidence["vector"],
-                "message": f.message,
-                "expected": f.expected,
-                "actual": f.actual,
-                "reproduce": f.reproduce,
-            }
+    share = CorpusShare(
+        vectors=len(vectors),
+        ran=len(runnable),
+        failed=failed,
+        not_tested=len(outside),
+        stakes=dict(Counter(stakes_kind(at.how).value for at in runnable)),
+        failing=[
+            CorpusFailing(
+                vector=str(f.evidence["vector"]),
+                message=f.message,
+                expected=f.expected,
+                actual=f.actual,
+                reproduce=f.reproduce,
+            )
             for f in findings[:REPORTED]
         ],
-        "seconds": time.perf_counter() - started,
-    }
+        seconds=time.perf_counter() - started,
+    )
     # Not raised: the causes found stand as failures of their clauses all the same.
     untested = (
         Untested(
@@ -149,4 +158,27 @@ def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], 
             **cause["played"],
         },
         reproduce=reproduce(vector),
+    )
+
+
+@section("corpus")
+def corpus_section(shares: Shares) -> CorpusSection:
+    """The generated corpus's items summed (contract 3 `corpus`, docs/corpus.md)."""
+    found = [r.share for r in shares.records if isinstance(r.share, CorpusShare)]
+    statuses = [r.status for r in shares.records]
+    statuses += [Status.NOT_TESTED] * (len(shares.planned) - len(shares.records))
+    failed = sum(f.failed for f in found)  # failures attributed to other clauses count too
+    stakes: Counter[str] = Counter()
+    for f in found:
+        stakes.update(f.stakes)
+    return CorpusSection(
+        status=Status.FAIL if failed else clause_status(statuses),
+        items=len(shares.planned),
+        vectors=sum(f.vectors for f in found),
+        ran=sum(f.ran for f in found),
+        failed=failed,
+        not_tested=sum(f.not_tested for f in found),
+        stakes=dict(stakes),
+        failing=[v for f in found for v in f.failing],
+        seconds=sum(f.seconds for f in found),
     )

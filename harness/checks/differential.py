@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from harness.cards import Card, format_cards
 from harness.checks import replies
 from harness.checks.judgement import owner
-from harness.checks.registry import CheckFailure, Context, NotTested, check
+from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
 from harness.checks.settlement import judge_answer, repro_vector
 from harness.differential.attribution import COPY_CAUSE, Disagreement, slug
@@ -35,12 +35,23 @@ from harness.differential.plan import (
     PlannedSeat,
     Stakes,
     detectable_rate,
+    feasible_strata,
     plan_shard,
 )
 from harness.errors import InvalidBet, InvalidCards
 from harness.gamemath import main_game
-from harness.model import Finding, Outcome
+from harness.model import (
+    DifferentialCause,
+    DifferentialSection,
+    DifferentialShare,
+    Finding,
+    FoundBy,
+    Outcome,
+    Shares,
+    Strata,
+)
 from harness.oracle import settle
+from harness.outcomes import Status
 from harness.protocol import Capability
 
 PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
@@ -59,7 +70,13 @@ class Cause:
     count: int = 0
 
 
-@check("differential", requires={Capability.INJECT}, shards=SHARDS, section="differential")
+@check(
+    "differential",
+    requires={Capability.INJECT},
+    shards=SHARDS,
+    section="differential",
+    found_by=FoundBy.DIFFERENTIAL,
+)
 def differential(ctx: Context) -> Outcome:
     """The game settles every stacked seat-hand of the shard as the rules oracle does."""
     if ctx.differential < 1:
@@ -118,28 +135,74 @@ def differential(ctx: Context) -> Outcome:
     # The seat-hands compared: a refused or malformed round's are not, and bound no rate.
     uniform = plan.uniform_seat_hands - uncompared["uniform"]
     stratified = plan.stratified_seat_hands - uncompared["stratified"]
-    seat_hands = uniform + stratified
-    share = {
-        "shard": shard + 1,
-        "shards": shards,
-        "budget": ctx.differential,
-        "rounds": len(plan.rounds),
-        "seat_hands": seat_hands,
-        "uniform_seat_hands": uniform,
-        "stratified_seat_hands": stratified,
-        "strata": plan.strata,
-        "quota": QUOTA,
-        "disagreeing_seat_hands": disagreeing,
-        "causes": [
-            {"clause": f.clause, "kind": f.kind, "detail": f.detail, "count": f.count}
-            | {"item": f.item}
-            for f in findings
-        ],
-        "detectable_rate": detectable_rate(uniform),
-        "seconds": seconds,
-        "pipelined_rounds": batch,
-    }
+    share = DifferentialShare(
+        budget=ctx.differential,
+        rounds=len(plan.rounds),
+        uniform_seat_hands=uniform,
+        stratified_seat_hands=stratified,
+        strata=plan.strata,
+        disagreeing_seat_hands=disagreeing,
+        seconds=seconds,
+    )
     return Outcome(findings=findings, share=share)
+
+
+@section("differential")
+def differential_section(shares: Shares) -> DifferentialSection:
+    """The shards summed (contract 3 `differential`, docs/differential.md), with the
+    causes they found."""
+    found = [r.share for r in shares.records if isinstance(r.share, DifferentialShare)]
+    counts = dict.fromkeys(feasible_strata(shares.profile), 0)
+    for shard in found:
+        for key, n in shard.strata.items():
+            counts[key] = counts.get(key, 0) + n
+    uniform = sum(f.uniform_seat_hands for f in found)
+    stratified = sum(f.stratified_seat_hands for f in found)
+    seconds = sum(f.seconds for f in found)
+    shard_items = {r.item for r in shares.records}
+    causes = [
+        DifferentialCause(
+            clause=r.clause, kind=r.fault.kind, detail=r.fault.detail, count=r.count, item=r.item
+        )
+        for r in shares.found
+        if r.fault is not None
+    ]
+    short = {k: n for k, n in counts.items() if n < QUOTA}
+    if not shares.planned:
+        status, reason = Status.NOT_TESTED, "no clause of the profile names the differential check"
+    elif len(found) < len(shares.planned):
+        # A shard that stopped (a protocol fault, a harness error), was not tested or was
+        # not run: the section says so in the first such shard's own words.
+        stopped = [r for r in shares.records if not isinstance(r.share, DifferentialShare)]
+        missing = [p.name for p in shares.planned if p.name not in shard_items]
+        stops = {r.status for r in stopped}
+        status = next((x for x in (Status.FAIL, Status.ERROR) if x in stops), Status.NOT_TESTED)
+        reason = min(
+            (f"{r.item}: {r.message}" for r in stopped if r.message),
+            default=f"shards not run: {', '.join(missing)}" if missing else NOT_RUN,
+        )
+    else:
+        status = Status.FAIL if causes else Status.PASS
+        reason = ""
+    return DifferentialSection(
+        status=status,
+        reason=reason,
+        budget=found[0].budget if found else 0,
+        shards_run=len(found),
+        shards=len(shares.planned),
+        seat_hands=uniform + stratified,
+        uniform_seat_hands=uniform,
+        stratified_seat_hands=stratified,
+        rounds=sum(f.rounds for f in found),
+        strata=Strata(
+            quota=QUOTA, total=len(counts), met=len(counts) - len(short), short=short, counts=counts
+        ),
+        disagreeing_seat_hands=sum(f.disagreeing_seat_hands for f in found),
+        causes=causes,
+        detectable_fault_rate=detectable_rate(uniform),
+        seconds=seconds,
+        seat_hands_per_second=(uniform + stratified) / seconds if seconds else 0.0,
+    )
 
 
 def _resolved(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.checks.registry import CheckFailure, Context, NotTested, check
+import msgspec
+
+from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import request_ok
-from harness.model import Outcome
+from harness.model import Outcome, RngSection, RngShare, Shares
+from harness.outcomes import Status
 from harness.protocol import Capability
 from harness.rng import MIN_DECKS, BadSample, sample_and_test
 
@@ -31,9 +34,22 @@ def rng_battery(ctx: Context) -> Outcome:
         raise CheckFailure(
             f"shuffle or rng reply does not hold what was asked: {exc}", evidence=exc.evidence
         ) from exc
+    status = Status.PASS if battery["passed"] else Status.FAIL
+    share = RngShare(section=msgspec.convert({**battery, "status": status}, RngSection))
     if not battery["passed"]:
-        raise CheckFailure(share=battery, **_failure(battery))
-    return Outcome(share=battery)
+        raise CheckFailure(share=share, **_failure(battery))
+    return Outcome(share=share)
+
+
+@section("rng")
+def rng_section(shares: Shares) -> RngSection:
+    """The deck battery's table (contract 3 `rng`): its one item's share, or why none."""
+    r = shares.records[0] if shares.records else None
+    if r is None:
+        return RngSection(status=Status.NOT_TESTED, reason=NOT_RUN, decks=0, tests=[])
+    if isinstance(r.share, RngShare):
+        return r.share.section
+    return RngSection(status=r.status, reason=r.message, decks=0, tests=[])
 
 
 def _failure(battery: dict[str, Any]) -> dict[str, Any]:

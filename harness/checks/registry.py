@@ -22,7 +22,7 @@ from harness.adapters import Adapter
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.differential.attribution import refused, slug
 from harness.errors import GameFault, ProtocolViolation, Violation
-from harness.model import Finding, Outcome, Untested
+from harness.model import Finding, FoundBy, Model, Outcome, Share, Shares, Untested
 from harness.profiles import Profile
 from harness.protocol import seats_capability
 from harness.table import Table, table_of
@@ -72,7 +72,8 @@ class CheckFailure(GameFault):
     `violation` is set when the game broke protocol v1 rather than a rule of the game.
     `findings`: what the same item showed of other clauses' rules (docs/differential.md,
     decision table), failures of those clauses whatever becomes of this one. `refused`:
-    the failure is a legal request the game refused (`refused_elsewhere`).
+    the failure is a legal request the game refused (`refused_elsewhere`). `cause`: the
+    fault's kind and detail where the check knows them (the decision table's).
     """
 
     def __init__(
@@ -84,11 +85,15 @@ class CheckFailure(GameFault):
         evidence: dict[str, Any] | None = None,
         repro: dict[str, Any] | None = None,
         violation: Violation | None = None,
-        share: Any = None,
+        share: Share | None = None,
         findings: list[Finding] | None = None,
         refused: tuple[str, str, str] | None = None,
+        cause: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        # (kind, detail) of the fault (harness/model.py Fault): the decision table's, else
+        # the item's own kind, or the protocol violation's (`violation`).
+        self.cause = cause
         self.findings = findings or []
         self.refused = refused  # (op, code, message) of a legal request the game refused
         self.violation = violation
@@ -117,7 +122,8 @@ class Check:
     func: CheckFunc
     requires: frozenset[str] = field(default_factory=frozenset)
     shards: int = 1  # items the check is split into (`name-1` ...), each a share of the work
-    section: str = ""  # the results section its items' shares make (harness/results.py)
+    section: str = ""  # the results section its items' shares make (`Registry.section`)
+    found_by: FoundBy = FoundBy.CHECK  # the source its faults name (harness/model.py Fault)
     # A legal request refused is another clause's finding (refused_elsewhere), except in
     # a check for which a refusal is the very fault it looks for (a game restarted).
     forwards_refusals: bool = True
@@ -129,14 +135,34 @@ class Check:
         return [(f"{self.name}-{k + 1}", (k, self.shards)) for k in range(self.shards)]
 
 
+# A section whose items never ran (harness/model.py Shares) says so in these words.
+NOT_RUN = "did not run: the game was unreachable, or no clause names it, or a selection"
+
 CheckFunc = Callable[[Context], Outcome | None]  # None: passed, nothing to add
+# A results section made from its items' shares (harness/model.py Shares).
+Merge = Callable[[Shares], Model]
 
 
 class Registry:
-    """Checks by name. `checks` is the name -> Check mapping, in registration order."""
+    """Checks by name. `checks` is the name -> Check mapping, in registration order;
+    `merges`, each results section's merge, by the section's name."""
 
     def __init__(self) -> None:
         self.checks: dict[str, Check] = {}
+        self.merges: dict[str, Merge] = {}
+
+    def section(self, name: str) -> Callable[[Merge], Merge]:
+        """Register the merge that makes results section `name` from the shares of the
+        items of the checks (or the corpus) naming it: registered beside the check, so a
+        new field of a section touches its check's module and the model only."""
+
+        def register(merge: Merge) -> Merge:
+            if name in self.merges:
+                raise ValueError(f"section {name!r} has two merges")
+            self.merges[name] = merge
+            return merge
+
+        return register
 
     def register(
         self,
@@ -146,6 +172,7 @@ class Registry:
         shards: int = 1,
         section: str = "",
         forwards_refusals: bool = True,
+        found_by: FoundBy = FoundBy.CHECK,
     ) -> Callable[[CheckFunc], CheckFunc]:
         """Register a check under a unique name; clause catalogs refer to it by that name.
 
@@ -158,7 +185,7 @@ class Registry:
             if name in self.checks:
                 raise ValueError(f"check {name!r} is registered twice")
             self.checks[name] = Check(
-                name, func, frozenset(requires or ()), shards, section, forwards_refusals
+                name, func, frozenset(requires or ()), shards, section, found_by, forwards_refusals
             )
             return func
 
@@ -201,7 +228,9 @@ class Registry:
 
 REGISTRY = Registry()
 CHECKS: dict[str, Check] = REGISTRY.checks
+MERGES: dict[str, Merge] = REGISTRY.merges
 check = REGISTRY.register
+section = REGISTRY.section
 
 
 def run_check(name: str, ctx: Context) -> Outcome:

@@ -203,6 +203,7 @@ def replay_vector(ctx: Context, vector: Vector) -> Outcome:
             actual=actual,
             evidence=evidence,
             findings=findings,
+            cause=own[0].cause,
         )
     return Outcome(findings=findings, evidence={"stakes": at.how})
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from harness.cards import Card, format_cards
 from harness.checks.judgement import owner
-from harness.checks.registry import CheckFailure, Context, NotTested, check
+from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
     Malformed,
     bad_amounts,
@@ -31,15 +31,24 @@ from harness.differential.attribution import Disagreement, judge, refused, resol
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.game import Action, Deal
 from harness.gamemath import main_game
-from harness.model import Finding, Outcome, Untested
+from harness.model import (
+    Finding,
+    FoundBy,
+    Outcome,
+    Shares,
+    Simulation,
+    SimulationShare,
+    Untested,
+)
 from harness.oracle import SeatPlay, Settlement, settle
+from harness.outcomes import Status
 from harness.protocol import Capability
 from harness.rng import scipy_stats
 
 RTP_CONFIDENCE = 0.99
 
 
-@check("rtp-simulation", section="simulation")
+@check("rtp-simulation", section="simulation", found_by=FoundBy.SIMULATION)
 def rtp_simulation(ctx: Context) -> Outcome:
     """Rounds played optimally return what the exact mathematics says.
 
@@ -88,39 +97,54 @@ def rtp_simulation(ctx: Context) -> Outcome:
     sd = (sum((x - mean) ** 2 for x in per_round) / (n - 1)) ** 0.5
     z = float(scipy_stats().norm.ppf(0.5 + RTP_CONFIDENCE / 2))
     low, high = mean - z * sd / n**0.5, mean + z * sd / n**0.5
-    findings = {
-        "rounds": n,
-        "seats": len(seats),
-        "hands": n * len(seats),
-        "ante": ante,
-        "dealt_by": f"stacked, from seed {ctx.seed}" if stacked else "the game's shuffle",
-        "observed_return_per_ante": mean,
-        "observed_rtp": 1 + mean,
-        "confidence": RTP_CONFIDENCE,
-        "interval": [low, high],
-        "exact_return_per_ante": float(exact),
-        "exact_rtp": float(1 + exact),
-        "observed_raise_frequency": calls / (n * len(seats)),
-        "detectable_shift": z * sd / n**0.5,
-        "interval_contains_exact": low <= exact <= high,
+    passed = stacked or low <= exact <= high
+    simulated = Simulation(
+        status=Status.PASS if passed else Status.FAIL,
+        rounds=n,
+        seats=len(seats),
+        hands=n * len(seats),
+        ante=ante,
+        dealt_by=f"stacked, from seed {ctx.seed}" if stacked else "the game's shuffle",
+        observed_return_per_ante=mean,
+        observed_rtp=1 + mean,
+        confidence=RTP_CONFIDENCE,
+        interval=[low, high],
+        exact_return_per_ante=float(exact),
+        exact_rtp=float(1 + exact),
+        observed_raise_frequency=calls / (n * len(seats)),
+        detectable_shift=z * sd / n**0.5,
+        interval_contains_exact=low <= exact <= high,
         # Every round's money is the oracle's (a differing settlement is a finding), so
         # the interval judges only how the cards fell: the game's shuffle when it dealt
         # them, the harness's own seeded draw when the rounds were stacked.
-        "interval_judged": not stacked,
-        "passed": stacked or low <= exact <= high,
-        "method": "oracle re-settles every round; normal interval over per-round means"
+        interval_judged=not stacked,
+        passed=passed,
+        method="oracle re-settles every round; normal interval over per-round means"
         + ("; the interval is information only: the rounds were stacked" if stacked else ""),
-    }
-    if not findings["passed"]:
+    )
+    share = SimulationShare(section=simulated)
+    if not passed:
         raise CheckFailure(
             f"observed return per ante {mean:+.5f} (99% interval {low:+.5f} .. {high:+.5f}) "
             f"excludes the exact {float(exact):+.5f}",
             expected=float(exact),
             actual=[low, high],
-            share=findings,
+            share=share,
             findings=found,
         )
-    return Outcome(share=findings, findings=found)
+    return Outcome(share=share, findings=found)
+
+
+@section("simulation")
+def simulation_section(shares: Shares) -> Simulation:
+    """The RTP simulation's rounds (contract 3 `math.simulation`): its one item's share,
+    or why none."""
+    r = shares.records[0] if shares.records else None
+    if r is None:
+        return Simulation(status=Status.NOT_TESTED, reason=NOT_RUN)
+    if isinstance(r.share, SimulationShare):
+        return r.share.section
+    return Simulation(status=r.status, reason=r.message)
 
 
 def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[dict[str, Any]]:

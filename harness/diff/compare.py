@@ -551,8 +551,8 @@ def _strata_met(results: Results) -> int | None:
 
 
 def _items_run(results: Results) -> int | None:
-    """The planned items that ran to a verdict (a cause the differential attributes to a
-    clause is listed while it fails, and is no item of its own); none for a file with no
+    """The planned items that ran to a verdict (a cause an item attributes to a clause is
+    listed while it fails, and is no item of its own); none for a file with no
     clauses (a stub)."""
     if not results.clauses:
         return None
@@ -560,10 +560,12 @@ def _items_run(results: Results) -> int | None:
         1
         for clause in results.clauses
         for item in clause.items
-        if item.status in (Status.PASS, Status.FAIL) and item.kind is not ItemKind.DIFFERENTIAL
+        if item.status in (Status.PASS, Status.FAIL) and item.kind not in FOUND
     )
 
 
+# The item kinds of causes found (and of files of schema 7 and earlier): no planned item.
+FOUND = (ItemKind.FINDING, ItemKind.DIFFERENTIAL)
 ITEMS_RUN = "items run to a verdict"
 # The measures of evidence compared (docs/ci.md): the sampled checks', the differential's
 # strata met, and the items run.

@@ -40,22 +40,12 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import Flowable
 
-from harness.evidence import (
-    SAMPLED,
-    SIZED,
-    Minimums,
-    check_of,
-    floors,
-    policy_problems,
-    samples,
-)
 from harness.model import (
     Attestation,
     ClauseKind,
     ClauseRow,
     CorpusSection,
     DifferentialSection,
-    EvidenceSection,
     Failure,
     FailureKind,
     Figure,
@@ -77,7 +67,7 @@ from harness.model import (
     StatTest,
     StrategyInfo,
 )
-from harness.outcomes import Status, Verdict, clause_status, worse
+from harness.outcomes import Status, Verdict, worse
 from harness.report.certificate import (
     certificate,
     certificate_word,
@@ -140,6 +130,7 @@ from harness.report.words import (
     why_text,
 )
 from harness.results import json_bytes
+from harness.verdict import decide
 
 MAX_CAUSES_SHOWN = 60  # causes drawn with a worked example; every failure is in results.json
 
@@ -770,133 +761,20 @@ def _error(exc: BaseException) -> str:
 
 
 def _contradiction(results: Results) -> str | None:
-    """`verdict_problem` of records the model has read."""
+    """`verdict_problem` of records the model has read: the verdict they record against
+    the one they decide (harness/verdict.py)."""
     verdict, parts = results.verdict, (results.implementation_verdict, results.publication_verdict)
     if verdict is not worse(*parts):
         both = " and ".join(parts)
         return f"the verdict is {verdict}, not the worse of its two parts ({both})"
-    failed = [c.id for c in results.clauses if c.status is Status.FAIL]
-    failed += [f.item for f in results.failures]
-    if verdict is not Verdict.FAIL and failed:
-        return f"the verdict is {verdict}, yet {', '.join(sorted(set(failed))[:5])} failed"
-    if verdict is Verdict.FAIL and not failed:
+    decided = decide(results)
+    if verdict is decided.verdict:
+        return None
+    if verdict is Verdict.FAIL:
         return "the verdict is FAIL, yet no clause and no item failed"
-    if verdict is Verdict.PASS:
-        closed = (Status.PASS, Status.ATTESTED)
-        open_ = [c.id for c in results.clauses if c.status not in closed]
-        if open_ or not results.clauses:
-            what = ", ".join(open_[:5]) if open_ else "no clause"
-            return f"the verdict is PASS, yet {what} passed neither tested nor attested"
-        if results.incomplete_reasons:
-            return "the verdict is PASS, yet the run records reasons it is incomplete"
-        return _pass_problem(results)
-    return None
-
-
-# The sections of results.json that a check fills, by the check's name in clause items:
-# the sampled checks' (harness/evidence.py), and the generated corpus's.
-SECTION_OF_CHECK = {s.check: s.path for s in SAMPLED} | {"corpus": ("corpus",)}
-
-
-def _section(results: Results, path: tuple[str, ...]) -> Any:
-    """The record at a section's path in results.json (("math", "simulation")), or None."""
-    record: Any = results
-    for name in path:
-        record = getattr(record, name, None)
-    return record
-
-
-def _pass_problem(results: Results) -> str | None:
-    """What in a PASS file's own records says it is no PASS: a selection, an item of a
-    passed clause that did not pass, a section that failed or did not run behind a passed
-    clause, failed vectors, or a sample below its minimum (docs/verdict.md)."""
-    if results.selection is not None:
-        return "the verdict is PASS, yet the run was a selection, which never certifies"
-    if results.gaps:
-        return "the verdict is PASS, yet the file lists clauses not tested (gaps)"
-    checks_behind_a_pass: set[str] = set()
-    for c in results.clauses:
-        if c.status is not Status.PASS:
-            continue
-        if not c.items:
-            return f"the verdict is PASS, yet clause {text_shown(c.id, 40)} passed on no item"
-        if clause_status(i.status for i in c.items) is Status.PASS:
-            checks_behind_a_pass.update(check_of(i.name) for i in c.items)
-            continue
-        item = next(i for i in c.items if i.status is not Status.PASS)
-        return (
-            f"the verdict is PASS, yet {text_shown(item.name, 80)} of passed "
-            f"clause {text_shown(c.id, 40)} is {item.status}"
-        )
-    vectors = results.vectors
-    if vectors.failed > 0 or vectors.errors > 0:
-        return f"the verdict is PASS, yet {vectors.failed} vectors failed, {vectors.errors} erred"
-    for check, path in SECTION_OF_CHECK.items():
-        section = _section(results, path)
-        where = ".".join(path)
-        if section is None:
-            if check in checks_behind_a_pass:
-                return f"the verdict is PASS, yet its {where} section is missing"
-            continue
-        if section.status is Status.FAIL or getattr(section, "passed", None) is False:
-            return f"the verdict is PASS, yet its {where} section failed"
-        if check in checks_behind_a_pass and section.status is not Status.PASS:
-            return (
-                f"the verdict is PASS, yet its {where} section is {section.status} behind a "
-                "passed clause"
-            )
-    return _evidence_problem(results, checks_behind_a_pass)
-
-
-def _evidence_problem(results: Results, checks: set[str]) -> str | None:
-    """A PASS rests on samples at their minimums (docs/verdict.md#evidence): those its
-    evidence section records (held to the floors, and to chcert's defaults unless a run
-    plan the laboratory named set them), or chcert's defaults for a file that records
-    none; each recomputed from the sections, and each as the section itself says it."""
-    section = results.evidence
-    if section is None and results.schema_version >= 4:
-        return "the verdict is PASS, yet the file records no evidence section"
-    minimums = _minimums(section)
-    sized = {name: getattr(minimums, name) for name in SIZED}
-    problems = policy_problems(sized, floors())
-    if problems:
-        key, why = problems[0]
-        return f"the verdict is PASS, yet its minimum {key} {why}"
-    defaults = Minimums()
-    lowered = [name for name in SIZED if sized[name] < getattr(defaults, name)]
-    if lowered and "run plan" not in minimums.source:
-        return (
-            f"the verdict is PASS, yet its minimum {lowered[0]} is below chcert's default, "
-            "which only a run plan the laboratory names may lower"
-        )
-    for sample in samples(_sampled_sections(results), minimums):
-        if not sample.met and SIZED[sample.name].check in checks:
-            return f"the verdict is PASS, yet {sample.shortfall()}"
-    recorded = section.samples if section is not None else []
-    for entry in recorded:
-        if entry.name in SIZED and not entry.met and SIZED[entry.name].check in checks:
-            name = entry.name
-            return f"the verdict is PASS, yet its evidence says {name} fell short of its minimum"
-    return None
-
-
-def _minimums(section: EvidenceSection | None) -> Minimums:
-    """The minimums a file states; for a file from before minimums, chcert's defaults."""
-    if section is None:
-        return Minimums()
-    stated = section.minimums
-    return Minimums(
-        rng_decks=stated.rng_decks,
-        rtp_rounds=stated.rtp_rounds,
-        differential=stated.differential,
-        source=stated.source,
-    )
-
-
-def _sampled_sections(results: Results) -> dict[str, Any]:
-    """The sections the samples are counted in, as results.json holds them (what
-    harness/evidence.py reads)."""
-    return {s.path[0]: msgspec.to_builtins(getattr(results, s.path[0])) for s in SAMPLED}
+    if decided.verdict is Verdict.FAIL or verdict is Verdict.PASS:
+        return f"the verdict is {verdict}, yet {text_shown(decided.why, 200)}"
+    return None  # INCOMPLETE where the records would bear out a PASS: it claims less
 
 
 def render(

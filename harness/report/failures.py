@@ -2,11 +2,11 @@
 
 A mutant that pays a flush at even money fails a dozen vectors with the same message
 but for the stakes; listing them one by one buries the finding. Failures that share a
-cause (`Failure.key()`, harness/model.py: clause, kind, and the hands settled otherwise
-or the message's shape) are one group: it shows its count, one worked example (the
-round as cards, and each wager's money as the rules settle it beside what the game
-paid) with the command reproducing it, and names the others. results.json keeps every
-failure in full.
+cause (`Failure.key()`, harness/model.py Fault: the clause, the fault's kind and detail,
+the wager and field settled otherwise, the source that found it) are one group: it
+shows its count, one worked example (the round as cards, and each wager's money as the
+rules settle it beside what the game paid) with the command reproducing it, and names
+the others. results.json keeps every failure in full.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, Preformatted, Spacer, TableStyle
 from reportlab.platypus.flowables import Flowable
 
-from harness.model import SETTLED, WAGERS, Cause, Failure, seat_money
+from harness.model import SETTLED, WAGERS, Failure, Fault, seat_money
 from harness.report.style import (
     BODY,
     MONO,
@@ -41,45 +41,42 @@ _DIFFERS = colors.HexColor("#f6d5d3")
 
 @dataclass
 class CauseGroup:
-    """Failures that share a cause; the first is the worked example."""
+    """Failures that share a cause, whoever found them; the first is the worked example."""
 
-    cause: Cause
+    cause: Fault
     members: list[Failure] = field(default_factory=list)
+
+    @property
+    def found_by(self) -> list[str]:
+        """The sources that found the cause, in order of first appearance."""
+        return list(dict.fromkeys(str(f.key().found_by) for f in self.members))
 
 
 def group_failures(failures: list[Failure]) -> list[CauseGroup]:
     """Groups in order of first appearance (the run's order: clause by clause)."""
-    groups: dict[tuple[object, ...], CauseGroup] = {}
+    groups: dict[tuple[str | None, str, str, str, str], CauseGroup] = {}
     for f in failures:
-        cause = f.key()
-        groups.setdefault(_identity(cause), CauseGroup(cause)).members.append(f)
+        fault = f.key()
+        groups.setdefault(fault.cause, CauseGroup(fault)).members.append(f)
     return list(groups.values())
 
 
-def _identity(cause: Cause) -> tuple[object, ...]:
-    """A cause as a dict key: the record holds lists, so it cannot be one itself."""
-    settled = tuple((s.hand, tuple(s.fields)) for s in cause.settled)
-    return cause.kind, cause.clause, settled, cause.shape
-
-
-def cause_what(cause: Cause) -> str:
+def cause_what(cause: Fault) -> str:
     """What went wrong, as a group's heading says it (docs/report.md, How failures are
-    grouped): each hand with the fields the game settled otherwise ("flush: ante settled
-    otherwise than the rules"), or the message's shape with cards and numbers taken out."""
-    if not cause.settled:
-        return cause.shape
-    wrong = sorted(
-        f"{s.hand}: " + ", ".join(k.replace("_", " ") for k in s.fields) for s in cause.settled
-    )
-    return f"{'; '.join(wrong)} settled otherwise than the rules"
+    grouped): the fault's kind and detail, and the wager or field settled otherwise
+    ("ante-odds (ante flush): ante settled otherwise than the rules")."""
+    wrong = [w.replace("_", " ") for w in (cause.wager, cause.field) if w]
+    settled = f": {', '.join(wrong)} settled otherwise than the rules" if wrong else ""
+    return cause.what() + settled
 
 
 def cause_title(group: CauseGroup) -> str:
-    """A group's heading under Failures: the clause, the *what*, how many, the kind."""
+    """A group's heading under Failures: the clause, the *what*, how many, who found it."""
     n = len(group.members)
     count = f"{n} failures" if n > 1 else "1 failure"
     what = text_shown(cause_what(group.cause), TITLE_WHAT)
-    return f"{group.cause.clause or '-'}: {what} ({count}, {group.cause.kind})"
+    found = ", ".join(group.found_by)
+    return f"{group.cause.clause or '-'}: {what} ({count}, found by {found})"
 
 
 @dataclass(frozen=True)
