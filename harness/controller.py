@@ -17,23 +17,29 @@ import json
 import shlex
 from typing import Any, Literal
 
+import msgspec
 import pytest
 import yaml
 
-from harness.adapters import Adapter, open_adapter
+from harness.adapters import Adapter
 from harness.checks import MERGES
+from harness.declaration import Declaration
 from harness.errors import ChcertError, ErrorReply, ProtocolViolation
 from harness.gamemath import census_progress, main_game, profile_math
+from harness.handover import HANDOVER
 from harness.model import (
+    Attestation,
     Failure,
     FailureKind,
     Fault,
+    Figure,
     FoundBy,
     ItemKind,
+    MathSection,
     Reason,
     ReasonCode,
     Record,
-    Results,
+    Simulation,
 )
 from harness.outcomes import Status
 from harness.publication import published_figures
@@ -62,18 +68,15 @@ class Controller:
         self.started = now()
         self.records: list[Record] = []
         self.collected: set[str] | None = None
-        self.implementation: dict[str, Any] | None = None
+        self.declared: Declaration | None = None  # the game's hello, read once
         self.incomplete: list[Reason] = []
         self.hello_fault: Failure | None = None
         self.stderr_tail = ""
         self.interrupted_by = "Ctrl-C"
-        # The results as built, for `chcert certify` to take in memory: a file in the
-        # output folder is one a game's process could replace (harness/cli/certify.py).
-        self.results: Results | None = None
 
     @property
     def adapter_spec(self) -> str:
-        spec: str = self.spec.settings["adapter"]
+        spec: str = self.spec.settings.adapter
         return spec
 
     def selection(self) -> dict[str, str]:
@@ -81,7 +84,7 @@ class Controller:
         given = {
             "-k": self.config.getoption("keyword"),
             "-m": self.config.getoption("markexpr"),
-            "--item": " ".join(self.spec.settings["item"]),
+            "--item": " ".join(self.spec.settings.item),
         }
         return {flag: str(expr) for flag, expr in given.items() if expr}
 
@@ -97,12 +100,8 @@ class Controller:
             _ = main_game(self.spec.profile, census_progress(quiet=False)).strategy
         adapter: Adapter | None = None
         try:
-            adapter = open_adapter(
-                self.adapter_spec,
-                profile_path=str(self.spec.profile.path),
-                timeout=self.spec.settings["timeout"],
-            )
-            self.implementation = adapter.request("hello")
+            adapter = self.spec.open_game()
+            self.declared = Declaration(adapter.request("hello"))
         except ProtocolViolation as exc:
             self._hello_failed(exc)
         except ErrorReply as exc:
@@ -111,11 +110,11 @@ class Controller:
         except (ChcertError, OSError) as exc:
             self._stop(self._unreachable(exc))
         finally:
-            if adapter is not None and (self.worker is None or self.implementation is None):
+            if adapter is not None and (self.worker is None or self.declared is None):
                 adapter.close()  # each worker opens its own connection
         if adapter is not None and self.worker is not None:
-            assert self.implementation is not None
-            self.worker.adopt(adapter, self.implementation)  # items run here: the game is up
+            assert self.declared is not None
+            self.worker.adopt(adapter, self.declared)  # items run here: the game is up
 
     def _hello_failed(self, exc: ProtocolViolation) -> None:
         """A game that answers hello outside protocol v1 fails; one that never answers it
@@ -152,8 +151,8 @@ class Controller:
         controller (sessionstart ran first: xdist starts its nodes last). The table and
         rules a run certifies are the ones its report prints, whatever a game says to
         another connection (harness/worker.py)."""
-        if self.implementation is not None:
-            node.workerinput[HELLO_KEY] = json.dumps(self.implementation, default=plain_json)
+        if self.declared is not None:
+            node.workerinput[HELLO_KEY] = json.dumps(self.declared.sent, default=plain_json)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """In-process: which planned items the selection kept."""
@@ -267,11 +266,11 @@ class Controller:
                 profile=spec.profile,
                 catalogs=list(spec.catalogs),
                 adapter=self.adapter_spec,
-                implementation=self.implementation,
+                declared=self.declared,
                 planned=spec.planned,
                 records=self.records,
                 started=self.started,
-                seed=spec.settings["seed"],
+                seed=spec.seed,
                 math=self._math(),
                 collected=self.collected,
                 selection=self.selection(),
@@ -279,7 +278,7 @@ class Controller:
                 hello_fault=self.hello_fault,
                 stderr_tail=self.stderr_tail,
                 published=self._published(),
-                attestations=list(spec.attestations),
+                attestations=msgspec.convert(spec.attestations, list[Attestation]),
                 run_plan=spec.settings.manifest(spec.profile_arg, self.selection()),
                 run_command=spec.command(None),
                 math_command=shlex.join(["chcert", "math", "--profile", spec.profile_arg]),
@@ -287,33 +286,32 @@ class Controller:
                 merges=MERGES,
             )
         )
-        self.results = results  # first: kept even should the file not be written
+        handover = self.config.stash.get(HANDOVER, None)
+        if handover is not None:  # `chcert certify` takes them in memory, first: kept
+            handover.results = results  # even should the file not be written
         write_json_atomic(spec.stage / "results.json", results.to_json())
 
-    def _published(self) -> list[dict[str, Any]]:
+    def _published(self) -> list[Figure]:
         """The figures the game publishes (hello config.published), against the exact
         mathematics of the pay tables it declares."""
-        if self.implementation is None:
+        if self.declared is None:
             return []
         try:
-            return published_figures(
+            figures = published_figures(
                 self.spec.profile,
                 self.spec.profile_arg,
-                self.implementation.get("config"),
+                self.declared.config,
                 self.spec.stage / REPRO_DIR,
                 self.spec.out / REPRO_DIR,
             )
         except Exception as exc:  # the harness's own failure: reported, never the game's
+            reason = f"{type(exc).__name__}: {exc}"
             return [
-                {
-                    "figure": "all",
-                    "clause": None,
-                    "status": Status.ERROR.value,
-                    "claimed": None,
-                    "computed": None,
-                    "reason": f"{type(exc).__name__}: {exc}",
-                }
+                Figure(
+                    figure="all", claimed=None, computed=None, status=Status.ERROR, reason=reason
+                )
             ]
+        return msgspec.convert(figures, list[Figure])
 
     def _write_repro(self, record: Record) -> None:
         """Write a failing randomized round as a vector file, and the command replaying it."""
@@ -325,8 +323,7 @@ class Controller:
         written.write_text(yaml.safe_dump(record.repro, sort_keys=False), encoding="utf-8")
         path = (self.spec.out / REPRO_DIR / written.name).resolve()
         record.repro_file = f"{REPRO_DIR}/{path.name}"
-        capabilities = (self.implementation or {}).get("capabilities") or []
-        if "inject" not in capabilities:
+        if self.declared is None or "inject" not in self.declared.capabilities:
             # The game dealt the round itself: the vector is evidence, but cannot be asked of
             # it, and its own shuffle will not deal that round again. The item's command
             # runs the check again; it is no exact replay.
@@ -339,13 +336,17 @@ class Controller:
             f"{record.clause}/{test['id']}", ["--vectors", str(path), "--rtp-rounds", "0"]
         )
 
-    def _math(self) -> dict[str, Any]:
-        """The profile's exact figures, and the strategy file beside results.json."""
+    def _math(self) -> MathSection:
+        """The profile's exact figures, and the strategy file beside results.json; its
+        `simulation` is the run's, which the results put in."""
         try:
             math = profile_math(self.spec.profile)
             main_game(self.spec.profile).strategy.save(self.spec.stage / "strategy.npz")
         except Exception as exc:  # the report is still written, marked so
             reason = f"{type(exc).__name__}: {exc}"
-            return {"status": Status.ERROR.value, "reason": reason, "claims": []}
+            return MathSection(status=Status.ERROR, reason=reason, claims=[], simulation=_NONE)
         math["strategy"]["file"] = "strategy.npz"
-        return math
+        return msgspec.convert({**math, "simulation": _NONE}, MathSection)
+
+
+_NONE = Simulation(status=Status.NOT_TESTED)  # until the run's is merged in

@@ -24,6 +24,10 @@ import pytest
 
 from harness.settings import SETTINGS
 
+# The run's settings as the controller built them, for each pytest-xdist worker it starts.
+SETTINGS_KEY = "chcert_settings"
+_SETTINGS = pytest.StashKey[str]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The run's settings as harness/settings.py declares them (those the test workers
@@ -76,37 +80,43 @@ def pytest_load_initial_conftests(
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist, on the controller: hand its seed to each worker it starts."""
-    node.workerinput["chcert_seed"] = node.config.getoption("chcert_seed", None)
+    """pytest-xdist, on the controller: hand each worker it starts the run's settings,
+    typed and whole (its seed drawn): a worker never parses them from options again."""
+    settings = node.config.stash.get(_SETTINGS, None)
+    if settings is not None:
+        node.workerinput[SETTINGS_KEY] = settings
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("chcert_profile"):
         return
-    if config.getoption("chcert_seed") is None:
-        # Chosen once, on the controller: an xdist worker parses the command line again,
-        # so it takes the controller's seed from its workerinput (pytest_configure_node).
-        given = getattr(config, "workerinput", {}).get("chcert_seed")
-        config.option.chcert_seed = secrets.randbelow(2**31) if given is None else given
+    import msgspec
+
     from harness.controller import Controller
     from harness.errors import SpecError, UserError
-    from harness.runspec import PreparedSpec, build
-    from harness.settings import from_plugin, range_problems
+    from harness.handover import HANDOVER
+    from harness.runspec import build, rebased
+    from harness.settings import RunSettings, from_plugin
     from harness.worker import SPEC, Worker
 
-    settings = from_plugin(config.option)
-    problems = range_problems(settings.values)  # as `chcert certify` checks them
-    if problems:
-        raise pytest.UsageError(f"chcert: {problems[0]}")
+    given = getattr(config, "workerinput", {}).get(SETTINGS_KEY)
+    if given is not None:  # an xdist worker: the controller's settings
+        settings = msgspec.json.decode(given, type=RunSettings)
+    else:
+        if config.getoption("chcert_seed") is None:  # chosen once, here, for every worker
+            config.option.chcert_seed = secrets.randbelow(2**31)
+        settings = from_plugin(config.option)
+        problems = settings.problems()  # as `chcert certify` checks them
+        if problems:
+            raise pytest.UsageError(f"chcert: {problems[0]}")
+        config.stash[_SETTINGS] = msgspec.json.encode(settings).decode()
     stage = config.getoption("chcert_stage")
     is_worker = hasattr(config, "workerinput")
-    prepared = next(
-        (p for p in config.pluginmanager.get_plugins() if isinstance(p, PreparedSpec)), None
-    )
+    handover = config.stash.get(HANDOVER, None)
     try:
         spec = (
-            prepared.rebased(settings, stage)
-            if prepared is not None and not is_worker
+            rebased(handover.spec, settings, stage)
+            if handover is not None and not is_worker
             else build(settings, stage, config.getoption("chcert_minimums"))
         )
     except SpecError as exc:

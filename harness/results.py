@@ -29,6 +29,7 @@ import msgspec
 
 from harness import __version__, evidence
 from harness.atomic import write_bytes_atomic
+from harness.declaration import Declaration
 from harness.evidence import Minimums, defaults
 from harness.model import (
     Attestation,
@@ -72,7 +73,7 @@ from harness.outcomes import SCHEMA_VERSION, Status, Verdict, clause_status
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.profiles import Profile, Varied
 from harness.specs import Catalog, Clause, applicable, load_catalogs, varied
-from harness.table import stakes_kind, table_of
+from harness.table import stakes_kind
 from harness.verdict import decide
 
 S = TypeVar("S", bound=Model)
@@ -91,10 +92,9 @@ def tree_sha256(root: Path) -> str:
     return digest.hexdigest()
 
 
-def missing_capabilities(profile: Profile, implementation: dict[str, Any] | None) -> list[str]:
+def missing_capabilities(profile: Profile, declared: Declaration | None) -> list[str]:
     """Capabilities the profile requires (a jurisdiction's demand) that the game lacks."""
-    declared = (implementation or {}).get("capabilities")
-    have = set(declared) if isinstance(declared, list) else set()
+    have = declared.capabilities if declared is not None else frozenset()
     return [c for c in profile.required_capabilities if c not in have]
 
 
@@ -105,19 +105,19 @@ class RunFacts:
     profile: Profile
     catalogs: list[Catalog]
     adapter: str
-    implementation: dict[str, Any] | None
+    declared: Declaration | None  # the game's hello; None when it never answered
     planned: list[PlannedItem]
     records: list[Record]
     started: str
     seed: int
-    math: dict[str, Any]
+    math: MathSection  # the exact mathematics and its claims; `simulation` the run's
     collected: set[str] | None = None  # item names left after the selection (None: unknown)
     selection: dict[str, str] = field(default_factory=dict)  # {"-k": expr, "-m": expr}
     incomplete: list[Reason] = field(default_factory=list)  # unreachable, interrupted
     hello_fault: Failure | None = None  # hello broke protocol v1
     stderr_tail: str = ""
-    published: list[dict[str, Any]] = field(default_factory=list)  # figures the game publishes
-    attestations: list[dict[str, Any]] = field(default_factory=list)
+    published: list[Figure] = field(default_factory=list)  # figures the game publishes
+    attestations: list[Attestation] = field(default_factory=list)
     run_plan: dict[str, Any] = field(default_factory=dict)
     math_command: str = ""  # the command that reproduces the profile's mathematics
     run_command: str = ""  # the command that runs the whole certification again
@@ -191,10 +191,10 @@ def _outcome(
 
 def _claim_item(clause: Clause, facts: RunFacts) -> Item:
     name = f"claim:{clause.claim}"
-    if facts.math.get("status") == Status.ERROR:
-        message = f"game mathematics failed: {facts.math.get('reason')}"
+    if facts.math.status is Status.ERROR:
+        message = f"game mathematics failed: {facts.math.reason}"
         return Item(name=name, kind=ItemKind.CLAIM, status=Status.ERROR, message=message)
-    claim = next((c for c in facts.math.get("claims", []) if c["figure"] == clause.claim), None)
+    claim = next((c for c in facts.math.claims if c.figure == clause.claim), None)
     if claim is None:
         return Item(
             name=name,
@@ -206,25 +206,25 @@ def _claim_item(clause: Clause, facts: RunFacts) -> Item:
     return Item(
         name=name,
         kind=ItemKind.CLAIM,
-        status=Status(claim["status"]),
+        status=claim.status,
         message=_claim_message(claim),
     )
 
 
-def _claim_message(claim: Mapping[str, Any]) -> str:
-    if claim["computed"] is None:
-        return f"claimed {claim['claimed']}; nothing computed to compare with"
-    word = "confirmed by" if claim["status"] == Status.PASS else "not reproducible; nearest"
+def _claim_message(claim: Figure) -> str:
+    if claim.computed is None:
+        return f"claimed {claim.claimed}; nothing computed to compare with"
+    word = "confirmed by" if claim.status is Status.PASS else "not reproducible; nearest"
     return (
-        f"claimed {claim['claimed']}, {word} {claim['definition']}: {claim['computed']:.6f} "
-        f"(difference {claim['difference']:+.6f})"
+        f"claimed {claim.claimed}, {word} {claim.definition}: {claim.computed:.6f} "
+        f"(difference {claim.difference or 0.0:+.6f})"
     )
 
 
 def clause_row(
     clause: Clause,
     items: list[Item],
-    attestation: dict[str, Any] | None,
+    attestation: Attestation | None,
     changed: list[Varied] | None = None,
 ) -> ClauseRow:
     """A clause's row in the traceability matrix: pass only when every item passed;
@@ -232,7 +232,7 @@ def clause_row(
     status = clause_status((i.status for i in items), attested=attestation is not None)
     notes: list[Reason] = []
     if attestation:
-        by = str(attestation["by"])
+        by = attestation.by
         notes.append(
             {
                 Status.FAIL: Reason(code=ReasonCode.ATTESTATION_REJECTED, subject=by),
@@ -242,7 +242,7 @@ def clause_row(
                 Reason(
                     code=ReasonCode.ATTESTED,
                     subject=by,
-                    detail=f"{attestation['result']} ({attestation['date']})",
+                    detail=f"{attestation.result} ({attestation.date})",
                 ),
             )
         )
@@ -313,7 +313,7 @@ def failure_entry(
 def _publication_failures(facts: RunFacts, rows: list[ClauseRow]) -> list[Failure]:
     """Refuted figures: claimed by the profile's source (a claim clause), or published by
     the game in hello (config.published)."""
-    claims = {c["figure"]: c for c in facts.math.get("claims", [])}
+    claims = {c.figure: c for c in facts.math.claims}
     by_id = {c.id: c for cat in facts.catalogs for c in cat.clauses}
     found = []
     for row in rows:
@@ -321,59 +321,50 @@ def _publication_failures(facts: RunFacts, rows: list[ClauseRow]) -> list[Failur
         failed = any(i.kind is ItemKind.CLAIM and i.status is Status.FAIL for i in row.items)
         if figure and failed:
             claim = claims[figure]
-            said = f"{figure} {claim['claimed']} claimed by {claim['source']}"
+            said = f"{figure} {claim.claimed} claimed by {claim.source}"
             found.append(_refuted(claim, row.id, "claim", said, facts.math_command))
     for claim in _unstated_claims(facts, rows):
-        if claim["status"] == Status.FAIL:
-            said = f"{claim['figure']} {claim['claimed']} claimed by {claim['source']}"
+        if claim.status is Status.FAIL:
+            said = f"{claim.figure} {claim.claimed} claimed by {claim.source}"
             found.append(_refuted(claim, None, "claim", said, facts.math_command))
     for published in facts.published:
-        if published["status"] == Status.FAIL:
-            said = f"the game publishes {published['figure']} {published['claimed']}"
-            found.append(
-                _refuted(
-                    published,
-                    published.get("clause"),
-                    "published",
-                    said,
-                    published.get("reproduce", ""),
-                )
-            )
+        if published.status is Status.FAIL:
+            said = f"the game publishes {published.figure} {published.claimed}"
+            reproduce = published.reproduce or ""
+            found.append(_refuted(published, published.clause, "published", said, reproduce))
     return found
 
 
-def _unstated_claims(facts: RunFacts, rows: list[ClauseRow]) -> list[dict[str, Any]]:
+def _unstated_claims(facts: RunFacts, rows: list[ClauseRow]) -> list[Figure]:
     """Figures the profile claims that no clause of its catalogs states: judged all the
     same, so a profile cannot carry a refuted figure past the verdict."""
     stated = {i.name for r in rows for i in r.items if i.kind is ItemKind.CLAIM}
-    return [c for c in facts.math.get("claims", []) if f"claim:{c['figure']}" not in stated]
+    return [c for c in facts.math.claims if f"claim:{c.figure}" not in stated]
 
 
-def _refuted(
-    figure: Mapping[str, Any], clause: str | None, kind: str, said: str, reproduce: str
-) -> Failure:
+def _refuted(figure: Figure, clause: str | None, kind: str, said: str, reproduce: str) -> Failure:
     """The failure of a refuted figure (`kind` claim or published), with the nearest
     reading as evidence."""
     found_by = FoundBy.CLAIM if kind == "claim" else FoundBy.PUBLISHED
     return failure_entry(
         FailureKind.PUBLICATION,
-        Fault(clause=clause, kind=kind, detail=str(figure["figure"]), found_by=found_by),
-        f"{kind}:{figure['figure']}",
+        Fault(clause=clause, kind=kind, detail=figure.figure, found_by=found_by),
+        f"{kind}:{figure.figure}",
         f"{said}: {_claim_message(figure)}",
         reproduce,
         item_kind=kind,
-        expected=figure["claimed"],
-        actual=figure["computed"],
+        expected=figure.claimed,
+        actual=figure.computed,
         evidence={
-            "reading": figure["definition"],
-            "difference": figure["difference"],
-            "readings": figure.get("readings"),
+            "reading": figure.definition,
+            "difference": figure.difference,
+            "readings": figure.readings,
         },
     )
 
 
 def _attestation_entries(
-    attestations: list[dict[str, Any]], rows: list[ClauseRow]
+    attestations: list[Attestation], rows: list[ClauseRow]
 ) -> list[Attestation]:
     status = {r.id: r.status for r in rows}
     notes = {
@@ -381,18 +372,14 @@ def _attestation_entries(
         Status.PASS: "not needed: the clause was tested and passed here",
         Status.FAIL: "rejected: the clause ran and failed here; the failure stands",
     }
-    entries = []
-    for a in attestations:
-        held = status.get(a["clause"])
-        entries.append(
-            msgspec.convert(
-                {**a, "applied": held is Status.ATTESTED, "note": notes.get(held, "")}
-                if held is not None
-                else {**a, "applied": False, "note": ""},
-                Attestation,
-            )
+    return [
+        msgspec.structs.replace(
+            a,
+            applied=status.get(a.clause) is Status.ATTESTED,
+            note=notes.get(held, "") if (held := status.get(a.clause)) is not None else "",
         )
-    return entries
+        for a in attestations
+    ]
 
 
 def _selection(facts: RunFacts) -> Selection | None:
@@ -427,7 +414,7 @@ def build_results(facts: RunFacts) -> Results:
     found = applicable(facts.catalogs, profile)
     clauses = found.clauses
     by_name = {r.item: r for r in facts.records}
-    attested = {a["clause"]: a for a in facts.attestations}
+    attested = {a.clause: a for a in facts.attestations}
     made = {
         name: merge(
             Shares(
@@ -445,9 +432,7 @@ def build_results(facts: RunFacts) -> Results:
     simulation = _made(made, "simulation", Simulation) or Simulation(
         status=Status.NOT_TESTED, reason="no check made the RTP simulation"
     )
-    math = msgspec.convert(
-        {**facts.math, "simulation": msgspec.to_builtins(simulation)}, MathSection
-    )
+    math = msgspec.structs.replace(facts.math, simulation=simulation)
     sampled = {"rng": rng, "simulation": simulation, "differential": differential}
     samples = evidence.samples(sampled, facts.minimums)
     rows = [
@@ -459,7 +444,8 @@ def build_results(facts: RunFacts) -> Results:
     vectors = [p for p in facts.planned if p.kind == "vector"]
     vector_records = [by_name[p.name] for p in vectors if p.name in by_name]
     harness_errors = [r for r in facts.records if r.status is Status.ERROR]
-    missing = missing_capabilities(profile, facts.implementation)
+    missing = missing_capabilities(profile, facts.declared)
+    sent = facts.declared.sent if facts.declared is not None else {}
     failures = [_record_failure(r) for r in facts.records if r.status is Status.FAIL]
     if facts.hello_fault:
         failures.insert(0, facts.hello_fault)
@@ -478,7 +464,7 @@ def build_results(facts: RunFacts) -> Results:
                 f"profile {profile.name} requires capabilities {', '.join(missing)}",
                 facts.run_command,
                 expected=list(profile.required_capabilities),
-                actual=(facts.implementation or {}).get("capabilities"),
+                actual=sent.get("capabilities"),
             ),
         )
     failures += _publication_failures(facts, rows)
@@ -516,25 +502,22 @@ def build_results(facts: RunFacts) -> Results:
         for name, text in evidence.shortfalls(samples, open_checks)
     ]
     publication_reasons = []
-    if facts.math.get("status") == Status.ERROR:
-        publication_reasons.append(
-            Reason(code=ReasonCode.MATH_FAILED, detail=str(facts.math.get("reason")))
-        )
+    if facts.math.status is Status.ERROR:
+        publication_reasons.append(Reason(code=ReasonCode.MATH_FAILED, detail=facts.math.reason))
     untested_figures = [r.id for r in publication_rows if r.status is Status.NOT_TESTED]
     unstated = _unstated_claims(facts, rows)
     untested_figures += [
-        f"{origin} {f['figure']}"
+        f"{origin} {f.figure}"
         for origin, figures in (("claimed", unstated), ("published", facts.published))
         for f in figures
-        if f["status"] not in (Status.PASS, Status.FAIL)
+        if f.status not in (Status.PASS, Status.FAIL)
     ]
     if untested_figures:
         publication_reasons.append(
             Reason(code=ReasonCode.FIGURES_NOT_CHECKED, subject=", ".join(untested_figures))
         )
-    if facts.implementation is None:
+    if facts.declared is None:
         publication_reasons.append(Reason(code=ReasonCode.NO_HELLO))
-    figures = msgspec.convert(facts.published, list[Figure])
     results = Results(
         schema_version=SCHEMA_VERSION,
         verdict=Verdict.INCOMPLETE,  # decided below, from these records
@@ -545,7 +528,7 @@ def build_results(facts: RunFacts) -> Results:
             if r.status is Status.NOT_TESTED
         ],
         selection=selection,
-        implementation=facts.implementation,
+        implementation=facts.declared.sent if facts.declared is not None else None,
         implementation_stderr=facts.stderr_tail,
         adapter=facts.adapter,
         profile=ProfileInfo(
@@ -574,12 +557,12 @@ def build_results(facts: RunFacts) -> Results:
             - sum(r.status is not Status.NOT_TESTED for r in vector_records),
         ),
         capabilities=Capabilities(
-            declared=(facts.implementation or {}).get("capabilities"),
+            declared=sent.get("capabilities"),
             required_by_profile=list(profile.required_capabilities),
             missing_required=missing,
         ),
         failures=failures,
-        publication=Publication(claimed_by_source=math.claims, published_by_game=figures),
+        publication=Publication(claimed_by_source=math.claims, published_by_game=facts.published),
         protocol=Protocol(
             checks=[
                 ProtocolCheck(name=r.name, clause=r.clause, status=r.status, message=r.message)
@@ -645,8 +628,7 @@ def table_section(
 ) -> TableSection:
     """The table the game declared, what the profile demands of one, and how the vectors'
     stakes were fitted to it (contract 3 `table`, docs/profiles.md)."""
-    config = (facts.implementation or {}).get("config")
-    table = table_of(config)
+    table = facts.declared.table if facts.declared is not None else None
     played = [r.evidence.get("stakes") for r in vector_records]
     stakes = Counter(stakes_kind(how).value for how in played if isinstance(how, str))
     stakes.update(corpus.stakes)

@@ -45,7 +45,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -919,7 +919,7 @@ def two_stage(
 def sample_and_test(
     request: Callable[..., dict[str, Any]],
     decks: int,
-    capabilities: set[str],
+    capabilities: Set[str],
     progress: Callable[[int], None] | None = None,
 ) -> StagedBattery:
     """Sample what the game exposes and run the battery in two stages: decks through

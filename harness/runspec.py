@@ -14,9 +14,11 @@ import dataclasses
 import functools
 import json
 from dataclasses import dataclass
+from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any
 
+from harness.adapters import Adapter, open_adapter
 from harness.attestations import load_attestations
 from harness.checks import CHECKS
 from harness.corpus import CORPUS_DIR
@@ -43,12 +45,23 @@ from harness.vectors import Vector, load_all_vectors, load_vector_file, verify_u
 Payload = Vector | RefusalVector | Clause | tuple[Vector, ...]
 
 
+@unique
+class Replay(StrEnum):
+    """How an item runs (harness/worker.py: one item class each)."""
+
+    VECTOR = "vector"  # a settlement vector: a stacked round judged
+    REFUSAL = "refusal"  # a bad request the game must refuse
+    CHECK = "check"  # a registered check of the clause (a shard of one)
+    CORPUS = "corpus"  # the clause's share of the generated corpus
+
+
 @dataclass(frozen=True)
 class Planned:
-    """A planned item, the file pytest collects it from, and what it replays."""
+    """A planned item, the file pytest collects it from, how it runs and what it replays."""
 
     item: PlannedItem
     path: Path
+    replays: Replay
     payload: Payload
 
 
@@ -84,35 +97,44 @@ class RunSpec:
         """The files pytest collects items from (asked of every file pytest visits)."""
         return frozenset(p.path for p in self.plan)
 
+    def open_game(self) -> Adapter:
+        """A connection to the game under test, as the controller (for hello) and each
+        worker (for its items) open it."""
+        return open_adapter(
+            self.settings.adapter,
+            profile_path=str(self.profile.path),
+            timeout=self.settings.timeout,
+        )
+
+    @property
+    def seed(self) -> int:
+        """The run's seed: the plugin draws one before the run when none was given."""
+        if self.settings.seed is None:
+            raise UsageError("the run has no seed: the plugin draws one before it starts")
+        return self.settings.seed
+
     def command(self, item: str | None, extra: list[str] | tuple[str, ...] = ()) -> str:
         """The `chcert certify` command that runs `item` (None: all) again, exactly as this
         run did, writing to OUT/reproduce (harness/settings.py)."""
         return self.settings.reproduce(self.profile_arg, self.out, item, extra)
 
 
-@dataclass(frozen=True, eq=False)  # hashed by identity, as pytest keeps its plugins
-class PreparedSpec:
-    """A spec `chcert certify` built (and so checked) before the run, handed to the plugin
-    in its own process as a pytest plugin object: the controller then loads the profile,
-    catalogs, vectors and corpus once, not twice. Workers under xdist build their own."""
-
-    spec: RunSpec
-
-    def rebased(self, settings: RunSettings, stage: str | None) -> RunSpec:
-        """The spec with the settings as the plugin received them (the seed drawn, every
-        path absolute): what they decide of the plan (profile, vectors, repeat, attestations,
-        minimums) is what the command line gave, so the plan is the same."""
-        out = Path(settings["out"])
-        return dataclasses.replace(
-            self.spec, settings=settings, out=out, stage=Path(stage) if stage else out
-        )
+def rebased(spec: RunSpec, settings: RunSettings, stage: str | None) -> RunSpec:
+    """A spec built before the run, with the settings as the plugin received them (the
+    seed drawn, every path absolute): what they decide of the plan (profile, vectors,
+    repeat, attestations, minimums) is what the command line gave, so the plan is the
+    same."""
+    out = Path(settings.out)
+    return dataclasses.replace(
+        spec, settings=settings, out=out, stage=Path(stage) if stage else out
+    )
 
 
 def build(settings: RunSettings, stage: str | None = None, minimums: str | None = None) -> RunSpec:
     """The run's spec from its settings; SpecError (file and line) or UsageError when a
     file it names is wrong or the profile certifies nothing."""
-    profile = load_profile(settings["profile"])
-    out = Path(settings["out"])
+    profile = load_profile(settings.profile)
+    out = Path(settings.out)
     all_catalogs = load_catalogs()
     catalogs = tuple(c for c in all_catalogs if c.name in profile.catalogs)
     clauses = tuple(applicable(catalogs, profile).clauses)
@@ -141,7 +163,7 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
             path = next(cat.path for cat in catalogs if cat.name == clause.catalog)
             raise SpecError(path, clause.line, f"unknown check {unknown[0]!r}")
     index = clause_index(all_catalogs)
-    extra = tuple(Path(p).resolve() for p in settings["vectors"])
+    extra = tuple(Path(p).resolve() for p in settings.vectors)
     vectors = load_all_vectors(index, extra=extra)
     refusals = load_all_refusals(index)
     verify_unique_ids([*vectors, *refusals])
@@ -156,7 +178,7 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
     # `chcert vectors generate --check` keeps it so: the others are not read.
     corpus_file = CORPUS_DIR / f"{named}.json"
     corpus = load_vector_file(corpus_file, index) if corpus_file.exists() else []
-    attest = settings["attest"]
+    attest = settings.attest
     return RunSpec(
         settings=settings,
         profile=profile,
@@ -179,7 +201,7 @@ def build(settings: RunSettings, stage: str | None = None, minimums: str | None 
                 [r for r in refusals if named in r.profiles],
                 [v for v in corpus if named in v.profiles],
                 corpus_file,
-                settings["repeat"],
+                settings.repeat,
             )
         ),
     )
@@ -202,6 +224,7 @@ def _plan(
         Planned(
             PlannedItem(f"{c.id}/{target}", c.id, ItemKind.CHECK, target, CHECKS[name].section),
             paths[c.catalog],
+            Replay.CHECK,
             c,
         )
         for c in clauses
@@ -217,6 +240,7 @@ def _plan(
                         f"{clause}/{vector.id}{suffix}", clause, ItemKind.VECTOR, vector.id
                     ),
                     vector.path.resolve(),
+                    Replay.VECTOR,
                     vector,
                 )
                 for suffix in repeat_suffixes(repeat)
@@ -226,7 +250,7 @@ def _plan(
         if clause in wanted:
             name = f"{clause}/{refusal.id}"
             item = PlannedItem(name, clause, ItemKind.VECTOR, refusal.id)
-            plan.append(Planned(item, refusal.path.resolve(), refusal))
+            plan.append(Planned(item, refusal.path.resolve(), Replay.REFUSAL, refusal))
     shares: dict[str, list[Vector]] = {}
     for vector in corpus:
         clause = vector.clause_for[profile.clauses_from]
@@ -236,6 +260,7 @@ def _plan(
         Planned(
             PlannedItem(f"{clause}/corpus", clause, ItemKind.CORPUS, "corpus", "corpus"),
             corpus_file.resolve(),
+            Replay.CORPUS,
             tuple(shares[clause]),
         )
         for clause in sorted(shares)

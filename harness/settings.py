@@ -25,6 +25,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from harness.defaults import (
     DEFAULT_DECKS,
     DEFAULT_DIFFERENTIAL,
@@ -431,19 +433,45 @@ def plugin_args(values: Mapping[str, Any]) -> list[str]:
     return args
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    """The settings the test run works with, as the plugin received them."""
+class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The settings the test run works with: those declared `plugin` above, typed (a
+    test holds the fields to the declarations). Built once, from the command line or
+    the plugin's options; a pytest-xdist worker receives it from the controller
+    (its workerinput), never parsing the options again."""
 
-    values: Mapping[str, Any]
+    adapter: str
+    profile: str
+    out: str
+    seed: int | None
+    rng_decks: int
+    rtp_rounds: int
+    differential: int
+    item: tuple[str, ...] = ()
+    attest: str | None = None
+    vectors: tuple[str, ...] = ()
+    timeout: float
+    repeat: int
 
-    def __getitem__(self, dest: str) -> Any:
-        return self.values[dest]
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> RunSettings:
+        """The settings from parsed options by their dests; a value of the wrong type is
+        msgspec.ValidationError (the parsers' types make none)."""
+        given = {s.dest: values.get(s.dest) for s in SETTINGS if s.plugin}
+        given |= {s.dest: tuple(given[s.dest] or ()) for s in SETTINGS if s.plugin and s.many}
+        return msgspec.convert(given, cls, str_keys=True)
+
+    def value(self, dest: str) -> Any:
+        """A setting by its dest (the declarations' name for it)."""
+        return getattr(self, dest)
+
+    def problems(self) -> list[str]:
+        """What is out of range among them (usage errors, as `chcert certify` says)."""
+        return range_problems({s.dest: self.value(s.dest) for s in SETTINGS if s.plugin})
 
     def manifest(self, profile: str, selection: Mapping[str, str]) -> dict[str, Any]:
         """manifest.run_plan: the settings the manifest records, the profile as a command
         names it, and the selection (docs/results.md)."""
-        recorded = {s.dest: self.values.get(s.dest) for s in SETTINGS if s.manifest}
+        recorded = {s.dest: _recorded(self.value(s.dest)) for s in SETTINGS if s.manifest}
         return {**recorded, "profile": profile, "selection": dict(selection) or None}
 
     def reproduce(
@@ -453,13 +481,18 @@ class RunSettings:
         as this run did. It writes to OUT/reproduce, never over the report it came from."""
         argv = ["chcert", "certify"]
         for setting in SETTINGS:
-            value = profile if setting.dest == "profile" else self.values.get(setting.dest)
+            value = profile if setting.dest == "profile" else getattr(self, setting.dest, None)
             if not _carried(setting, value, item, extra):
                 continue
             shown = f"{value:g}" if isinstance(value, float) else str(value)
             argv += [setting.flag, shown]
         argv += ["--out", str((out / "reproduce").resolve()), *extra]
         return shlex.join([*argv, *(["--item", item] if item else [])])
+
+
+def _recorded(value: Any) -> Any:
+    """A setting as the manifest records it: a repeated one as a list."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _carried(setting: Setting, value: Any, item: str | None, extra: Sequence[str]) -> bool:
@@ -475,7 +508,9 @@ def _carried(setting: Setting, value: Any, item: str | None, extra: Sequence[str
 
 def from_plugin(option: Any) -> RunSettings:
     """The settings the plugin received (pytest's `config.option`)."""
-    return RunSettings({s.dest: getattr(option, "chcert_" + s.dest) for s in SETTINGS if s.plugin})
+    return RunSettings.of(
+        {s.dest: getattr(option, "chcert_" + s.dest) for s in SETTINGS if s.plugin}
+    )
 
 
 # ------------------------------------------------------------- the run plan's schema

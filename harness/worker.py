@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +24,7 @@ from typing import Any, Literal
 import msgspec
 import pytest
 
-from harness.adapters import Adapter, open_adapter
+from harness.adapters import Adapter
 from harness.checks import (
     REGISTRY,
     CheckFailure,
@@ -35,13 +35,14 @@ from harness.checks import (
     replay_vector,
 )
 from harness.checks.registry import Check, refused_elsewhere
+from harness.declaration import Declaration
 from harness.errors import ErrorReply, GameFault, HarnessFault, ProtocolViolation
 from harness.model import Fault, Finding, FoundBy, ItemKind, Outcome, Record, settlement_fault
 from harness.outcomes import Status
 from harness.refusals import RefusalVector
 from harness.rng import preload_scipy
-from harness.runspec import Planned, RunSpec
-from harness.specs import Clause
+from harness.runspec import Planned, Replay, RunSpec
+from harness.settings import RunSettings
 from harness.vectors import Vector
 
 # The harness's own CPU time one item may spend (the game's time is not counted: a game
@@ -54,14 +55,14 @@ ITEM_CPU_SECONDS = 1800.0
 CPU_SECONDS_PER_SAMPLE = 0.002
 
 
-def item_cpu_seconds(settings: Mapping[str, Any]) -> float:
+def item_cpu_seconds(settings: RunSettings) -> float:
     """The CPU deadline of every item of a run: ITEM_CPU_SECONDS, and as much again per
     sample the run's settings ask for, so a run of ten million seat-hands is as bounded,
     and as free to finish, as the default one."""
     samples = (
-        int(settings.get("differential") or 0)
-        + 7 * int(settings.get("rtp_rounds") or 0)  # up to seven seats a round
-        + int(settings.get("rng_decks") or 0)
+        settings.differential
+        + 7 * settings.rtp_rounds  # up to seven seats a round
+        + settings.rng_decks
     )
     return ITEM_CPU_SECONDS + CPU_SECONDS_PER_SAMPLE * samples
 
@@ -112,10 +113,10 @@ class Worker:
         needs_scipy = {p.item.target for p in spec.plan} & {"rng-battery", "rtp-simulation"}
         self._preloading = preload_scipy() if needs_scipy else None
 
-    def adopt(self, adapter: Adapter, hello: dict[str, Any]) -> None:
+    def adopt(self, adapter: Adapter, declared: Declaration) -> None:
         """Play on the connection the controller opened for hello (in-process runs)."""
         self._adapter = adapter
-        self._context = self._new_context(adapter, hello)
+        self._context = self._new_context(adapter, declared)
 
     # ---------------------------------------------------------- collection
 
@@ -131,7 +132,7 @@ class Worker:
     ) -> None:
         """`--item NAME`: exactly the items named (all repeats of each), where -k would
         match every name containing NAME."""
-        wanted = set(self.spec.settings["item"])
+        wanted = set(self.spec.settings.item)
         if not wanted:
             return
         kept = [i for i in items if i.name.partition("#")[0] in wanted]
@@ -164,35 +165,31 @@ class Worker:
         if self._preloading is not None:  # no thread left importing when the process ends
             self._preloading.join()
 
-    def _new_context(self, adapter: Adapter, hello: dict[str, Any]) -> Context:
+    def _new_context(self, adapter: Adapter, declared: Declaration) -> Context:
         settings = self.spec.settings
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
         return Context(
             adapter,
-            hello,
+            declared,
             self.spec.profile,
-            settings["seed"],
-            settings["rng_decks"],
-            rtp_rounds=settings["rtp_rounds"],
-            differential=settings["differential"],
+            self.spec.seed,
+            settings.rng_decks,
+            rtp_rounds=settings.rtp_rounds,
+            differential=settings.differential,
             fault_owners=self.spec.fault_owners,
-            shared=str(settings["adapter"]).startswith(("http://", "https://")) and workers > 1,
+            shared=str(settings.adapter).startswith(("http://", "https://")) and workers > 1,
         )
 
     def context(self) -> Context:
         """The game this process plays, said hello to once."""
         if self._context is None:
-            self._adapter = open_adapter(
-                self.spec.settings["adapter"],
-                profile_path=str(self.spec.profile.path),
-                timeout=self.spec.settings["timeout"],
-            )
+            self._adapter = self.spec.open_game()
             hello = self._adapter.request("hello")
             declared = getattr(self.config, "workerinput", {}).get(HELLO_KEY)
             # The controller's hello is the declaration certified: a game answering each
             # connection otherwise is asked inside what it declared to the controller.
             self._context = self._new_context(
-                self._adapter, json.loads(declared) if declared else hello
+                self._adapter, Declaration(json.loads(declared) if declared else hello)
             )
         return self._context
 
@@ -215,7 +212,7 @@ class Worker:
         )
         try:
             context = self.context()
-            with cpu_deadline(item_cpu_seconds(self.spec.settings.values)):
+            with cpu_deadline(item_cpu_seconds(self.spec.settings)):
                 outcome = item.execute(context)
             record.findings = [item.completed(f) for f in outcome.findings]
             record.share = outcome.share
@@ -450,11 +447,11 @@ class CorpusItem(ChcertItem):
         )
 
 
-ITEM_CLASSES: dict[type, type[ChcertItem]] = {
-    Vector: VectorItem,
-    RefusalVector: RefusalItem,
-    Clause: CheckItem,
-    tuple: CorpusItem,
+ITEM_CLASSES: dict[Replay, type[ChcertItem]] = {
+    Replay.VECTOR: VectorItem,
+    Replay.REFUSAL: RefusalItem,
+    Replay.CHECK: CheckItem,
+    Replay.CORPUS: CorpusItem,
 }
 
 
@@ -469,6 +466,6 @@ class PlannedFile(pytest.File):
         for planned in spec.plan:
             if planned.path != path or (extra and planned.item.kind is not ItemKind.VECTOR):
                 continue
-            item = ITEM_CLASSES[type(planned.payload)].from_parent(self, name=planned.item.name)
+            item = ITEM_CLASSES[planned.replays].from_parent(self, name=planned.item.name)
             item.take(planned, spec)
             yield item

@@ -75,6 +75,7 @@ def test_imports_point_one_way(path: Path) -> None:
     # The test runner is the run's engine: the plugin, its two sides and `chcert certify`.
     assert "pytest" not in _imports(path) or name in {
         "harness.plugin",
+        "harness.handover",
         "harness.controller",
         "harness.worker",
         "harness.cli.certify",

@@ -21,6 +21,7 @@ import pytest
 
 from harness.checks.declarations import declared_limits, rows_that_differ, same_meaning
 from harness.checks.registry import CHECKS, CheckFailure, Context
+from harness.declaration import Declaration
 from harness.profiles import load_profile
 from tests.runs import certify
 
@@ -35,7 +36,7 @@ def vendor(*options: str) -> str:
 
 def _context(config: dict[str, Any], profile: str = "standard") -> Context:
     hello = {"protocol": 1, "capabilities": [], "config": config}
-    return Context(None, hello, load_profile(profile), seed=7)  # type: ignore[arg-type]
+    return Context(None, Declaration(hello), load_profile(profile), seed=7)  # type: ignore[arg-type]
 
 
 def _standard(**rows: Any) -> dict[str, Any]:

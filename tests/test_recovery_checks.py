@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from harness.checks import Context, run_check
+from harness.declaration import Declaration
 from harness.errors import ErrorReply
 from harness.profiles import load_profile
 from harness.protocol import serve_request
@@ -155,7 +156,9 @@ def test_without_history_the_kills_are_not_a_pass(tmp_path: Path) -> None:
     """Each round once in history cannot be asked of a game without it: the item is not
     tested, never passed, though every kill was survived."""
     adapter = _Crashing(tmp_path / "rounds.db")
-    ctx = Context(adapter, adapter.request("hello"), load_profile("source-002"), seed=3)  # type: ignore[arg-type]
+    ctx = Context(
+        adapter, Declaration(adapter.request("hello")), load_profile("source-002"), seed=3
+    )  # type: ignore[arg-type]
     outcome = run_check("recovery-kills", ctx)
     assert outcome.evidence["kills"] == 5
     assert outcome.untested is not None and outcome.untested.needs == "capability history"

@@ -17,6 +17,7 @@ import pytest
 from harness.adapters.base import check_body
 from harness.checks.refusals import NO_INJECT, NOT_STACKED, SAME_ROUND, replay_refusal
 from harness.checks.registry import CheckFailure, Context
+from harness.declaration import Declaration
 from harness.errors import ErrorReply
 from harness.evaluator import Category
 from harness.profiles import load_profile
@@ -131,7 +132,7 @@ class _InProcess:
 def _replay(game: ReferenceGame, vector: str) -> dict[str, Any]:
     """One refusal item played against `game`: its evidence when it passes."""
     adapter = _InProcess(game)
-    ctx = Context(adapter, adapter.request("hello"), load_profile("standard"), seed=7)  # type: ignore[arg-type]
+    ctx = Context(adapter, Declaration(adapter.request("hello")), load_profile("standard"), seed=7)  # type: ignore[arg-type]
     return dict(replay_refusal(ctx, VECTORS[vector]).evidence)
 
 

@@ -12,12 +12,21 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 
 from harness._schema import SCHEMA_DIR, validator
 from harness.checks import MERGES
 from harness.cli.certify import _stub_results
-from harness.model import ItemKind, PlannedItem
+from harness.declaration import Declaration
+from harness.model import (
+    Attestation,
+    Figure,
+    ItemKind,
+    MathSection,
+    PlannedItem,
+    Simulation,
+)
 from harness.outcomes import Status
 from harness.profiles import load_profile
 from harness.results import Record, RunFacts, build_results, now
@@ -112,16 +121,18 @@ def built_results() -> dict[str, Any]:
         profile=load_profile("standard"),
         catalogs=load_catalogs(["s000"]),
         adapter="reference",
-        implementation={"protocol": 1, "name": "hand-made", "capabilities": ["events"]},
+        declared=Declaration({"protocol": 1, "name": "hand-made", "capabilities": ["events"]}),
         planned=planned,
         records=records,
         started=now(),
         seed=7,
-        math={"status": Status.ERROR.value, "reason": "x", "claims": []},
+        math=MathSection(
+            status=Status.ERROR, reason="x", claims=[], simulation=Simulation(status=Status.ERROR)
+        ),
         collected={p.name for p in planned if p is not left_out},
         selection={"-k": "not rng-battery"},
-        published=[published],
-        attestations=[attestation],
+        published=[msgspec.convert(published, Figure)],
+        attestations=[msgspec.convert(attestation, Attestation)],
         merges=MERGES,
     )
     return build_results(facts).to_json()

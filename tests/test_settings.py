@@ -7,12 +7,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
+
 from harness.settings import SETTINGS, RunSettings
 
 
 def _settings(**given: object) -> RunSettings:
     values = {s.dest: [] if s.many else s.default for s in SETTINGS}
-    return RunSettings({**values, "seed": 7, **given})
+    return RunSettings.of({**values, "seed": 7, **given})
+
+
+def test_the_typed_settings_are_the_declared_ones() -> None:
+    """RunSettings has a field for each setting the plugin carries, of its declared type:
+    what a worker receives is what the command line was parsed into."""
+    fields = {f.name: f for f in msgspec.structs.fields(RunSettings)}
+    assert set(fields) == {s.dest for s in SETTINGS if s.plugin}
+    for setting in (s for s in SETTINGS if s.plugin):
+        wanted = setting.type
+        typed = fields[setting.dest].type
+        if setting.many:
+            assert typed == tuple[wanted, ...], setting.dest  # type: ignore[valid-type]
+        else:
+            assert typed in (wanted, wanted | None), setting.dest  # type: ignore[operator]
+    settings = _settings(vectors=["a.yaml"], item=["s000-r1/x"])
+    again = msgspec.json.decode(msgspec.json.encode(settings), type=RunSettings)
+    assert again == settings and again.vectors == ("a.yaml",)
 
 
 def test_a_reproduce_command_carries_what_differs_from_its_default() -> None:

@@ -25,6 +25,7 @@ from harness.checks import MERGES, REGISTRY, Context
 from harness.checks.registry import NotTested
 from harness.checks.replies import Malformed, playable_table, returns_of
 from harness.checks.settlement import malformed_disagreements, replay_vector
+from harness.declaration import Declaration
 from harness.defaults import available_profiles
 from harness.differential.plan import LOW_END, _stake, plan_shard
 from harness.differential.plan import Stakes as PlanStakes
@@ -44,6 +45,7 @@ from harness.outcomes import Status
 from harness.profiles import load_profile
 from harness.protocol import serve_request
 from harness.reference import ReferenceGame
+from harness.settings import SETTINGS, RunSettings
 from harness.specs import applicable, fault_owners, load_catalogs
 from harness.table import MAX_AMOUNT, REFERENCE_TABLE, Table, fit, payable
 from harness.vectors import load_all_vectors
@@ -237,7 +239,7 @@ def _context(adapter: _InProcess, profile: str = "standard") -> Context:
     clauses = list(applicable(load_catalogs(), loaded).clauses)
     return Context(
         adapter,  # type: ignore[arg-type]
-        hello,
+        Declaration(hello),
         loaded,
         seed=7,
         differential=800,
@@ -408,8 +410,11 @@ def test_an_item_past_its_cpu_deadline_is_stopped_as_the_harness_s_fault() -> No
 
 
 def test_the_deadline_grows_with_the_samples_a_run_asks_for() -> None:
-    default = item_cpu_seconds({"differential": 50_000, "rtp_rounds": 1_000, "rng_decks": 20_000})
-    huge = item_cpu_seconds({"differential": 10_000_000, "rtp_rounds": 10_000_000})
+    values = {s.dest: [] if s.many else s.default for s in SETTINGS}
+    default = item_cpu_seconds(RunSettings.of(values))
+    huge = item_cpu_seconds(
+        RunSettings.of({**values, "differential": 10_000_000, "rtp_rounds": 10_000_000})
+    )
     assert 1_800 < default < 2_100 and huge > 50 * default
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
-from harness.checks.replies import finish_round, obj
+from harness.checks.replies import finish_round
 from harness.errors import ErrorReply
 from harness.evaluator import Category
 from harness.table import HOUSE_RULES, Table
@@ -71,8 +71,8 @@ def same_meaning(field_name: str, want: Any, have: Any) -> bool:
 
 def _declared(field_name: str) -> Callable[[Context], None]:
     def declared(ctx: Context) -> None:
-        config = ctx.hello.get("config")
-        if not isinstance(config, dict) or field_name not in config:
+        config = ctx.declared.config
+        if field_name not in config:
             raise CheckFailure(f"hello config does not declare {field_name}")
         want = ctx.profile.declared_config()[field_name]
         have = config[field_name]
@@ -112,8 +112,7 @@ def declared_limits(ctx: Context) -> None:
     what the profile requires, and are enforced (one unit outside refused with
     invalid_bet, the edges accepted); its house rules are ones protocol v1 documents, the
     profile allows, and the game enforces."""
-    config = obj(ctx.hello.get("config"))
-    limits = obj(config.get("limits"))
+    limits = ctx.declared.limits
     table = ctx.table
     if table is None:
         raise CheckFailure(
@@ -154,7 +153,7 @@ def declared_limits(ctx: Context) -> None:
                         ({"seat": 1, "ante": ante, "aa_bonus": cap * ante}, True),
                         ({"seat": 1, "ante": ante, "aa_bonus": cap * ante + 1}, False),
                     ]
-    elif config.get("aa_bonus_pay_table"):  # an AA Bonus offered at no valid limits
+    elif ctx.declared.offers_aa_bonus:  # an AA Bonus offered at no valid limits
         declared = limits.get("aa_bonus")
         why = (
             "declares no AA Bonus limits (config.limits.aa_bonus)"
@@ -227,9 +226,9 @@ def _judge_declaration(ctx: Context, table: Table) -> None:
             f"house rules {', '.join(table.unknown_house_rules)} are not ones protocol v1 "
             f"documents ({', '.join(HOUSE_RULES)}): the harness cannot judge them",
             expected=list(HOUSE_RULES),
-            actual=obj(obj(ctx.hello.get("config")).get("house_rules")),
+            actual=ctx.declared.house_rules,
         )
-    offered = obj(ctx.hello.get("config")).get("aa_bonus_pay_table")
+    offered = ctx.declared.config.get("aa_bonus_pay_table")
     if ctx.profile.aa_table is None and offered:
         # the AA Bonus clauses do not apply here: the clause of wagers judges the offer
         raise CheckFailure(

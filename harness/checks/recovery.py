@@ -87,7 +87,7 @@ class _Round:
 @check("recovery-declared", requires={Capability.RECOVERY})
 def recovery_declared(ctx: Context) -> Outcome:
     """The game says what it does with an interrupted round, and the rules allow it."""
-    mode = obj(ctx.hello.get("config")).get("recovery")
+    mode = ctx.declared.recovery
     allowed = ctx.profile.interrupted_rounds
     if mode not in MODES or mode not in allowed:
         raise CheckFailure(
@@ -102,7 +102,7 @@ def recovery_declared(ctx: Context) -> Outcome:
 @check("recovery-kills", requires={Capability.RECOVERY, Capability.INJECT}, forwards_refusals=False)
 def recovery_kills(ctx: Context) -> Outcome:
     """Kill the game at each moment of a round, start it again, and judge its word."""
-    mode = obj(ctx.hello.get("config")).get("recovery")
+    mode = ctx.declared.recovery
     if mode not in MODES:
         raise NotTested(
             f"hello config.recovery is {mode!r}, neither resume nor void (recovery-declared "

@@ -239,7 +239,7 @@ def _over_cap(ctx: Context) -> int | None:
 
 
 def _aa_minimum(ctx: Context) -> Any:
-    declared = obj(obj(ctx.hello.get("config")).get("limits")).get("aa_bonus")
+    declared = ctx.declared.limits.get("aa_bonus")
     return declared[0] if isinstance(declared, list) and declared else None
 
 
@@ -364,7 +364,7 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
         return [_fill(v, ctx, moment) for v in value]
     if not (isinstance(value, str) and value.startswith("$")):
         return value
-    limits = obj(obj(ctx.hello.get("config")).get("limits"))
+    limits = ctx.declared.limits
     if value in ("$ante", "$aa"):
         return stake(ctx, "ante" if value == "$ante" else "aa_bonus")
     if value in ("$ante_over", "$ante_under", "$aa_over", "$aa_under"):

@@ -12,28 +12,27 @@ package register into `REGISTRY` when `harness.checks` is imported.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.adapters import Adapter
+from harness.declaration import Declaration
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.differential.attribution import refused, slug
 from harness.errors import GameFault, ProtocolViolation, Violation
 from harness.model import Finding, FoundBy, Model, Outcome, Share, Shares, Untested
 from harness.profiles import Profile
-from harness.protocol import seats_capability
-from harness.table import Table, table_of
+from harness.table import Table
 
 
 @dataclass
 class Context:
-    """What a check needs: the adapter, the implementation's hello, the profile."""
+    """What a check needs: the adapter, what the game declared in hello, the profile."""
 
     adapter: Adapter
-    hello: dict[str, Any]
+    declared: Declaration
     profile: Profile
     seed: int
     rng_decks: int = DEFAULT_DECKS
@@ -48,20 +47,18 @@ class Context:
     shared: bool = False
 
     @property
-    def capabilities(self) -> set[str]:
-        caps = self.hello.get("capabilities", [])
-        return set(caps) if isinstance(caps, list) else set()
+    def capabilities(self) -> frozenset[str]:
+        return self.declared.capabilities
 
-    @functools.cached_property
+    @property
     def table(self) -> Table | None:
         """The table the game declares (limits, house rules; harness/table.py), None when
         its hello declares no valid ante limits."""
-        return table_of(self.hello.get("config"))
+        return self.declared.table
 
     @property
     def seats(self) -> int:
-        caps = self.hello.get("capabilities", [])
-        return seats_capability(caps if isinstance(caps, list) else [])
+        return self.declared.seats
 
 
 class CheckFailure(GameFault):

@@ -83,7 +83,7 @@ def offers_aa_bonus(ctx: Context) -> bool:
     """Whether the game declares an AA Bonus (hello config.aa_bonus_pay_table): one that
     does not is never asked to take one, whatever the profile offers; that it offers none
     is the AA pay-table declaration check's finding alone."""
-    return bool(obj(ctx.hello.get("config")).get("aa_bonus_pay_table"))
+    return ctx.declared.offers_aa_bonus
 
 
 def declared_table(ctx: Context) -> Table:

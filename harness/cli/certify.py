@@ -35,6 +35,7 @@ from harness.cli.outputs import (
 )
 from harness.cli.signing import signed, signing_of
 from harness.cli.summary import print_summary
+from harness.handover import Handover
 from harness.model import Artifact, ProfileInfo, Reason, ReasonCode, Results
 from harness.outcomes import EXIT_CODES, Verdict
 from harness.paths import DATA_ROOT, in_data, verify_regular
@@ -101,7 +102,7 @@ def certify(args: argparse.Namespace) -> int:
     check_distribution(args)
     # The run's spec, as the plugin builds it: the profile, catalogs, vectors, attestations
     # and minimums checked once, here, before anything runs (SpecError, UsageError: exit 4).
-    settings = RunSettings({s.dest: getattr(args, s.dest) for s in SETTINGS})
+    settings = RunSettings.of(vars(args))
     spec = build(settings, minimums=_stated_minimums(args))
     profile, minimums = spec.profile, spec.minimums
     if args.select is not None:
@@ -237,21 +238,6 @@ def _input_files(args: argparse.Namespace, profile: Path) -> list[Path]:
     return [profile, *(Path(p) for p in [*named, *args.artifact] if p)]
 
 
-class _Handover:
-    """Takes the run's results from the plugin in memory, as pytest unconfigures: never
-    read back from results.json in the output folder, which a process the game left
-    behind could replace before it is ended (docs/robustness.md)."""
-
-    def __init__(self) -> None:
-        self.results: Results | None = None
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        run = config.pluginmanager.get_plugin("chcert-controller")
-        built = getattr(run, "results", None)
-        if isinstance(built, Results):
-            self.results = built
-
-
 class _Signals:
     """SIGTERM and SIGHUP during a run stop it as Ctrl-C (SIGINT) does: the items stop,
     the test workers are interrupted too, and results.json and the PDF are written,
@@ -357,13 +343,10 @@ def _run_certification(
         f"{spec.profile.name} ({len(spec.clauses)} clauses, seed {seed})"
     )
     started = time.monotonic()
-    handover = _Handover()
+    handover = Handover(spec)  # in this process, the plugin takes what was built
     with _Signals(reaper) as signals:
         try:
-            from harness.runspec import PreparedSpec
-
-            prepared = PreparedSpec(spec)  # in this process, the plugin takes what was built
-            code = pytest.main(pytest_args, plugins=[signals, handover, prepared])
+            code = pytest.main(pytest_args, plugins=[signals, handover])
         except KeyboardInterrupt:  # before or after pytest's own handling of it
             code = pytest.ExitCode.INTERRUPTED
         signals.armed = False

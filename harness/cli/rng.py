@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     """Sample the game's shuffle (and raw RNG) and run the battery in two stages, the second
     on a fresh sample only after the first rejects (exit 0, 1, or 2)."""
     from harness.adapters import open_adapter
+    from harness.declaration import Declaration
     from harness.profiles import load_profile
     from harness.rng import sample_and_test
 
@@ -50,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         adapter = open_adapter(args.adapter, profile_path=str(profile.path), timeout=args.timeout)
         try:
-            hello = adapter.request("hello")
-            capabilities = set(hello.get("capabilities", []))
+            declared = Declaration(adapter.request("hello"))
+            capabilities = declared.capabilities
             if "shuffle" not in capabilities:
                 print("chcert rng: not tested: the game lacks capability shuffle", file=sys.stderr)
                 return EXIT_CODES[Verdict.INCOMPLETE]
@@ -65,9 +66,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"chcert rng: {exc}", file=sys.stderr)
         return EXIT_CODES[Verdict.INCOMPLETE]
     if args.json:
-        print(json.dumps({"implementation": hello.get("name"), **staged.to_json()}, indent=2))
+        named = {"implementation": declared.sent.get("name")}
+        print(json.dumps({**named, **staged.to_json()}, indent=2))
     else:
-        _print_battery(staged, str(hello.get("name")), seconds)
+        _print_battery(staged, declared.name, seconds)
     return 0 if staged.passed else 1
 
 
