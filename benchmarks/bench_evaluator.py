@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from harness.evaluator import count_all_seven_card_hands, evaluate_batch
+from harness.rules.evaluator import count_all_seven_card_hands, evaluate_batch
 
 HANDS = 133_784_560
 

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.refusals import load_all_refusals  # noqa: E402
-from harness.specs import clause_index, load_catalogs  # noqa: E402
+from harness.rules.catalogs import clause_index, load_catalogs  # noqa: E402
+from harness.vectors.refusals import load_all_refusals  # noqa: E402
 
 CHECKS = ["information-hiding", "aa-bonus-locked", "history-recall"]
 

@@ -27,7 +27,7 @@ CHILD_PRICING = """
 import time
 from harness.gamemath.census import load_census, symmetry
 from harness.gamemath.pricing import call_values, optimal_calls, play_figures
-from harness.profiles import load_profile
+from harness.rules.profiles import load_profile
 profile = load_profile("table2")
 started = time.perf_counter()
 rows = load_census(profile.qualifying_strength)

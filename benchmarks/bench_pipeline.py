@@ -40,9 +40,9 @@ from typing import Any
 
 from harness.adapters import Adapter, open_adapter
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.cards import DECK_SIZE, Card
 from harness.errors import ErrorReply
 from harness.protocol import Capability
+from harness.rules.cards import DECK_SIZE, Card
 
 Deal = dict[str, Any]  # the `cards` param of a stacked `round`
 

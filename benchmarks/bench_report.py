@@ -42,11 +42,11 @@ from typing import Any
 from pypdf import PdfReader
 
 from harness._schema import validator
-from harness.model import Results
 from harness.report import render, verdict_problem
 from harness.report.failures import WAGERS, group_failures
-from harness.report.seal import embedded_results
-from harness.results import json_bytes
+from harness.results.files import json_bytes
+from harness.results.model import Results
+from harness.signing.attachment import embedded_results
 
 SAMPLE = Path(__file__).resolve().parent.parent / "reports/samples/mutant/results.json"
 VECTORS, FAILURES = 20_000, 100

@@ -28,9 +28,7 @@ import time
 import numpy as np
 
 from harness.defaults import DEFAULT_DECKS
-from harness.reference import production_decks
-from harness.reference.shufflers import FLAWED, one_card_bias, pcg64_shuffle
-from harness.rng import (
+from harness.gamemath.rng import (
     ALPHA,
     DECK,
     DECK_TESTS,
@@ -41,6 +39,8 @@ from harness.rng import (
     table_detectable_bias,
     two_stage,
 )
+from harness.reference import production_decks
+from harness.reference.shufflers import FLAWED, one_card_bias, pcg64_shuffle
 
 LADDER = [250, 500, 1_000, 2_000, 5_000, 10_000, 20_000]
 
@@ -102,7 +102,7 @@ def stated_power(runs: int) -> None:
     """Each position test at the bias its `detects` states, `runs` times."""
     n, m = DEFAULT_DECKS, len(DECK_TESTS)
     share = 1 / DECK
-    # As worst_position and position_uniformity state them (harness/rng.py).
+    # As worst_position and position_uniformity state them (harness/gamemath/rng.py).
     stated = {
         "worst position": detectable_bias(
             np.full(DECK, share), 0, n, float(scipy_stats().chi2.isf(ALPHA / m / DECK, DECK - 1))

@@ -6,7 +6,7 @@ rate, the pooled confirmation's calibration, and the clause's failures.
 Each run is one simulated certification of a fair shuffle (numpy permutations, seeded):
 stage 1 runs the battery's deck tests on `--decks` decks at family-wise alpha 0.01; a
 rejection below GROSS_ALPHA (1e-6) fails at once; otherwise stage 2 runs the battery on
-stage 1's decks and as many fresh ones together at CONFIRM_ALPHA (5e-5) (harness/rng.py).
+stage 1's decks and as many fresh ones together at CONFIRM_ALPHA (5e-5) (harness/gamemath/rng.py).
 The pooled battery runs in every simulation here, not only after a stage-1 rejection as in
 a certification, so that its own calibration is measured too. The raw-output tests are
 left out: they run only for a game with capability rng.
@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from harness.defaults import DEFAULT_DECKS
-from harness.rng import (
+from harness.gamemath.rng import (
     ALPHA,
     CONFIRM_ALPHA,
     FALSE_FAIL,

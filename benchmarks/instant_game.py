@@ -54,9 +54,9 @@ def split_id(line: bytes) -> tuple[bytes, bytes] | None:
 def record(transcript: str, profile_name: str | None) -> int:
     """Serve the reference game, appending each request and its reply to the transcript."""
     from harness.defaults import DEFAULT_PROFILE
-    from harness.profiles import load_profile
     from harness.protocol import serve_json_lines, take_stdio
     from harness.reference.engine import ReferenceGame
+    from harness.rules.profiles import load_profile
 
     channel_in, channel_out = take_stdio()
     game = ReferenceGame(load_profile(profile_name or DEFAULT_PROFILE))

@@ -9,7 +9,7 @@ uniformly from one deck; ante 100 and AA Bonus 100 (`--stakes random`: each unif
 within the standard profile's limits); the seat always calls. The game object (the
 mutant class built with the `standard` profile) is played in-process through its
 protocol methods `round`, `act` and `result`, and its settlement is compared with
-`harness.oracle.settle` on the same cards. A seat-hand differs in money when any
+`harness.rules.oracle.settle` on the same cards. A seat-hand differs in money when any
 wager's stake or return differs, and differs at all when, besides, the seat's hand
 name, the dealer's hand name or the dealer's qualification differs.
 
@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from harness.cards import Card, format_cards
-from harness.evaluator import evaluate_batch
-from harness.game import Action, Deal
-from harness.oracle import SeatPlay, Settlement, settle
-from harness.profiles import load_profile
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.mutants.hands import _evaluate
+from harness.rules.cards import Card, format_cards
+from harness.rules.evaluator import evaluate_batch
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import load_profile
 
 PROFILE = "standard"
 

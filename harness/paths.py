@@ -12,8 +12,8 @@ chcert reads its clause catalogs, profiles and JSON schemas (`specs/`) and its v
 
 Every module that reads data takes its folder from here, never from its own `__file__`.
 The folders are resolved (no symlinks): the plugin gives them to pytest as the paths to
-collect (harness/plugin.py) and the worker recognises collected files by them
-(harness/controller.py), so both must spell a folder alike.
+collect (harness/run/plugin.py) and the worker recognises collected files by them
+(harness/run/controller.py), so both must spell a folder alike.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.profiles import Profile, load_profile
+from harness.rules.profiles import Profile, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TIMEOUT = 300  # seconds a test may take unless it says otherwise

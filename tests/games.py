@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from harness.errors import ErrorReply
 from harness.reference import ReferenceGame
-from harness.table import REFERENCE_TABLE, Table
+from harness.rules.table import REFERENCE_TABLE, Table
 
 SEED = 20261130
 

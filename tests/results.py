@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness._schema import validator
-from harness.model import Results
 from harness.report.words import reason_text
+from harness.results.model import Results
 
 
 def load_results(folder: Path) -> dict[str, Any]:

@@ -15,23 +15,40 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 PYPROJECT = PACKAGE.parent / "pyproject.toml"
 
-# module prefix -> harness modules it must never import
+# The rooms of harness/ (docs/architecture.md) and the rooms each may import: the arrows
+# of the architecture. The plumbing (the top-level modules: errors, paths, atomic,
+# defaults, strictjson, _schema) is anyone's. An arrow not listed is a change of design.
+ROOMS: dict[str, set[str]] = {
+    "rules": set(),  # the game's rules: cards, evaluation, profiles, the oracle
+    "protocol": {"rules"},  # protocol v1 and the game's declaration
+    "results": {"rules", "protocol"},  # the model, the verdict, results.json built
+    "gamemath": {"rules", "results"},  # exact mathematics, the RNG battery
+    "differential": {"rules"},  # the differential's rounds and decision table
+    "vectors": {"rules", "differential"},  # settlement, refusal and corpus vectors
+    "adapters": {"protocol"},  # the transports
+    "reference": {"rules", "protocol"},  # the bundled game (never the oracle, below)
+    "signing": {"results"},  # the attachment, the signature, `chcert verify`
+    "diff": {"results"},  # two results compared; renders nothing but text
+    "report": {"results", "signing", "diff"},  # from results.json alone
+    "checks": {"adapters", "differential", "gamemath", "protocol", "results", "rules", "vectors"},
+    "run": {"adapters", "checks", "gamemath", "protocol", "report", "results", "rules"}
+    | {"vectors"},
+    "cli": {"adapters", "checks", "diff", "gamemath", "protocol", "report", "results", "rules"}
+    | {"run", "signing", "vectors"},
+}
+# Within and across rooms, module by module: prefix -> harness modules it must never import.
 FORBIDDEN = {
-    "harness.oracle": [
-        "harness.adapters",
-        "harness.protocol",
-        "harness.reference",
-        "harness.checks",
-    ],
-    "harness.reference": ["harness.oracle", "harness.adapters", "harness.checks", "harness.plugin"],
-    "harness.adapters": ["harness.oracle", "harness.reference", "harness.checks", "harness.plugin"],
-    "harness.report": ["harness.checks", "harness.plugin", "harness.adapters", "harness.cli"],
-    "harness.cards": ["harness.evaluator", "harness.profiles", "harness.checks", "harness.plugin"],
-    "harness.evaluator": ["harness.profiles", "harness.oracle", "harness.checks", "harness.plugin"],
-    "harness.profiles": ["harness.oracle", "harness.checks", "harness.plugin", "harness.cli"],
-    "harness.rng": ["harness.checks", "harness.plugin", "harness.cli", "harness.oracle"],
-    "harness.differential": ["harness.adapters", "harness.checks", "harness.plugin", "harness.cli"],
-    "harness.results": ["harness.checks", "harness.plugin", "harness.adapters", "harness.cli"],
+    # the reference game and the oracle are written apart, so they cannot share a bug
+    "harness.rules.oracle": ["harness.reference"],
+    "harness.reference": ["harness.rules.oracle"],
+    "harness.rules.cards": ["harness.rules.evaluator", "harness.rules.profiles"],
+    "harness.rules.evaluator": ["harness.rules.profiles", "harness.rules.oracle"],
+    "harness.rules.profiles": ["harness.rules.oracle"],
+    "harness.gamemath.rng": ["harness.rules.oracle"],
+    # the readers of results.json import no numerical library
+    "harness.results.model": ["harness.results.build", "harness.gamemath"],
+    "harness.results.verdict": ["harness.results.build", "harness.gamemath"],
+    "harness.report": ["harness.results.build"],
     # The interface the transports share knows none of them: registry.py says whose a spec is.
     "harness.adapters.base": [
         "harness.adapters.registry",
@@ -43,6 +60,40 @@ FORBIDDEN = {
     "harness.diff.compare": ["harness.diff", "harness.report", "harness.cli"],
     "harness.atomic": ["harness"],  # a leaf: writing files whole needs nothing of the harness
 }
+PLUMBING = {"harness", "harness.errors", "harness.atomic", "harness.paths", "harness.defaults"}
+PLUMBING |= {"harness.strictjson", "harness._schema"}
+
+
+def _room(module: str) -> str | None:
+    """The room of a harness module (its subpackage), None for the plumbing."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else None
+
+
+def test_every_module_is_in_a_room_or_the_plumbing() -> None:
+    names = {_module_name(path) for path in MODULES}
+    loose = sorted(n for n in names if _room(n) is None and n not in PLUMBING)
+    assert not loose, f"modules in no room: {loose}"
+    rooms = {r for n in names if (r := _room(n)) is not None}
+    assert rooms == set(ROOMS), rooms ^ set(ROOMS)
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE).rglob("*.py")), ids=lambda p: _module_name(p))
+def test_rooms_import_only_the_rooms_below(path: Path) -> None:
+    """Each room imports only the rooms ROOMS allows it, wherever the import is."""
+    name = _module_name(path)
+    room = _room(name)
+    if room is None:
+        return
+    allowed = ROOMS[room] | {room}
+    wrong = sorted(
+        i for i in _imports(path) if i.startswith("harness.") and (_room(i) or room) not in allowed
+    )
+    assert not wrong, f"{name} ({room}) must not import {wrong}"
+
+
+def test_the_arrows_between_rooms_have_no_cycle() -> None:
+    assert _cycles({room: set(allowed) for room, allowed in ROOMS.items()}) == []
 
 
 def _module_name(path: Path) -> str:
@@ -74,10 +125,10 @@ def test_imports_point_one_way(path: Path) -> None:
             assert not bad, f"{name} must not import {bad}"
     # The test runner is the run's engine: the plugin, its two sides and `chcert certify`.
     assert "pytest" not in _imports(path) or name in {
-        "harness.plugin",
-        "harness.handover",
-        "harness.controller",
-        "harness.worker",
+        "harness.run.plugin",
+        "harness.run.handover",
+        "harness.run.controller",
+        "harness.run.worker",
         "harness.cli.certify",
         "harness.cli.checks",
     }
@@ -142,8 +193,8 @@ def test_no_import_cycle_inside_harness() -> None:
 
 def test_the_plugin_costs_other_test_suites_nothing() -> None:
     """pytest loads the entry point in every run of the environment: it must stay light."""
-    heavy = "{'numba', 'scipy', 'harness.controller', 'harness.worker'}"
-    code = f"import sys, harness.plugin; print(sorted({heavy} & set(sys.modules)))"
+    heavy = "{'numba', 'scipy', 'harness.run.controller', 'harness.run.worker'}"
+    code = f"import sys, harness.run.plugin; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from harness.cards import parse_cards
 from harness.differential.attribution import (
     COPIED,
     COPY_CAUSE,
@@ -25,11 +24,12 @@ from harness.differential.attribution import (
     expected_seat,
     resolve_copies,
 )
-from harness.game import Action, Deal
-from harness.oracle import SeatPlay, Settlement, settle
-from harness.profiles import load_profile
-from harness.specs import fault_owners, load_catalogs
-from harness.table import REFERENCE_TABLE
+from harness.rules.cards import parse_cards
+from harness.rules.catalogs import fault_owners, load_catalogs
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import load_profile
+from harness.rules.table import REFERENCE_TABLE
 from tests.runs import certify
 
 # The vectors and the corpus, where the dealer's qualification shows in every kind of hand.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cards import FULL_DECK, Rank, Suit, parse_card, parse_cards, verify_distinct
 from harness.errors import InvalidCards
+from harness.rules.cards import FULL_DECK, Rank, Suit, parse_card, parse_cards, verify_distinct
 
 
 def test_indices_follow_the_protocol() -> None:

@@ -17,8 +17,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from harness.cards import Rank
-from harness.evaluator import Category, minimum_strength
 from harness.gamemath import MainGame, census, census_reference, kernel, main_game
 from harness.gamemath.pricing import call_values, optimal_calls, play_figures
 from harness.gamemath.strategy import (
@@ -27,7 +25,9 @@ from harness.gamemath.strategy import (
     cached_strategy,
     strategy_cache_file,
 )
-from harness.profiles import load_profile
+from harness.rules.cards import Rank
+from harness.rules.evaluator import Category, minimum_strength
+from harness.rules.profiles import load_profile
 
 FOURS = minimum_strength(Category.PAIR, Rank.FOUR)  # every bundled profile's qualifier
 TWOS = minimum_strength(Category.PAIR, Rank.TWO)

@@ -17,12 +17,12 @@ import pytest
 import yaml
 
 from harness.cli import main
-from harness.profiles import Profile
-from harness.publication import published_figures
+from harness.gamemath.publication import published_figures
 from harness.reference import ReferenceGame
 from harness.reference.shufflers import naive_swap_with_any
-from harness.refusals import load_all_refusals
-from harness.specs import clause_index, load_catalogs
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.rules.profiles import Profile
+from harness.vectors.refusals import load_all_refusals
 from tests import runs
 from tests.games import PublishesTrueFigures, served
 from tests.pdftext import pdf_text
@@ -362,7 +362,7 @@ def test_a_harness_exception_in_a_check_is_incomplete_never_the_games_fail(
     def broken(*args: object, **kwargs: object) -> None:
         raise ValueError("operands could not be broadcast together")
 
-    monkeypatch.setattr("harness.rng.run_deck_battery", broken)
+    monkeypatch.setattr("harness.gamemath.rng.run_deck_battery", broken)
     code, results = certify(tmp_path, "--adapter", "python:tests.games:Seeded", "--all")
     assert code == 2 and results["verdict"] == "INCOMPLETE"
     assert results["failures"] == []
@@ -537,13 +537,13 @@ def test_item_selects_exactly_one_item_where_k_matches_more(tmp_path: Path) -> N
 def test_a_harness_error_between_a_request_and_its_reply_desyncs_no_later_item(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An item's CPU deadline (harness/worker.py) may strike after a request is written
+    """An item's CPU deadline (harness/run/worker.py) may strike after a request is written
     and before its reply is read. The item is the harness's error; the connection is
     closed, so no later item reads that reply as its own and blames the game."""
     import select
 
-    from harness import rng
-    from harness.worker import ItemDeadline
+    from harness.gamemath import rng
+    from harness.run.worker import ItemDeadline
 
     waiting = select.select
     armed = [False]
@@ -561,7 +561,7 @@ def test_a_harness_error_between_a_request_and_its_reply_desyncs_no_later_item(
         return sampling(*args, **kwargs)
 
     monkeypatch.setattr("harness.adapters.subprocess.select.select", deadline_while_waiting)
-    monkeypatch.setattr("harness.rng.sample_decks", sample)
+    monkeypatch.setattr("harness.gamemath.rng.sample_decks", sample)
     code, results = certify(
         tmp_path, "--adapter", "python:tests.games:Seeded", "-k", "rng-battery or declared"
     )

@@ -3,7 +3,7 @@ None (never an exception) when the values are absent or malformed, small in the 
 and visible once rasterized.
 
 The data is built here, shaped like a PASS run's results.json (docs/results.md) and
-read as the report reads it (`Results.from_json`, harness/model.py): the card x
+read as the report reads it (`Results.from_json`, harness/results/model.py): the card x
 position table of decks shuffled by numpy's generator, and figures copied from a run
 of `chcert certify --seed 7`. A value of the wrong type never reaches a chart (the
 model refuses it); one of the right type that is no figure (NaN, an interval upside
@@ -30,9 +30,9 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.platypus import PageBreak, SimpleDocTemplate, Spacer
 
-from harness.model import AnteRow, Results, Simulation
+from harness.gamemath.rng import position_counts, position_p_values
 from harness.report import charts
-from harness.rng import position_counts, position_p_values
+from harness.results.model import AnteRow, Results, Simulation
 from tests.pdftext import pdf_text
 from tests.tools import need
 

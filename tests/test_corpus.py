@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import harness.oracle
-from harness.corpus import CORPUS_DIR, CorpusError, CorpusMismatch, generate_corpus
+import harness.rules.oracle
 from harness.errors import SpecError
-from harness.profiles import available_profiles
-from harness.specs import clause_index, load_catalogs
-from harness.vectors import load_vector_file
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.rules.profiles import available_profiles
+from harness.vectors.corpus import CORPUS_DIR, CorpusError, CorpusMismatch, generate_corpus
+from harness.vectors.settlement import load_vector_file
 
 
 def test_the_stored_corpus_covers_every_profile_with_20000_vectors() -> None:
@@ -43,14 +43,14 @@ def test_generation_stops_when_eval7_disagrees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An oracle evaluator that calls every wheel a high card is caught at generation."""
-    real = harness.oracle.strength_of_distinct
+    real = harness.rules.oracle.strength_of_distinct
 
     def no_wheel(cards: object) -> int:
         strength = real(cards)  # type: ignore[arg-type]
         ranks = {c.rank for c in cards}  # type: ignore[attr-defined]
         return strength & 0xFFFFF if strength >> 20 == 4 and {12, 0, 1, 2, 3} <= ranks else strength
 
-    monkeypatch.setattr(harness.oracle, "strength_of_distinct", no_wheel)
+    monkeypatch.setattr(harness.rules.oracle, "strength_of_distinct", no_wheel)
     with pytest.raises(CorpusError, match="eval7 disagree"):
         generate_corpus(tmp_path, profiles=["standard"])
 

@@ -21,8 +21,8 @@ import pytest
 
 from harness.checks.declarations import declared_limits, rows_that_differ, same_meaning
 from harness.checks.registry import CHECKS, CheckFailure, Context
-from harness.declaration import Declaration
-from harness.profiles import load_profile
+from harness.protocol.declaration import Declaration
+from harness.rules.profiles import load_profile
 from tests.runs import certify
 
 VENDOR = Path(__file__).parent / "fixtures" / "vendor_game.py"

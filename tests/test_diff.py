@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from harness.diff import diff_command, diff_results, format_diff, status_direction
+from harness.cli.diff import diff_command
+from harness.diff import diff_results, format_diff, status_direction
 from harness.diff.compare import SAMPLE_SIZES, ResultsDiff
-from harness.evidence import SAMPLED
-from harness.model import Results
-from harness.outcomes import EXIT_USAGE
+from harness.results.evidence import SAMPLED
+from harness.results.model import Results
+from harness.results.outcomes import EXIT_USAGE
 
 SAMPLE = Path(__file__).resolve().parent.parent / "reports" / "samples" / "reference"
 
@@ -456,7 +457,7 @@ def test_a_refuted_claim_of_no_clause_is_fixed_when_its_figure_passes() -> None:
 
 
 def test_every_sampled_check_has_its_size_in_the_records() -> None:
-    """harness/evidence.py SAMPLED says where results.json keeps each sample's size; the
+    """harness/results/evidence.py SAMPLED says where results.json keeps each sample's size; the
     diff reads it from the records: both name the same number."""
     data = json.loads((SAMPLE / "results.json").read_text())
     results = Results.from_json(data)

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.cards import parse_cards
 from harness.differential.attribution import disagreements
-from harness.differential.plan import (
+from harness.differential.pools import draw_pool
+from harness.differential.rounds import (
     QUOTA,
     SHARDS,
     Stakes,
@@ -19,11 +19,11 @@ from harness.differential.plan import (
     feasible_strata,
     plan_shard,
 )
-from harness.differential.pools import draw_pool
 from harness.differential.strata import evaluate, strata_matrix
-from harness.game import Action, Deal
-from harness.oracle import SeatPlay, Settlement, settle
-from harness.profiles import load_profile
+from harness.rules.cards import parse_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import load_profile
 
 STANDARD = load_profile("standard")
 

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 from harness.defaults import available_profiles
-from harness.refusals import load_all_refusals
-from harness.specs import clause_index, load_catalogs
-from harness.vectors import load_vector_file
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.vectors.refusals import load_all_refusals
+from harness.vectors.settlement import load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

@@ -13,9 +13,8 @@ import eval7
 import numpy as np
 import pytest
 
-from harness.cards import parse_cards
-from harness.corpus import EVAL7_TYPES
-from harness.evaluator import (
+from harness.rules.cards import parse_cards
+from harness.rules.evaluator import (
     Category,
     best_hand,
     category_of,
@@ -23,6 +22,7 @@ from harness.evaluator import (
     evaluate_batch,
     strength_of,
 )
+from harness.vectors.corpus import EVAL7_TYPES
 
 SEVEN_CARD_COUNTS = {
     Category.ROYAL_FLUSH: 4_324,

@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness import evidence
 from harness.cli import main
 from harness.diff import diff_results
-from harness.evidence import Minimums, Sample
-from harness.model import Results
 from harness.report import verdict_problem
+from harness.results import evidence
+from harness.results.evidence import Minimums, Sample
+from harness.results.model import Results
 from tests.games import served
 from tests.pdftext import pdf_pages
 from tests.results import reasons

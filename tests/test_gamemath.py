@@ -18,10 +18,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from harness.cards import Card
 from harness.cli import main
 from harness.errors import UsageError
-from harness.evaluator import Category, evaluate_batch
 from harness.gamemath import (
     FIVE_CARD_HANDS,
     MainGames,
@@ -35,9 +33,11 @@ from harness.gamemath import (
 from harness.gamemath.census import load_census, symmetry
 from harness.gamemath.pricing import call_values, optimal_calls
 from harness.gamemath.strategy import Strategy
-from harness.oracle import settle_ante_and_call
-from harness.profiles import AABonusTable, load_profile
 from harness.reference import ReferenceGame
+from harness.rules.cards import Card
+from harness.rules.evaluator import Category, evaluate_batch
+from harness.rules.oracle import settle_ante_and_call
+from harness.rules.profiles import AABonusTable, load_profile
 from tests.results import reasons
 from tests.runs import certify
 
@@ -225,7 +225,7 @@ def test_certify_traces_claims_to_their_clauses(tmp_path: Path) -> None:
     assert rows["s001-house-edge"]["status"] == "pass"
     assert results["math"]["simulation"]["status"] == "pass"  # rule 12 names the simulation
     # A variation restating a wrong AA Bonus edge fails that clause (a copy keeping the
-    # name source-001 may not change its claims: harness/profiles.py).
+    # name source-001 may not change its claims: harness/rules/profiles.py).
     wrong = tmp_path / "wrong.yaml"
     source = "{file: 001_5f1aa15560d98acb.txt, ref: House Edge details}"
     wrong.write_text(
@@ -329,7 +329,7 @@ def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(
     def broken(profile: object) -> dict[str, object]:
         raise MemoryError("no room for the census")
 
-    monkeypatch.setattr("harness.controller.profile_math", broken)
+    monkeypatch.setattr("harness.run.controller.profile_math", broken)
     args = ["--adapter", "python:harness.reference:ReferenceGame", "-k", "s000-r12"]
     code, results = certify(tmp_path, *args)
     assert code == 2
@@ -368,7 +368,7 @@ def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_impor
     # the records a census read from the cache is checked against (a file apart from it).
     assert imported - {"atomic.py", "errors.py", "gamemath/census_reference.py"} <= listed
     assert {"gamemath/kernel.py", "gamemath/_kernel.c"} <= imported
-    assert "evaluator.py" in listed
+    assert "rules/evaluator.py" in listed
     assert all((package / name).is_file() for name in listed)
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from harness.adapters.subprocess import STDERR_RING, _StderrRing
 from harness.cli import main
-from harness.processes import descendants, process_table
+from harness.run.processes import descendants, process_table
 from tests import runs
 from tests.pdftext import pdf_text
 from tests.results import load_results, reasons
@@ -152,7 +152,7 @@ def test_a_game_forking_a_helper_leaves_no_survivor(
     tmp_path: Path, fault: str, shell: bool
 ) -> None:
     """A helper in the game's group dies with it; one in a session of its own (out of
-    reach of the group kill) is found by chcert's subreaper net (harness/processes.py)."""
+    reach of the group kill) is found by chcert's subreaper net (harness/run/processes.py)."""
     code, results = certify(tmp_path, faulty(tmp_path, fault, shell=shell), *ITEMS)
     assert code == 2 and results["failures"] == [] and results["vectors"]["passed"] == 2
     assert not survivors(str(tmp_path / "marker"))

@@ -16,8 +16,8 @@ import pytest
 
 from harness.checks.hiding import cards_named
 from harness.errors import SpecError
-from harness.refusals import REFUSAL_DIR, load_all_refusals, load_refusal_file
-from harness.specs import clause_index, load_catalogs
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.vectors.refusals import REFUSAL_DIR, load_all_refusals, load_refusal_file
 from tests.runs import certify
 
 
@@ -124,7 +124,7 @@ def test_a_refusal_id_a_settlement_vector_has_is_refused() -> None:
     """Items are named clause/id whatever the kind of vector: an id may stand once."""
     import dataclasses
 
-    from harness.vectors import load_all_vectors, verify_unique_ids
+    from harness.vectors.settlement import load_all_vectors, verify_unique_ids
 
     index = clause_index(load_catalogs())
     vectors, refusals = load_all_vectors(index), load_all_refusals(index)

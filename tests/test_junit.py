@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from harness.model import Results
 from harness.report.junit import junit_tree, write_junit
+from harness.results.model import Results
 
 
 def _item(name: str, status: str, message: str = "") -> dict[str, Any]:

@@ -21,8 +21,8 @@ import pytest
 from harness.cli import main
 from harness.diff import diff_results
 from harness.diff.compare import ResultsDiff
-from harness.model import Results
 from harness.report.markdown import SHOWN, certify_markdown, code, diff_markdown, escape
+from harness.results.model import Results
 from tests.runs import certify
 
 ROOT = Path(__file__).resolve().parent.parent

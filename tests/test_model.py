@@ -1,4 +1,4 @@
-"""The typed model is results.json (harness/model.py): what it reads it writes back, every
+"""The typed model is results.json (harness/results/model.py): what it reads it writes back, every
 earlier version is read, and each code is in the schema, the docs and the words."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness import model
 from harness._schema import SCHEMA_DIR, validator
-from harness.model import (
+from harness.report.words import reason_text, ways_to_close, why_text
+from harness.results import model
+from harness.results.model import (
     Fault,
     FoundBy,
     Reason,
@@ -20,8 +21,7 @@ from harness.model import (
     Results,
     settlement_fault,
 )
-from harness.outcomes import SCHEMA_VERSION
-from harness.report.words import reason_text, ways_to_close, why_text
+from harness.results.outcomes import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "reports" / "samples").glob("*/results.json"))
@@ -130,12 +130,12 @@ def built() -> dict[str, Any]:
 
 def test_every_section_a_check_names_is_made_by_the_results() -> None:
     """A check's share of a section is merged by the merge registered with it: none is
-    lost, and the schema is the model's (python -m harness.model)."""
+    lost, and the schema is the model's (python -m harness.results.model)."""
     from harness.checks import CHECKS, MERGES
 
     named = {c.section for c in CHECKS.values() if c.section} | {"corpus"}
     assert named == set(MERGES)
-    assert model.main(["--check"]) == 0, "run: python -m harness.model"
+    assert model.main(["--check"]) == 0, "run: python -m harness.results.model"
 
 
 def test_a_profile_without_an_aa_bonus_writes_its_none() -> None:

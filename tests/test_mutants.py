@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from harness.profiles import available_profiles, load_profile
 from harness.reference import mutants
 from harness.reference.mutants import MUTANTS, REGISTRY, Family, Mutant
-from harness.specs import load_catalogs
+from harness.rules.catalogs import load_catalogs
+from harness.rules.profiles import available_profiles, load_profile
 from tests.games import served
 from tests.pdftext import pdf_text
 from tests.runs import QUICK_SAMPLES, certify

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cards import parse_cards
 from harness.errors import InvalidBet, InvalidCards
-from harness.evaluator import Category
-from harness.game import Action, Deal, Wager
-from harness.oracle import SeatPlay, Settlement, settle
-from harness.profiles import Profile, load_profile
-from harness.specs import clause_index, load_catalogs
-from harness.table import REFERENCE_TABLE
-from harness.vectors import load_all_vectors
+from harness.rules.cards import parse_cards
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.rules.evaluator import Category
+from harness.rules.game import Action, Deal, Wager
+from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import Profile, load_profile
+from harness.rules.table import REFERENCE_TABLE
+from harness.vectors.settlement import load_all_vectors
 
 
 def deal(seats: dict[int, str], dealer: str, board: str) -> Deal:
@@ -183,7 +183,7 @@ def test_001_r2_r3_bad_wagers_are_refused(
     standard: Profile, ante: object, aa: object, message: str
 ) -> None:
     """At the table the reference game declares (its limits are its own: no rules source
-    gives any, harness/table.py)."""
+    gives any, harness/rules/table.py)."""
     with pytest.raises(InvalidBet, match=message):
         settle(
             standard,

@@ -15,7 +15,7 @@ import pytest
 
 from harness._schema import SCHEMA_DIR, _registry
 from harness.errors import SpecError
-from harness.plan import (
+from harness.run.plan import (
     DESTS,
     SIGNING_DESTS,
     Plan,
@@ -464,16 +464,19 @@ def _record_schema() -> jsonschema.Draft202012Validator:
 
 
 def test_schema_mirrors_the_command_line(parser: argparse.ArgumentParser) -> None:
-    """plan.schema.json states every setting as harness/settings.py declares it."""
-    from harness import defaults, evidence, rng, settings
+    """plan.schema.json states every setting as harness/run/settings.py declares it."""
+    from harness import defaults
+    from harness.gamemath import rng
+    from harness.results import evidence
+    from harness.run import settings
 
-    assert settings.main(["--check"]) == 0, "run: python -m harness.settings"
+    assert settings.main(["--check"]) == 0, "run: python -m harness.run.settings"
     assert rng.MIN_DECKS == defaults.MIN_DECKS
     schema = json.loads((SCHEMA_DIR / "plan.schema.json").read_text())
     props = schema["properties"]
     assert props["rng_decks"]["minimum"] == rng.MIN_DECKS
     assert set(props) == {*DESTS, "laboratory", "signing", "minimums"}
-    # The laboratory's minimums hold its checks' own floors (harness/evidence.py)
+    # The laboratory's minimums hold its checks' own floors (harness/results/evidence.py)
     minimums = schema["$defs"]["minimums"]["properties"]
     assert {k: v["minimum"] for k, v in minimums.items()} == evidence.floors()
     assert minimums["rng_decks"]["maximum"] == defaults.MAX_DECKS

@@ -16,12 +16,12 @@ import pytest
 
 from harness.cli import main
 from harness.errors import SpecError
-from harness.evaluator import Category
 from harness.gamemath import main_game
 from harness.gamemath.census import load_census
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, WON
 from harness.gamemath.pricing import call_values
-from harness.profiles import (
+from harness.rules.evaluator import Category
+from harness.rules.profiles import (
     MAX_CALL_MULTIPLE,
     MAX_EXTENDS_DEPTH,
     MAX_ODDS,

@@ -140,7 +140,7 @@ def test_a_game_class_served_over_json_lines_may_print_too(tmp_path: Path) -> No
 
 def test_a_body_json_cannot_carry_is_a_reply_that_is_not_json() -> None:
     """A set in a python: game's reply reaches the harness as a line that is not JSON,
-    saying so (harness/protocol.py reply_line); the next request gets a fresh child."""
+    saying so (harness/protocol/__init__.py reply_line); the next request gets a fresh child."""
     adapter = open_adapter("python:tests.games:AnswersASet")
     try:
         adapter.request("hello")

@@ -5,7 +5,7 @@ rounds"): `python -m harness.reference --db FILE` over JSON Lines, in a process
 group of its own, killed with SIGKILL to the group and started again with the
 very same command. A tiny client here writes request lines and reads reply
 lines with a deadline. After every restart the rounds the test knows are asked
-again and judged by the rules oracle (harness.oracle.settle on the cards the
+again and judged by the rules oracle (harness.rules.oracle.settle on the cards the
 game showed, or stacked), never by the engine's own settlement:
 
 - a finished round answers `result` byte for byte as before the kill;
@@ -43,15 +43,15 @@ from typing import Any
 
 import pytest
 
-from harness.cards import Card, parse_card, parse_cards
 from harness.errors import ErrorReply
-from harness.game import Action, Deal
-from harness.oracle import SeatPlay, settle
-from harness.profiles import Profile, load_profile
 from harness.reference import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
-from harness.table import REFERENCE_TABLE
+from harness.rules.cards import Card, parse_card, parse_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, settle
+from harness.rules.profiles import Profile, load_profile
+from harness.rules.table import REFERENCE_TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLY_TIMEOUT = 60.0  # a loaded CI machine; the game answers in milliseconds

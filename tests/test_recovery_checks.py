@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from harness.checks import Context, run_check
-from harness.declaration import Declaration
 from harness.errors import ErrorReply
-from harness.profiles import load_profile
 from harness.protocol import serve_request
+from harness.protocol.declaration import Declaration
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import RECOVERY_MUTANTS
 from harness.reference.store import RoundStore
+from harness.rules.profiles import load_profile
 from tests.runs import certify
 
 ITEMS = ["--item", "s002-unfinished/recovery-declared", "--item", "s002-malfunction/recovery-kills"]

@@ -223,9 +223,9 @@ def test_options_beyond_what_protocol_v1_declares_are_refused_at_start_up(
     import dataclasses
 
     from harness._schema import compiled_def
-    from harness.profiles import load_profile
     from harness.reference.__main__ import _cap, _limits, main
-    from harness.table import REFERENCE_TABLE
+    from harness.rules.profiles import load_profile
+    from harness.rules.table import REFERENCE_TABLE
 
     parse = _cap if option == "--aa-cap" else _limits
     field = {"--aa-cap": "aa_bonus_max_ante_multiple", "--ante-limits": "ante"}.get(

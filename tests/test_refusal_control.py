@@ -17,15 +17,15 @@ import pytest
 from harness.adapters.base import check_body
 from harness.checks.refusals import NO_INJECT, NOT_STACKED, SAME_ROUND, replay_refusal
 from harness.checks.registry import CheckFailure, Context
-from harness.declaration import Declaration
 from harness.errors import ErrorReply
-from harness.evaluator import Category
-from harness.profiles import load_profile
 from harness.protocol import ErrorCode, serve_request
+from harness.protocol.declaration import Declaration
 from harness.reference.engine import ReferenceGame
 from harness.reference.rounds import Round
-from harness.refusals import load_all_refusals
-from harness.specs import clause_index, load_catalogs
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.rules.evaluator import Category
+from harness.rules.profiles import load_profile
+from harness.vectors.refusals import load_all_refusals
 from tests.games import NoInject
 from tests.runs import certify
 

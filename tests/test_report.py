@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from harness._schema import validator
 from harness.cli import main
-from harness.model import Results
 from harness.report import _build, render, verdict_problem
+from harness.results.model import Results
 from tests.pdftext import pdf_text
 from tests.runs import certify
 

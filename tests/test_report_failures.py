@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 
-from harness.model import Failure, FailureKind, Fault, FoundBy, differing, settlement_fault
 from harness.report.failures import cause_title, cause_what, group_failures, round_view
+from harness.results.model import Failure, FailureKind, Fault, FoundBy, differing, settlement_fault
 
 CARDS = {
     "seats": {"1": ["7d", "Qd"]},

@@ -14,10 +14,10 @@ import pytest
 from pypdf import PdfReader
 
 from harness.cli import main
-from harness.model import Results, VariedField
 from harness.report import render
-from harness.report.seal import embedded_results
 from harness.report.words import varied_text
+from harness.results.model import Results, VariedField
+from harness.signing.attachment import embedded_results
 from tests.certs import PASSPHRASE, make_lab
 from tests.pdftext import pdf_pages
 from tests.tools import need

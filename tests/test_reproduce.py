@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import main
-from harness.evaluator import Category
 from harness.reference.mutants import MUTANTS
-from harness.specs import clause_index, load_catalogs
-from harness.vectors import load_vector_file
+from harness.rules.catalogs import clause_index, load_catalogs
+from harness.rules.evaluator import Category
+from harness.vectors.settlement import load_vector_file
 from tests.games import Seeded
 from tests.results import load_results
 from tests.runs import certify

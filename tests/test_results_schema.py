@@ -18,8 +18,9 @@ import pytest
 from harness._schema import SCHEMA_DIR, validator
 from harness.checks import MERGES
 from harness.cli.certify import _stub_results
-from harness.declaration import Declaration
-from harness.model import (
+from harness.protocol.declaration import Declaration
+from harness.results.build import Record, RunFacts, build_results, now
+from harness.results.model import (
     Attestation,
     Figure,
     ItemKind,
@@ -27,10 +28,9 @@ from harness.model import (
     PlannedItem,
     Simulation,
 )
-from harness.outcomes import Status
-from harness.profiles import load_profile
-from harness.results import Record, RunFacts, build_results, now
-from harness.specs import load_catalogs
+from harness.results.outcomes import Status
+from harness.rules.catalogs import load_catalogs
+from harness.rules.profiles import load_profile
 
 SCHEMA = "results.schema.json"
 NODE = "specs/clauses/s000.yaml::"

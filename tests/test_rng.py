@@ -20,20 +20,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness import rng as battery_module
 from harness._schema import compiled_def
 from harness.checks.randomness import _failure
 from harness.defaults import DEFAULT_DECKS
-from harness.model import Results, RngSection
-from harness.reference import ReferenceGame, engine
-from harness.reference.shufflers import (
-    FLAWED,
-    one_card_bias,
-    pcg64_shuffle,
-    sorted_start,
-)
-from harness.report import _rng
-from harness.rng import (
+from harness.gamemath import rng as battery_module
+from harness.gamemath.rng import (
     ALPHA,
     CONFIRM_ALPHA,
     DECK_TESTS,
@@ -60,6 +51,15 @@ from harness.rng import (
     sample_decks,
     two_stage,
 )
+from harness.reference import ReferenceGame, engine
+from harness.reference.shufflers import (
+    FLAWED,
+    one_card_bias,
+    pcg64_shuffle,
+    sorted_start,
+)
+from harness.report import _rng
+from harness.results.model import Results, RngSection
 from tests.runs import certify
 from tests.tools import need
 
@@ -129,7 +129,7 @@ def _recorded(staged: Any) -> dict[str, Any]:
     section = {"status": "pass" if recorded["passed"] else "fail", **recorded}
     check = compiled_def("results.schema.json", "RngSection")
     assert check(copy.deepcopy(section)) is None  # (a compiled check fills in defaults)
-    # as results.json is written: through the model (harness/results.py), then read back
+    # as results.json is written: through the model (harness/results/build.py), then read back
     written = Results.from_json({"verdict": "PASS", "rng": section}).to_json()["rng"]
     assert check(written) is None and written["stage2"]["ran"] is recorded["stage2"]["ran"]
     assert Results.from_json({"verdict": "PASS", "rng": written}).rng is not None

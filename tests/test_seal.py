@@ -29,8 +29,17 @@ from reportlab.pdfgen import canvas
 from harness.cli import build_parser, main
 from harness.cli import signing as cli
 from harness.cli.common import UsageError
-from harness.report import seal
-from harness.report.seal import (
+from harness.signing import attachment, keys, sign, verify
+from harness.signing.attachment import (
+    SealError,
+    attach_results,
+    embedded_results,
+    hash_line,
+    printed_digests,
+)
+from harness.signing.keys import check_signer
+from harness.signing.sign import check_timestamp_authority, sign_pdf
+from harness.signing.verify import (
     EXIT_NOT_VERIFIED,
     EXIT_SIGNER_UNCHECKED,
     EXIT_VERIFIED,
@@ -38,14 +47,6 @@ from harness.report.seal import (
     NO_TSA_ANCHOR,
     SIGNER_UNCHECKED,
     UNSIGNED_MATCH,
-    SealError,
-    attach_results,
-    check_signer,
-    check_timestamp_authority,
-    embedded_results,
-    hash_line,
-    printed_digests,
-    sign_pdf,
     verify_command,
     verify_report,
 )
@@ -62,6 +63,18 @@ from tests.certs import (
     write_lab,
 )
 from tests.tsa import closed_url, serve_authority, serve_garbage
+
+SIGNING_MODULES = (attachment, keys, sign, verify)
+
+
+def _everywhere(patch: pytest.MonkeyPatch, name: str, value: object) -> None:
+    """Replace a function of the signing modules in each module that holds it: one
+    defines it, the others import it by name."""
+    held = [m for m in SIGNING_MODULES if hasattr(m, name)]
+    assert held, name
+    for module in held:
+        patch.setattr(module, name, value)
+
 
 RESULTS = {"verdict": "PASS", "clauses": [{"id": "s000-antewin", "status": "pass"}], "n": "é"}
 PAGE_TWO = b"Second page: the clause table"
@@ -467,7 +480,7 @@ def _clock_set_back(monkeypatch: pytest.MonkeyPatch, days: int) -> Iterator[dt.d
             return cls.fromtimestamp(moment.timestamp(), tz)
 
     with monkeypatch.context() as patch:
-        patch.setattr(seal, "_now", lambda: moment)
+        _everywhere(patch, "_now", lambda: moment)
         patch.setattr(pdf_signer, "datetime", Past)
         yield moment
 
@@ -752,8 +765,8 @@ def test_what_signing_refuses_verify_rejects(
     with pytest.raises(SealError, match=says):
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
     with monkeypatch.context() as patch:
-        patch.setattr(seal, "key_problem", lambda cert: None)
-        patch.setattr(seal, "usage_problem", lambda cert: None)
+        _everywhere(patch, "key_problem", lambda cert: None)
+        _everywhere(patch, "usage_problem", lambda cert: None)
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
     code, out = _verify(report.pdf, capsys, lab.cert)
     assert code == EXIT_NOT_VERIFIED
@@ -803,7 +816,7 @@ def test_a_refused_usage_under_a_root_is_named_not_called_a_missing_path(
     )
     attach_results(report.pdf, report.data)
     with monkeypatch.context() as patch:
-        patch.setattr(seal, "usage_problem", lambda cert: None)
+        _everywhere(patch, "usage_problem", lambda cert: None)
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
     result = verify_report(report.pdf, [tmp_path / "root.crt"])
     assert not result.ok
@@ -888,7 +901,7 @@ def test_a_signing_time_outside_the_signers_validity_is_never_signed(
     attach_results(report.pdf, report.data)
     before = report.pdf.read_bytes()
     clock = iter([now, now, now + 2 * DAY])  # check_signer, then before and after signing
-    monkeypatch.setattr(seal, "_now", lambda: next(clock))
+    _everywhere(monkeypatch, "_now", lambda: next(clock))
     with pytest.raises(SealError, match=r"could never verify: the certificate expired on .*"):
         sign_pdf(report.pdf, lab.key, lab.cert, PASSPHRASE)
     assert report.pdf.read_bytes() == before
@@ -920,7 +933,7 @@ def test_a_signing_error_is_one_line_without_cryptography_s_dsa_warning(
     error's contract), signing and verifying print nothing on stderr."""
     import warnings
 
-    from harness.model import ProfileInfo, Results, Verdict
+    from harness.results.model import ProfileInfo, Results, Verdict
 
     stub = Verdict.INCOMPLETE
     results = tmp_path / "results.json"

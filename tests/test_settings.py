@@ -1,4 +1,4 @@
-"""Each setting declared once (harness/settings.py): the command line, the plugin and a
+"""Each setting declared once (harness/run/settings.py): the command line, the plugin and a
 reproduce command all take it from its declaration."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from harness.settings import SETTINGS, RunSettings
+from harness.run.settings import SETTINGS, RunSettings
 
 
 def _settings(**given: object) -> RunSettings:

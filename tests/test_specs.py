@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import SpecError
-from harness.profiles import available_profiles, load_profile
-from harness.specs import clause_index, load_catalog, load_catalogs
-from harness.vectors import load_all_vectors, load_vector_file
+from harness.rules.catalogs import clause_index, load_catalog, load_catalogs
+from harness.rules.profiles import available_profiles, load_profile
+from harness.vectors.settlement import load_all_vectors, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
 """The stakes a check plays, and a reply a round cannot be judged on.
 
 Every amount of a round a check plays fits in 2^53 - 1, the largest integer a double keeps
-exact (`payable` in harness/table.py; docs/differential.md, "Stakes"); stakes are drawn
+exact (`payable` in harness/rules/table.py; docs/differential.md, "Stakes"); stakes are drawn
 as players bet; a vector written at any stakes is fitted at once; and a malformed
 `result` costs its round, never the check (docs/differential.md, "A malformed reply").
 """
@@ -20,18 +20,18 @@ import numpy as np
 import pytest
 
 from harness.adapters.base import check_body
-from harness.cards import parse_cards
 from harness.checks import MERGES, REGISTRY, Context
 from harness.checks.registry import NotTested
 from harness.checks.replies import Malformed, playable_table, returns_of
 from harness.checks.settlement import malformed_disagreements, replay_vector
-from harness.declaration import Declaration
 from harness.defaults import available_profiles
-from harness.differential.plan import LOW_END, _stake, plan_shard
-from harness.differential.plan import Stakes as PlanStakes
+from harness.differential.rounds import LOW_END, _stake, plan_shard
+from harness.differential.rounds import Stakes as PlanStakes
 from harness.errors import ProtocolViolation
-from harness.game import Action, Deal
-from harness.model import (
+from harness.protocol import serve_request
+from harness.protocol.declaration import Declaration
+from harness.reference import ReferenceGame
+from harness.results.model import (
     DifferentialSection,
     DifferentialShare,
     ItemKind,
@@ -40,16 +40,16 @@ from harness.model import (
     Shares,
     SimulationShare,
 )
-from harness.oracle import SeatPlay, settle
-from harness.outcomes import Status
-from harness.profiles import load_profile
-from harness.protocol import serve_request
-from harness.reference import ReferenceGame
-from harness.settings import SETTINGS, RunSettings
-from harness.specs import applicable, fault_owners, load_catalogs
-from harness.table import MAX_AMOUNT, REFERENCE_TABLE, Table, fit, payable
-from harness.vectors import load_all_vectors
-from harness.worker import ItemDeadline, cpu_deadline, item_cpu_seconds
+from harness.results.outcomes import Status
+from harness.rules.cards import parse_cards
+from harness.rules.catalogs import applicable, fault_owners, load_catalogs
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, settle
+from harness.rules.profiles import load_profile
+from harness.rules.table import MAX_AMOUNT, REFERENCE_TABLE, Table, fit, payable
+from harness.run.settings import SETTINGS, RunSettings
+from harness.run.worker import ItemDeadline, cpu_deadline, item_cpu_seconds
+from harness.vectors.settlement import load_all_vectors
 from tests.runs import QUICK_SAMPLES, certify
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -1,4 +1,4 @@
-"""The table a game declares and the stakes a round is played at there (harness/table.py).
+"""The table a game declares and the stakes a round is played at there (harness/rules/table.py).
 
 Settlement is linear in the stake: a round played at k times its written stakes settles
 at k times the written settlement, which is why a hand-worked vector may be played at a
@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.cards import parse_cards
 from harness.errors import InvalidBet
-from harness.game import Action, Deal
-from harness.oracle import SeatPlay, settle
-from harness.profiles import load_profile
-from harness.table import Table, fit, table_of
+from harness.rules.cards import parse_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, settle
+from harness.rules.profiles import load_profile
+from harness.rules.table import Table, fit, table_of
 
 STANDARD = load_profile("standard")
 

@@ -19,8 +19,8 @@ import pytest
 
 from harness.cli import main
 from harness.errors import SpecError
-from harness.profiles import Varied, load_profile
-from harness.specs import applicable, load_catalogs, varied
+from harness.rules.catalogs import applicable, load_catalogs, varied
+from harness.rules.profiles import Varied, load_profile
 from tests.runs import QUICK_SAMPLES, certify
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from harness.paths import SPECS_DIR, VECTORS_DIR
-from harness.results import tree_sha256
+from harness.results.build import tree_sha256
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 

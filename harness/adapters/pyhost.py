@@ -14,10 +14,10 @@ fails the clause that call exercised, and one that does so before answering
 `hello` is unreachable (docs/robustness.md); chcert's exit status is its own.
 
 The child takes stdin and stdout for the protocol before it imports the game
-(harness/protocol.py `take_stdio`): the game's prints land on stderr. It puts the
+(harness/protocol/__init__.py `take_stdio`): the game's prints land on stderr. It puts the
 working directory on `sys.path` (`import_from_working_directory`), constructs the
 class with no arguments and serves it with the reference game's own server
-(harness/protocol.py `serve_json_lines`). A module that cannot be imported, a class
+(harness/protocol/__init__.py `serve_json_lines`). A module that cannot be imported, a class
 that is missing or a constructor that fails, `SystemExit` included, ends it with
 status 1 before any reply, its traceback and a last line starting CANNOT_LOAD on
 stderr; the adapter puts that line in its fault.

@@ -8,7 +8,7 @@ Two kinds of work run against the implementation under test:
   catalogs (`checks: [declared-ante-table]`) and judge what vectors cannot:
   the declared pay tables, limit enforcement, information hiding, deck integrity.
 
-The worker (harness/worker.py) owns the outcome, by the exception's type
+The worker (harness/run/worker.py) owns the outcome, by the exception's type
 (harness/errors.py): a missing capability is NotTested, a CheckFailure or any
 other GameFault is the game's fault (the clause fails), and any other exception
 is an error of the harness, reported as such. A ProtocolViolation (hang, crash, garbage) is the

@@ -20,7 +20,8 @@ from harness.checks.registry import Context, NotTested, section
 from harness.checks.replies import Played, play_rounds
 from harness.checks.settlement import AtTable, at_table, judge_answer, problems_of
 from harness.differential.attribution import Disagreement, resolve_copies, slug
-from harness.model import (
+from harness.protocol import Capability
+from harness.results.model import (
     CorpusFailing,
     CorpusSection,
     CorpusShare,
@@ -29,10 +30,9 @@ from harness.model import (
     Shares,
     Untested,
 )
-from harness.outcomes import Status, clause_status
-from harness.protocol import Capability
-from harness.table import stakes_kind
-from harness.vectors import Vector
+from harness.results.outcomes import Status, clause_status
+from harness.rules.table import stakes_kind
+from harness.vectors.settlement import Vector
 
 PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
 REPORTED = 10  # failing vectors listed in the evidence; all are counted

@@ -9,8 +9,8 @@ from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import items, obj, parse, request_ok, stake
-from harness.model import Outcome
 from harness.protocol import Capability
+from harness.results.model import Outcome
 
 
 @check("stacked-deal", requires={Capability.INJECT})

@@ -17,8 +17,8 @@ from typing import Any
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import finish_round
 from harness.errors import ErrorReply
-from harness.evaluator import Category
-from harness.table import HOUSE_RULES, Table
+from harness.rules.evaluator import Category
+from harness.rules.table import HOUSE_RULES, Table
 
 ANTE_ROWS = tuple(c.wire for c in Category)
 # The AA Bonus's rows: a pair counts only as a pair of aces, a high card never wins.

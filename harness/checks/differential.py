@@ -3,7 +3,7 @@
 Hand-worked vectors cite the rules; they cannot reach the hands where poker code
 goes wrong one time in a thousand. This check deals a run's budget of seat-hands
 (`--differential`, 50,000 by default) as stacked rounds drawn from `--seed`
-(harness/differential/plan.py: a uniform part and a stratified part), settles
+(harness/differential/rounds.py: a uniform part and a stratified part), settles
 each with the rules oracle and compares the game's money and hand names. Each
 distinct cause of disagreement is shrunk to a minimal round, attributed to a
 clause by the decision table (harness/differential/attribution.py and the
@@ -21,14 +21,13 @@ import dataclasses
 import time
 from collections.abc import Iterator
 
-from harness.cards import Card, format_cards
 from harness.checks import replies
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
 from harness.checks.settlement import judge_answer, repro_vector
 from harness.differential.attribution import COPY_CAUSE, Disagreement, slug
-from harness.differential.plan import (
+from harness.differential.rounds import (
     QUOTA,
     SHARDS,
     PlannedRound,
@@ -40,7 +39,8 @@ from harness.differential.plan import (
 )
 from harness.errors import InvalidBet, InvalidCards
 from harness.gamemath import main_game
-from harness.model import (
+from harness.protocol import Capability
+from harness.results.model import (
     DifferentialCause,
     DifferentialSection,
     DifferentialShare,
@@ -50,9 +50,9 @@ from harness.model import (
     Shares,
     Strata,
 )
-from harness.oracle import settle
-from harness.outcomes import Status
-from harness.protocol import Capability
+from harness.results.outcomes import Status
+from harness.rules.cards import Card, format_cards
+from harness.rules.oracle import settle
 
 PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
 SHRINK_CAUSES = 8  # distinct causes shrunk per shard; the rest are counted

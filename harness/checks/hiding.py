@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cards import RANK_CHARS, SUIT_CHARS, parse_cards
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import finish_round, items, obj, request_ok, stake
 from harness.errors import ErrorReply
-from harness.evaluator import category_of, strength_of
-from harness.model import Outcome, Untested
 from harness.protocol import Capability
+from harness.results.model import Outcome, Untested
+from harness.rules.cards import RANK_CHARS, SUIT_CHARS, parse_cards
+from harness.rules.evaluator import category_of, strength_of
 
 # The visible round every deal shares: no pair, no flush or straight draw on the flop.
 FLOP = ("Kh", "8c", "4d")

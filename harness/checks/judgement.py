@@ -16,8 +16,8 @@ from typing import Any
 from harness.checks.registry import Context
 from harness.checks.replies import Played, Stacked
 from harness.differential.attribution import Disagreement, judge, refused
-from harness.game import Deal
-from harness.oracle import SeatPlay, settle
+from harness.rules.game import Deal
+from harness.rules.oracle import SeatPlay, settle
 
 
 def owner(ctx: Context, kind: str) -> str:

@@ -1,4 +1,4 @@
-"""The production shuffle against the RNG and deck battery (harness/rng.py)."""
+"""The production shuffle against the RNG and deck battery (harness/gamemath/rng.py)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,18 @@ import msgspec
 
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import request_ok
-from harness.model import Outcome, RngSection, RngShare, Shares
-from harness.outcomes import Status
+from harness.defaults import MIN_DECKS
+from harness.gamemath.rng import BadSample, sample_and_test
 from harness.protocol import Capability
-from harness.rng import MIN_DECKS, BadSample, sample_and_test
+from harness.results.model import Outcome, RngSection, RngShare, Shares
+from harness.results.outcomes import Status
 
 
 @check("rng-battery", requires={Capability.SHUFFLE}, section="rng")
 def rng_battery(ctx: Context) -> Outcome:
     """The production shuffle's decks (and raw RNG output, where exposed) pass the battery:
     at stage 1, or, after a stage-1 rejection that is not gross, at stage 2 on stage 1's
-    sample and a fresh one together (harness/rng.py)."""
+    sample and a fresh one together (harness/gamemath/rng.py)."""
     if ctx.rng_decks < MIN_DECKS:  # chcert certify refuses it; the plugin may be given it
         raise NotTested(
             f"{ctx.rng_decks:,} decks are fewer than the battery judges ({MIN_DECKS:,})",

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.adapters.base import Crashable
-from harness.cards import parse_card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import (
     items,
@@ -40,10 +39,11 @@ from harness.checks.replies import (
     wager_pair,
 )
 from harness.errors import ErrorReply
-from harness.game import Action, Deal
-from harness.model import Outcome, Untested
-from harness.oracle import SeatPlay, settle
 from harness.protocol import Capability
+from harness.results.model import Outcome, Untested
+from harness.rules.cards import parse_card, parse_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, settle
 
 MODES = ("resume", "void")
 # Moments of a round at which the game is killed: (name, decisions acknowledged first:

@@ -1,7 +1,7 @@
 """Refusals: a bad request is refused with a fitting error code, moves no money, and
 leaves the game as it was (docs/refusals.md).
 
-`replay_refusal` plays one refusal vector (harness/refusals.py). It first plays the
+`replay_refusal` plays one refusal vector (harness/vectors/refusals.py). It first plays the
 control: the valid round played again after the refusal (AFTER_CARDS) and the round of
 the vector's moment, each to its settlement, with stacked cards. Then it brings a round
 to the vector's moment, sends the request and judges, in this order,
@@ -31,7 +31,6 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cards import parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested, game_faults_fail
 from harness.checks.replies import (
     finish_round,
@@ -43,9 +42,10 @@ from harness.checks.replies import (
     wager_pair,
 )
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
-from harness.model import Outcome, Untested
 from harness.protocol import Capability
-from harness.refusals import RefusalVector
+from harness.results.model import Outcome, Untested
+from harness.rules.cards import parse_cards
+from harness.vectors.refusals import RefusalVector
 
 # The round a test's moment opens, and the valid round played after the refusal,
 # when the game takes stacked cards: one seat or two, nothing drawn by chance.
@@ -357,7 +357,7 @@ def _bring_to(ctx: Context, when: str) -> Moment:
 
 
 def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
-    """A vector's params with each '$' placeholder replaced (harness/refusals.py)."""
+    """A vector's params with each '$' placeholder replaced (harness/vectors/refusals.py)."""
     if isinstance(value, dict):
         return {k: _fill(v, ctx, moment) for k, v in value.items()}
     if isinstance(value, list):
@@ -386,7 +386,7 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
         return moment.round_id
     if value == "$absent_seat":
         return max(moment.seats) + 1
-    raise AssertionError(f"placeholder {value} unknown (harness/refusals.py lints them)")
+    raise AssertionError(f"placeholder {value} unknown (harness/vectors/refusals.py lints them)")
 
 
 def _send(ctx: Context, vector: RefusalVector, moment: Moment) -> tuple[Any, dict[str, Any]]:

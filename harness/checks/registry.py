@@ -3,7 +3,7 @@
 A check is a function of a `Context`, registered under the name the clause
 catalogs use (`checks: [declared-ante-table]`). It raises CheckFailure (the game
 broke the clause) or NotTested (it cannot run here, and what would let it), or
-returns an `Outcome` (harness/model.py): evidence, findings attributed to clauses, a
+returns an `Outcome` (harness/results/model.py): evidence, findings attributed to clauses, a
 part that could not run, its share of a results section.
 
 This module knows nothing of the checks themselves; the concern modules of the
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.adapters import Adapter
-from harness.declaration import Declaration
 from harness.defaults import DEFAULT_DECKS, DEFAULT_DIFFERENTIAL, DEFAULT_RTP_ROUNDS
 from harness.differential.attribution import refused, slug
 from harness.errors import GameFault, ProtocolViolation, Violation
-from harness.model import Finding, FoundBy, Model, Outcome, Share, Shares, Untested
-from harness.profiles import Profile
-from harness.table import Table
+from harness.protocol.declaration import Declaration
+from harness.results.model import Finding, FoundBy, Model, Outcome, Share, Shares, Untested
+from harness.rules.profiles import Profile
+from harness.rules.table import Table
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Context:
 
     @property
     def table(self) -> Table | None:
-        """The table the game declares (limits, house rules; harness/table.py), None when
+        """The table the game declares (limits, house rules; harness/rules/table.py), None when
         its hello declares no valid ante limits."""
         return self.declared.table
 
@@ -88,7 +88,7 @@ class CheckFailure(GameFault):
         cause: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(message)
-        # (kind, detail) of the fault (harness/model.py Fault): the decision table's, else
+        # (kind, detail) of the fault (harness/results/model.py Fault): the decision table's, else
         # the item's own kind, or the protocol violation's (`violation`).
         self.cause = cause
         self.findings = findings or []
@@ -120,7 +120,7 @@ class Check:
     requires: frozenset[str] = field(default_factory=frozenset)
     shards: int = 1  # items the check is split into (`name-1` ...), each a share of the work
     section: str = ""  # the results section its items' shares make (`Registry.section`)
-    found_by: FoundBy = FoundBy.CHECK  # the source its faults name (harness/model.py Fault)
+    found_by: FoundBy = FoundBy.CHECK  # the source its faults name (harness/results/model.py Fault)
     # A legal request refused is another clause's finding (refused_elsewhere), except in
     # a check for which a refusal is the very fault it looks for (a game restarted).
     forwards_refusals: bool = True
@@ -132,11 +132,11 @@ class Check:
         return [(f"{self.name}-{k + 1}", (k, self.shards)) for k in range(self.shards)]
 
 
-# A section whose items never ran (harness/model.py Shares) says so in these words.
+# A section whose items never ran (harness/results/model.py Shares) says so in these words.
 NOT_RUN = "did not run: the game was unreachable, or no clause names it, or a selection"
 
 CheckFunc = Callable[[Context], Outcome | None]  # None: passed, nothing to add
-# A results section made from its items' shares (harness/model.py Shares).
+# A results section made from its items' shares (harness/results/model.py Shares).
 Merge = Callable[[Shares], Model]
 
 

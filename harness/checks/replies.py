@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import Card, parse_cards
 from harness.checks.registry import CheckFailure, Context, NotTested
 from harness.differential.attribution import WAGERS
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
-from harness.profiles import Profile
-from harness.table import MAX_AMOUNT, Returns, Table, payable
+from harness.rules.cards import Card, parse_cards
+from harness.rules.profiles import Profile
+from harness.rules.table import MAX_AMOUNT, Returns, Table, payable
 
 
 def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def declared_table(ctx: Context) -> Table:
 
 def returns_of(profile: Profile) -> Returns:
     """The most a minor unit staked can bring into a seat's settlement under the profile's
-    tables (the oracle's odds: harness/oracle.py pays a category the ante table does not
+    tables (the oracle's odds: harness/rules/oracle.py pays a category the ante table does not
     list 1 to 1, and the call 1 to 1)."""
     return Returns.of(
         ante_odds=max([1, *profile.ante_table.odds.values()]),
@@ -114,7 +114,7 @@ def returns_of(profile: Profile) -> Returns:
 def playable_table(ctx: Context) -> Table:
     """The stakes every check plays: the declared table (declared_table) with each
     maximum brought down so that every amount of a round fits in 2^53 - 1 (payable in
-    harness/table.py). The one place a check's stakes are bounded: the differential, the
+    harness/rules/table.py). The one place a check's stakes are bounded: the differential, the
     vectors and corpus fitted to the table, the RTP simulation and the refusal battery's
     controls all stake inside it; the declared extremes beyond are declared-limits'.
     NotTested when not even the table's minimum is payable."""

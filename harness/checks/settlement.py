@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cards import format_cards
 from harness.checks.judgement import judge_played, owner, refused_request, split
 from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
 from harness.checks.replies import (
@@ -32,18 +31,19 @@ from harness.checks.replies import (
 )
 from harness.differential.attribution import Disagreement, actual_seat, expected_seat, slug
 from harness.errors import ErrorReply
-from harness.game import Action, Deal
-from harness.model import Finding, Outcome
-from harness.oracle import SeatPlay, SeatSettlement, Settlement, settle
 from harness.protocol import Capability
-from harness.table import StakesKind, fit, stakes_kind
-from harness.vectors import Vector
+from harness.results.model import Finding, Outcome
+from harness.rules.cards import format_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, SeatSettlement, Settlement, settle
+from harness.rules.table import StakesKind, fit, stakes_kind
+from harness.vectors.settlement import Vector
 
 
 @dataclass(frozen=True)
 class AtTable:
     """A vector as the game's table plays it: each seat's stakes fitted to the declared
-    limits and house rules (harness/table.py, docs/profiles.md), and how."""
+    limits and house rules (harness/rules/table.py, docs/profiles.md), and how."""
 
     vector: Vector
     plays: dict[int, SeatPlay]
@@ -553,7 +553,7 @@ def repro_vector(
         "id": f"repro-{name}-seed{ctx.seed}",
         "clauses": [],
         "comment": f"{name} with --seed {ctx.seed}, as the game showed it; the expected "
-        "values are the rules oracle's (harness/oracle.py), not worked by hand.",
+        "values are the rules oracle's (harness/rules/oracle.py), not worked by hand.",
         "flags": ["Repro"],
         "result": "valid",
         "seats": [

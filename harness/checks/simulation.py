@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from harness.cards import Card, format_cards
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
@@ -29,9 +28,10 @@ from harness.checks.replies import (
 from harness.checks.settlement import malformed_disagreements, repro_vector
 from harness.differential.attribution import Disagreement, judge, refused, resolve_copies, slug
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
-from harness.game import Action, Deal
 from harness.gamemath import main_game
-from harness.model import (
+from harness.gamemath.rng import scipy_stats
+from harness.protocol import Capability
+from harness.results.model import (
     Finding,
     FoundBy,
     Outcome,
@@ -40,10 +40,10 @@ from harness.model import (
     SimulationShare,
     Untested,
 )
-from harness.oracle import SeatPlay, Settlement, settle
-from harness.outcomes import Status
-from harness.protocol import Capability
-from harness.rng import scipy_stats
+from harness.results.outcomes import Status
+from harness.rules.cards import Card, format_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, Settlement, settle
 
 RTP_CONFIDENCE = 0.99
 

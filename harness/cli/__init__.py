@@ -28,7 +28,7 @@ from harness import __version__
 from harness.cli import certify, diff, math, report, rng, vectors, verify
 from harness.cli.common import EXIT_HELP, Parser
 from harness.errors import SpecError, UserError
-from harness.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
+from harness.results.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
 
 # One module per command, each adding its parser and the function that runs it. The
 # modules a command needs (the numerical stack, the schemas, the report) are imported

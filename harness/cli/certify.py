@@ -1,7 +1,7 @@
 """`chcert certify`: certify a game against a profile (contract 2; docs/command-line.md).
 
 Everything a run would refuse is refused before anything starts (the options, the files
-it reads, the folder it writes); then the items run under pytest (harness/plugin.py),
+it reads, the folder it writes); then the items run under pytest (harness/run/plugin.py),
 the outputs are written into a stage inside OUT and published whole, and the report is
 signed if asked.
 """
@@ -35,17 +35,17 @@ from harness.cli.outputs import (
 )
 from harness.cli.signing import signed, signing_of
 from harness.cli.summary import print_summary
-from harness.handover import Handover
-from harness.model import Artifact, ProfileInfo, Reason, ReasonCode, Results
-from harness.outcomes import EXIT_CODES, Verdict
 from harness.paths import DATA_ROOT, in_data, verify_regular
-from harness.processes import Reaper, nothing_outlives
-from harness.settings import SETTINGS, RunSettings, add_arguments, plugin_args
+from harness.results.model import Artifact, ProfileInfo, Reason, ReasonCode, Results
+from harness.results.outcomes import EXIT_CODES, Verdict
+from harness.run.handover import Handover
+from harness.run.processes import Reaper, nothing_outlives
+from harness.run.settings import SETTINGS, RunSettings, add_arguments, plugin_args
 
 if TYPE_CHECKING:
-    from harness.evidence import Minimums
-    from harness.profiles import Profile
-    from harness.runspec import RunSpec
+    from harness.results.evidence import Minimums
+    from harness.rules.profiles import Profile
+    from harness.run.runspec import RunSpec
 
 
 def register(sub: Any) -> None:
@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
 
 
 def _add_options(cert: argparse.ArgumentParser) -> None:
-    """The settings (harness/settings.py), and the options saying how to take them."""
+    """The settings (harness/run/settings.py), and the options saying how to take them."""
     add_arguments(cert, SETTINGS)
     planned = cert.add_mutually_exclusive_group()
     planned.add_argument(
@@ -95,7 +95,7 @@ def certify(args: argparse.Namespace) -> int:
     kernel_choice()  # CHCERT_KERNEL: a bad value is a usage error now, not minutes into a run
     artifacts = _artifacts(args.artifact)
     signing = signing_of(args)
-    from harness.runspec import build
+    from harness.run.runspec import build
 
     check_ranges(args)
     check_adapter(args.adapter)
@@ -132,7 +132,8 @@ def certify(args: argparse.Namespace) -> int:
 def _planned(args: argparse.Namespace) -> argparse.Namespace:
     """The certify options with the run plan's settings for those not typed (`args.argv`:
     the words after `certify`, as typed)."""
-    from harness.plan import apply_plan, explicit_options, find_plan, plan_line
+    from harness.report.words import plan_line
+    from harness.run.plan import apply_plan, explicit_options, find_plan
 
     plan = find_plan(args.plan, search=not args.no_plan)
     if plan is not None:
@@ -301,14 +302,14 @@ def _run_certification(
     from harness.atomic import write_bytes_atomic
     from harness.report import render
     from harness.report.junit import write_junit
-    from harness.results import json_bytes
+    from harness.results.files import json_bytes
 
     results_path = stage / "results.json"
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     # Each option is one `--name=VALUE` token and every path is absolute, and no path is
     # given as a test path: pytest-xdist forwards this command line to each worker, which
     # may run on another host, in another directory (--tx). There the plugin collects the
-    # catalogs and vectors of its own installed package (harness/plugin.py); xdist would
+    # catalogs and vectors of its own installed package (harness/run/plugin.py); xdist would
     # refuse to forward a token that is a local path outside its rsync roots.
     pytest_args = [
         f"--config-file={os.devnull}",

@@ -7,7 +7,7 @@ import argparse
 
 from harness.cli.common import UsageError
 from harness.defaults import MAX_WORKERS
-from harness.settings import DIST_MODES, range_problems
+from harness.run.settings import DIST_MODES, range_problems
 
 GATEWAYS = ("popen", "ssh", "socket", "vagrant_ssh")  # execnet's gateway types
 
@@ -87,7 +87,7 @@ def _tx_problem(spec: str) -> str | None:
 
 
 def check_ranges(args: argparse.Namespace) -> None:
-    """Every number of the run within its declared range (harness/settings.py)."""
+    """Every number of the run within its declared range (harness/run/settings.py)."""
     problems = range_problems(vars(args))
     if problems:
         raise UsageError(problems[0])

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from harness.errors import UsageError
-from harness.outcomes import EXIT_USAGE
+from harness.results.outcomes import EXIT_USAGE
 
 __all__ = ["EXIT_HELP", "Parser", "UsageError", "check_adapter", "deck_progress"]
 

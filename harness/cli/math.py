@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import UsageError
 from harness.defaults import DEFAULT_PROFILE
-from harness.outcomes import Status
+from harness.results.outcomes import Status
 
 if TYPE_CHECKING:
-    from harness.profiles import Claim
+    from harness.rules.profiles import Claim
 
 
 def register(sub: Any) -> None:
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
     from harness.gamemath import census_progress, check_claims, main_game, profile_math
     from harness.gamemath.kernel import kernel_choice
-    from harness.profiles import load_profile
+    from harness.rules.profiles import load_profile
 
     kernel_choice()  # CHCERT_KERNEL checked before a census is computed (exit 4)
     profile = load_profile(args.profile)
@@ -66,7 +66,7 @@ FIGURES = ("house_edge", "rtp", "raise_frequency", "aa_bonus_edge")
 
 def _parse_claim(text: str) -> Claim:
     """`--claim rtp=0.9875`: a figure someone claims, checked like a source's claim."""
-    from harness.profiles import Claim
+    from harness.rules.profiles import Claim
 
     figure, _, value = text.partition("=")
     try:

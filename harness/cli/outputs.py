@@ -19,8 +19,9 @@ from harness.paths import output_problem
 OUTPUTS = ("results.json", "report.pdf", "junit.xml", "strategy.npz", "repro")
 
 
-# What a run writes into repro/ (harness/controller.py, harness/publication.py): only these are
-# ever removed with the earlier run's outputs.
+# What a run writes into repro/ (harness/run/controller.py,
+# harness/gamemath/publication.py): only these are ever removed with the earlier run's
+# outputs.
 REPRO_FILES = re.compile(r"repro-[^/]*\.yaml|declared-profile\.yaml")
 
 
@@ -31,7 +32,7 @@ def check_replaceable(out: Path, replace_signed: bool) -> None:
     """OUT's earlier outputs are replaced only when chcert wrote them: a repro/ holding
     anything else (a user's own folder of that name) is a usage error, and so is a signed
     report.pdf unless --replace-signed says to replace it."""
-    from harness.report.seal import is_signed
+    from harness.signing.attachment import is_signed
 
     repro = out / "repro"
     if repro.is_symlink() or (repro.exists() and not repro.is_dir()):

@@ -13,7 +13,7 @@ from harness.atomic import copy_atomic
 from harness.cli.common import UsageError
 from harness.cli.signing import signed, signing_of
 from harness.paths import read_input
-from harness.settings import SIGNING, add_arguments
+from harness.run.settings import SIGNING, add_arguments
 
 
 def register(sub: Any) -> None:
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     """Re-render the PDF of an archived results.json; a missing or invalid file is a usage
     error (one line, exit 4)."""
     from harness.report import render
-    from harness.report.seal import is_signed
+    from harness.signing.attachment import is_signed
 
     results = Path(args.results)
     try:
@@ -65,8 +65,8 @@ def _problem(data: object) -> str | None:
     import msgspec
 
     from harness._schema import validator
-    from harness.model import Results
-    from harness.outcomes import SCHEMA_VERSION
+    from harness.results.model import Results
+    from harness.results.outcomes import SCHEMA_VERSION
 
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version == SCHEMA_VERSION or not isinstance(data, dict):

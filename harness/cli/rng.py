@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from harness.cli.common import UsageError, check_adapter, deck_progress
 from harness.defaults import DEFAULT_DECKS, DEFAULT_PROFILE
 from harness.errors import ChcertError
-from harness.outcomes import EXIT_CODES, Verdict
-from harness.settings import BY_DEST
+from harness.results.outcomes import EXIT_CODES, Verdict
+from harness.run.settings import BY_DEST
 
 if TYPE_CHECKING:
-    from harness.rng import Battery, StagedBattery
+    from harness.gamemath.rng import Battery, StagedBattery
 
 # The battery's sample and the wait for each reply, ranged as certify's are.
 DECKS = dataclasses.replace(BY_DEST["rng_decks"], flags=("--decks",))
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     """Sample the game's shuffle (and raw RNG) and run the battery in two stages, the second
     on a fresh sample only after the first rejects (exit 0, 1, or 2)."""
     from harness.adapters import open_adapter
-    from harness.declaration import Declaration
-    from harness.profiles import load_profile
-    from harness.rng import sample_and_test
+    from harness.gamemath.rng import sample_and_test
+    from harness.protocol.declaration import Declaration
+    from harness.rules.profiles import load_profile
 
     for problem in (DECKS.out_of_range(args.decks), TIMEOUT.out_of_range(args.timeout)):
         if problem:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_battery(staged: StagedBattery, name: str, seconds: float) -> None:
-    from harness.rng import POWER
+    from harness.gamemath.rng import POWER
 
     battery, second = staged.stage1, staged.stage2
     raw = f" and {battery.raw_bytes:,} bytes of raw RNG output" if battery.raw_bytes else ""

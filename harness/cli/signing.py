@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from harness.cli.common import UsageError
-from harness.outcomes import EXIT_USAGE
+from harness.results.outcomes import EXIT_USAGE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Signing:
     def sign(self, pdf: Path, drawn_sha256: str) -> None:
         """Sign `pdf`, which must still be the PDF chcert drew (its SHA-256): never a
         report changed since."""
-        from harness.report.seal import sign_pdf
+        from harness.signing.sign import sign_pdf
 
         sign_pdf(
             pdf,
@@ -40,7 +40,9 @@ class Signing:
 
 
 def signing_of(args: argparse.Namespace) -> Signing | None:
-    from harness.report.seal import SealError, check_signer, check_timestamp_authority
+    from harness.signing.attachment import SealError
+    from harness.signing.keys import check_signer
+    from harness.signing.sign import check_timestamp_authority
 
     timestamp_url = getattr(args, "timestamp_url", None)
     if not args.sign_key and not args.sign_cert:
@@ -68,7 +70,7 @@ def signing_of(args: argparse.Namespace) -> Signing | None:
 def signed(signing: Signing, pdf: Path, drawn_sha256: str, code: int) -> int:
     """Sign the published report, as drawn (its SHA-256); a signature that fails is a
     usage error (exit 4), the report stays as written, unsigned."""
-    from harness.report.seal import SealError
+    from harness.signing.attachment import SealError
 
     try:
         signing.sign(pdf, drawn_sha256)

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.model import ItemKind, Results
-from harness.outcomes import Status
+from harness.results.model import ItemKind, Results
+from harness.results.outcomes import Status
 
 SHOWN = 10  # failures and gaps printed on screen; results.json and the PDF hold them all
 
@@ -23,8 +23,13 @@ def print_summary(
     """Print the summary of one run's results (a parsed results.json is read first)."""
     # Imported here: the report's package and the plan's schemas are heavy, and `chcert
     # --help` imports this module (tests/test_architecture.py).
-    from harness.plan import plan_line
-    from harness.report.words import close_text, reason_text, table_summary, variation_summary
+    from harness.report.words import (
+        close_text,
+        plan_line,
+        reason_text,
+        table_summary,
+        variation_summary,
+    )
 
     if not isinstance(results, Results):
         results = Results.from_json(results)

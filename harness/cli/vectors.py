@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 def generate(args: argparse.Namespace) -> int:
     """Write the generated corpus, or (--check) compare it with a fresh generation."""
-    from harness.corpus import CorpusError, CorpusMismatch, generate_corpus
+    from harness.vectors.corpus import CorpusError, CorpusMismatch, generate_corpus
 
     started = time.perf_counter()
 
@@ -56,11 +56,11 @@ def generate(args: argparse.Namespace) -> int:
 def check_vectors(args: argparse.Namespace) -> int:
     """Validate every catalog and vector file; print the counts."""
     from harness._schema import check_schemas
-    from harness.corpus import CORPUS_DIR
-    from harness.coverage import check_coverage
-    from harness.refusals import load_all_refusals, refusal_files
-    from harness.specs import clause_index, load_catalogs
-    from harness.vectors import load_all_vectors, load_vector_file, vector_files
+    from harness.checks.coverage import check_coverage
+    from harness.rules.catalogs import clause_index, load_catalogs
+    from harness.vectors.corpus import CORPUS_DIR
+    from harness.vectors.refusals import load_all_refusals, refusal_files
+    from harness.vectors.settlement import load_all_vectors, load_vector_file, vector_files
 
     schemas = check_schemas()
     catalogs = load_catalogs()

@@ -31,6 +31,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.report.seal import verify_command
+    from harness.signing.verify import verify_command
 
     return verify_command(args.report_pdf, args.trust, args.trust_tsa)

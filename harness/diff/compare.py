@@ -9,7 +9,7 @@ machines compare item by item.
 A run regressed when a verdict got worse (PASS < INCOMPLETE < FAIL), when
 anything that passed (a clause also when attested) is now anything else or
 gone, when anything now fails that did not, or when a failure is new. Files
-are read as the run's records (harness/model.py), which upgrade a results.json
+are read as the run's records (harness/results/model.py), which upgrade a results.json
 of an older harness: one of schema 1 (no items, no publication section) still
 compares on what it has.
 
@@ -31,10 +31,10 @@ import msgspec
 
 from harness import strictjson
 from harness.errors import UserError
-from harness.evidence import SAMPLED
-from harness.model import Failure, Figure, ItemKind, Publication, Results
-from harness.outcomes import RANK, SCHEMA_VERSION, Status, Verdict
 from harness.paths import read_input
+from harness.results.evidence import SAMPLED
+from harness.results.model import Failure, Figure, ItemKind, Publication, Results
+from harness.results.outcomes import RANK, SCHEMA_VERSION, Status, Verdict
 
 Direction = Literal["regression", "improvement", "other"]
 
@@ -195,7 +195,7 @@ class ResultsDiff:
 
 
 def load_results_file(path: str | Path) -> Results:
-    """A results.json as records (harness/model.py), of this version or an earlier one.
+    """A results.json as records (harness/results/model.py), of this version or an earlier one.
 
     What a comparison ranks is checked first, each with its own message: a verdict of
     the three, clauses, a schema this chcert knows. Not validated against
@@ -537,7 +537,7 @@ def _seat_hands(results: Results) -> int | None:
     return results.differential.seat_hands if results.differential else None
 
 
-# Each sampled check's size in the records, by its name in harness/evidence.py SAMPLED
+# Each sampled check's size in the records, by its name in harness/results/evidence.py SAMPLED
 # (which says where results.json keeps it).
 SAMPLE_SIZES: dict[str, Callable[[Results], int | None]] = {
     "rng_decks": _rng_decks,

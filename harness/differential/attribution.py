@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from harness.game import Action
-from harness.oracle import SeatSettlement, Settlement
+from harness.rules.game import Action
+from harness.rules.oracle import SeatSettlement, Settlement
 
 KINDS = (
     "refused",

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from numba import njit
 
 from harness.differential.strata import Evaluated, evaluate, strata_matrix
-from harness.profiles import Profile
+from harness.rules.profiles import Profile
 
 POOL_SIZE = 100_000
 RANKS = np.arange(52) // 4

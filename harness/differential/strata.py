@@ -19,7 +19,7 @@ hand-evaluation and settlement code gets wrong (docs/differential.md):
 
 Everything here is vectorised over many seat-hands at once (numpy arrays of card
 indices), because the differential samples pools of a million candidates to fill
-rare cells; the evaluator is the proved one (harness/evaluator.py).
+rare cells; the evaluator is the proved one (harness/rules/evaluator.py).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from harness.evaluator import CATEGORY_SHIFT, Category, evaluate_batch
-from harness.profiles import Profile
+from harness.rules.evaluator import CATEGORY_SHIFT, Category, evaluate_batch
+from harness.rules.profiles import Profile
 
 # Column order of a seat-hand array: hole, dealer, flop, turn, river.
 SEAT_HAND = ("hole1", "hole2", "dealer1", "dealer2", "flop1", "flop2", "flop3", "turn", "river")

@@ -39,8 +39,8 @@ from harness.gamemath.strategy import (
     strategy_cache_file,
     summary,
 )
-from harness.outcomes import Status
-from harness.profiles import Claim, Profile
+from harness.results.outcomes import Status
+from harness.rules.profiles import Claim, Profile
 
 __all__ = [
     "FIVE_CARD_HANDS",

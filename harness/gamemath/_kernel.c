@@ -5,7 +5,7 @@
  * last count: tests/test_gamemath.py computes the census with both.
  *
  * Cards are indices 0..51 (rank = c >> 2, suit = c & 3); strengths are the evaluator's
- * (harness/evaluator.py): category << 20, then up to five 4-bit ranks.
+ * (harness/rules/evaluator.py): category << 20, then up to five 4-bit ranks.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

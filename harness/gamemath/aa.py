@@ -12,9 +12,9 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from harness.evaluator import Category
 from harness.gamemath.kernel import five_card_counts
-from harness.profiles import AABonusTable
+from harness.rules.evaluator import Category
+from harness.rules.profiles import AABonusTable
 
 FIVE_CARD_HANDS = 2_598_960
 

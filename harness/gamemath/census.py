@@ -26,22 +26,22 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.atomic import atomic_path
-from harness.evaluator import CATEGORY_SHIFT, Category
 from harness.gamemath import census_reference, kernel
+from harness.rules.evaluator import CATEGORY_SHIFT, Category
 
 CENSUS_VERSION = 1  # bump when the kernel's output changes meaning
 Progress = Callable[[int, int], None]  # (boards done, boards in all)
 
 # Every source the cached numbers (census and symmetry files) are computed from, relative
 # to the `harness` package: editing any of them changes `_digest` and so every cache
-# file's name. Not harness/cards.py: the evaluator imports it for its scalar API only;
+# file's name. Not harness/rules/cards.py: the evaluator imports it for its scalar API only;
 # the functions the kernel calls, like the kernel and this module, work on bare card
 # indices (rank = c >> 2, suit = c & 3).
 DIGEST_SOURCES = (
     "gamemath/census.py",  # suit symmetry, canonical boards, summing and dividing the census
     "gamemath/kernel.py",  # the compiled census kernel and the census's column layout
     "gamemath/_kernel.c",  # the same kernel compiled ahead of time, with its own evaluator
-    "evaluator.py",  # hand strengths: the kernel calls _rank_strength, _flush_strength, _popcount
+    "rules/evaluator.py",  # hand strengths: _rank_strength, _flush_strength, _popcount
 )
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -556,7 +556,7 @@ _STRAIGHTS = (
 
 def hands_below(qualifying: int) -> int | None:
     """How many seven-card hands are below a dealer qualifier of a pair (the weakest pair
-    of a rank, harness/evaluator.py `minimum_strength`): every high card, and every one
+    of a rank, harness/rules/evaluator.py `minimum_strength`): every high card, and every one
     pair of a lower rank. None for any other strength, which no profile names."""
     category, rank = qualifying >> CATEGORY_SHIFT, (qualifying >> 16) & 0xF
     weakest = (category << CATEGORY_SHIFT) | (rank << 16)

@@ -28,7 +28,7 @@ class CensusReference:
     kernel.USED_COLUMNS) and its weighted column totals (deals, per column)."""
 
     qualifier: str  # as profiles name it
-    qualifying: int  # the weakest qualifying strength (harness/evaluator.py minimum_strength)
+    qualifying: int  # the weakest qualifying strength (harness/rules/evaluator.py minimum_strength)
     sha256: str
     column_totals: tuple[int, ...]
 

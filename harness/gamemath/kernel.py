@@ -44,7 +44,12 @@ import numpy.typing as npt
 from numba import njit
 
 from harness.errors import UsageError
-from harness.evaluator import _flush_strength, _popcount, _rank_strength, count_five_card_hands
+from harness.rules.evaluator import (
+    _flush_strength,
+    _popcount,
+    _rank_strength,
+    count_five_card_hands,
+)
 
 _compiled: ModuleType | None
 try:  # this kernel compiled ahead of time from _kernel.c (setup.py), when it was built

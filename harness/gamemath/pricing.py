@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.evaluator import Category
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, SITUATIONS, WON
-from harness.profiles import MAX_CALL_MULTIPLE, MAX_ODDS, NonQualifyingAnte, Profile
+from harness.rules.evaluator import Category
+from harness.rules.profiles import MAX_CALL_MULTIPLE, MAX_ODDS, NonQualifyingAnte, Profile
 
 ROUNDS = SITUATIONS * COMPLETIONS  # every deal of hole, flop, turn, river and dealer cards
 
@@ -84,7 +84,7 @@ def exact_bound(profile: Profile) -> int:
     its completions: every completion pays at most the largest odds (and at most that
     less one again, 003's even-money correction), or loses the ante and the call. It
     must stay below 2**63 for `call_values` to be exact in int64; the profile's bounds
-    (harness/profiles.py MAX_ODDS, MAX_CALL_MULTIPLE) keep it under 2.2e10."""
+    (harness/rules/profiles.py MAX_ODDS, MAX_CALL_MULTIPLE) keep it under 2.2e10."""
     odds = [int(profile.ante_table.pays(c)) for c in Category]
     m = int(profile.call_multiple)
     return COMPLETIONS * (2 * max(abs(o) for o in odds) + 2 * (1 + m))

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.cards import Card
 from harness.gamemath.census import (
     UNREADABLE,
     Symmetry,
@@ -36,6 +35,7 @@ from harness.gamemath.census import (
     symmetry,
     warn_cache,
 )
+from harness.rules.cards import Card
 
 FORMAT = "chcert-strategy-1"
 _RELABELLINGS: list[list[int]] = suit_permutations().tolist()

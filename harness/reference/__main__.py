@@ -19,7 +19,7 @@ names). Certified so, it meets the requests a python: adapter does not send, lin
 that are not JSON, which this module's server answers (docs/refusals.md).
 
 Over JSON Lines, stdin and stdout are taken for the protocol before the game is
-built (harness/protocol.py `take_stdio`): what a `--game` class prints, at import
+built (harness/protocol/__init__.py `take_stdio`): what a `--game` class prints, at import
 or in a call, goes to stderr and cannot corrupt a reply.
 
 `--db FILE` keeps the rounds in an SQLite file (created when missing; write-ahead
@@ -46,12 +46,12 @@ import sys
 from typing import Any
 
 from harness.defaults import DEFAULT_PROFILE
-from harness.profiles import load_profile
 from harness.protocol import serve_http, serve_json_lines, take_stdio
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
 from harness.reference.store import RoundStore, StoreError
-from harness.table import REFERENCE_TABLE
+from harness.rules.profiles import load_profile
+from harness.rules.table import REFERENCE_TABLE
 
 # What protocol v1 lets a hello declare (specs/schemas/protocol-v1.schema.json): a
 # `limit` up to 2^53 - 1, the largest integer every JSON reader keeps exact, and an

@@ -1,10 +1,10 @@
 """The bundled reference implementation: a complete Casino Hold'em table.
 
 It is a game engine in its own right, not a wrapper around the rules oracle (it
-must not import harness.oracle, so the two cannot share a bug): a round moves
+must not import harness.rules.oracle, so the two cannot share a bug): a round moves
 through its phases as a live table does, each step is verified before it
 mutates anything (`verify_*` raises, `can_*` answers), and every step is logged
-as an event. It speaks protocol v1 in full; see harness/protocol.py.
+as an event. It speaks protocol v1 in full; see harness/protocol/__init__.py.
 
 Phases of a round (001 rules 2-15, 004 Article 3):
   deal -> decisions (every seat calls or folds) -> AA Bonus settled on hole + flop
@@ -38,15 +38,15 @@ import numpy as np
 import numpy.typing as npt
 
 from harness import __version__
-from harness.cards import DECK_SIZE, Card, format_cards, parse_card
 from harness.defaults import DEFAULT_PROFILE
 from harness.errors import ErrorReply, InvalidCards
-from harness.evaluator import Category, category_of, strength_of
-from harness.game import MAX_SEATS, Action
-from harness.profiles import NonQualifyingAnte, Profile, load_profile
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
 from harness.reference.rounds import Dealt, Phase, Round, Seat
-from harness.table import REFERENCE_TABLE, Table
+from harness.rules.cards import DECK_SIZE, Card, format_cards, parse_card
+from harness.rules.evaluator import Category, category_of, strength_of
+from harness.rules.game import MAX_SEATS, Action
+from harness.rules.profiles import NonQualifyingAnte, Profile, load_profile
+from harness.rules.table import REFERENCE_TABLE, Table
 
 if TYPE_CHECKING:
     from harness.reference.store import RoundStore

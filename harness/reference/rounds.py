@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from harness.cards import Card
-from harness.game import Action
+from harness.rules.cards import Card
+from harness.rules.game import Action
 
 # What a deal gives: each seat's hole cards, the dealer's two, the flop, the turn, the river.
 Dealt = tuple[dict[int, tuple[Card, Card]], tuple[Card, Card], tuple[Card, Card, Card], Card, Card]

@@ -105,7 +105,7 @@ def one_card_bias(n: int, card: int, position: int, bias: float, seed: int) -> D
     with probability bias/51, `card` swapped into `position`. So P(card at position) is
     (1 + bias)/52, every other card there (1 - bias/51)/52, and the card evenly less
     likely at every other position: one cell off, as each test's `detects` names it
-    (harness/rng.py; benchmarks/bench_rng.py measures the stated power with it)."""
+    (harness/gamemath/rng.py; benchmarks/bench_rng.py measures the stated power with it)."""
     source = np.random.default_rng(seed)
     decks = np.argsort(source.random((n, 52)), axis=1).astype(np.uint8)
     rows = np.flatnonzero(source.random(n) < bias / 51)

@@ -37,10 +37,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from harness.cards import Card, parse_card, parse_cards
 from harness.errors import InvalidCards, UserError
-from harness.game import Action
 from harness.reference.rounds import Phase, Round, Seat
+from harness.rules.cards import Card, parse_card, parse_cards
+from harness.rules.game import Action
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = int.from_bytes(b"chRS", "big")  # "chcert reference store", in the file header

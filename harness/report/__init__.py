@@ -1,7 +1,7 @@
 """The certification report: a PDF rendered from results.json alone.
 
 The report never runs tests: it reads the records of a run (`Results`,
-harness/model.py), so an auditor can re-render it from the archived JSON
+harness/results/model.py), so an auditor can re-render it from the archived JSON
 (`Results.from_json` reads it, and the files of earlier versions too). Every
 section a stub written when the runner stopped early lacks is drawn as not
 recorded.
@@ -40,34 +40,6 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import Flowable
 
-from harness.model import (
-    Attestation,
-    ClauseKind,
-    ClauseRow,
-    CorpusSection,
-    DifferentialSection,
-    Failure,
-    FailureKind,
-    Figure,
-    Gap,
-    ItemKind,
-    Manifest,
-    MathSection,
-    OutOfScope,
-    PlayFigures,
-    ProfileInfo,
-    Protocol,
-    Publication,
-    ReasonCode,
-    Results,
-    RngSection,
-    RngStage,
-    Selection,
-    Simulation,
-    StatTest,
-    StrategyInfo,
-)
-from harness.outcomes import Status, Verdict, worse
 from harness.report.certificate import (
     certificate,
     certificate_word,
@@ -92,7 +64,6 @@ from harness.report.failures import (
     stderr_block,
 )
 from harness.report.layout import ReportDocument, build, contents, heading
-from harness.report.seal import attach_results, results_digest
 from harness.report.style import (
     CELL_LIMIT,
     H1,
@@ -129,8 +100,37 @@ from harness.report.words import (
     ways_to_close,
     why_text,
 )
-from harness.results import json_bytes
-from harness.verdict import decide
+from harness.results.files import json_bytes
+from harness.results.model import (
+    Attestation,
+    ClauseKind,
+    ClauseRow,
+    CorpusSection,
+    DifferentialSection,
+    Failure,
+    FailureKind,
+    Figure,
+    Gap,
+    ItemKind,
+    Manifest,
+    MathSection,
+    OutOfScope,
+    PlayFigures,
+    ProfileInfo,
+    Protocol,
+    Publication,
+    ReasonCode,
+    Results,
+    RngSection,
+    RngStage,
+    Selection,
+    Simulation,
+    StatTest,
+    StrategyInfo,
+)
+from harness.results.outcomes import Status, Verdict, worse
+from harness.results.verdict import decide
+from harness.signing.attachment import attach_results, results_digest
 
 MAX_CAUSES_SHOWN = 60  # causes drawn with a worked example; every failure is in results.json
 
@@ -659,7 +659,7 @@ def _rng_tests(tests: list[StatTest]) -> Flowable:
 
 
 def _dieharder_line(die: dict[str, Any]) -> str:
-    """dieharder's assessments, informational: the section as harness/rng.py wrote it."""
+    """dieharder's assessments, informational: the section as harness/gamemath/rng.py wrote it."""
     if not die.get("ran"):
         return f"dieharder did not run: {die.get('reason', 'not installed')}"
     shown = ", ".join(f"{t.get('name')} {t.get('assessment')}" for t in die.get("tests", []))
@@ -762,7 +762,7 @@ def _error(exc: BaseException) -> str:
 
 def _contradiction(results: Results) -> str | None:
     """`verdict_problem` of records the model has read: the verdict they record against
-    the one they decide (harness/verdict.py)."""
+    the one they decide (harness/results/verdict.py)."""
     verdict, parts = results.verdict, (results.implementation_verdict, results.publication_verdict)
     if verdict is not worse(*parts):
         both = " and ".join(parts)

@@ -21,17 +21,6 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepInFrame, Paragraph, Spacer, Table, TableStyle
 from reportlab.platypus.flowables import Flowable
 
-from harness.model import (
-    ClauseKind,
-    EvidenceSection,
-    FailureKind,
-    Manifest,
-    ProfileInfo,
-    Results,
-    TableSection,
-)
-from harness.outcomes import Status, Verdict
-from harness.report.seal import hash_line
 from harness.report.style import (
     BODY,
     CELL_LIMIT,
@@ -55,6 +44,17 @@ from harness.report.words import (
     variation_line,
     varied_text,
 )
+from harness.results.model import (
+    ClauseKind,
+    EvidenceSection,
+    FailureKind,
+    Manifest,
+    ProfileInfo,
+    Results,
+    TableSection,
+)
+from harness.results.outcomes import Status, Verdict
+from harness.signing.attachment import hash_line
 
 # The certificate's word for each verdict (docs/verdict.md).
 CERTIFICATE_WORDS = {"PASS": "CERTIFIED", "FAIL": "NOT CERTIFIED", "INCOMPLETE": "INCOMPLETE"}
@@ -310,7 +310,7 @@ def packed(said: list[str], head: str) -> list[str]:
 def _plan(record: dict[str, Any] | None) -> str:
     if record is None:
         return "none"
-    from harness.plan import plan_line
+    from harness.report.words import plan_line
 
     return plan_line(record)
 

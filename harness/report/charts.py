@@ -1,6 +1,6 @@
 """Charts for the certification report, drawn with reportlab's own graphics.
 
-Each function is pure: it takes the records of a run (harness/model.py: the
+Each function is pure: it takes the records of a run (harness/results/model.py: the
 RTP simulation, the ante pay table's rows) or the RNG's tables as results.json
 holds them (docs/results.md), checks the numbers, and returns a `Drawing` as
 wide as the report's A4 text column (170 mm), or None when the data is absent
@@ -27,7 +27,7 @@ from reportlab.lib.colors import Color
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from harness.model import AABonusRow, AnteRow, Simulation
+from harness.results.model import AABonusRow, AnteRow, Simulation
 
 WIDTH: float = 170 * mm  # the report's text column: A4 less its margins
 DECK = 52
@@ -200,7 +200,7 @@ def position_heatmap(counts: Any, decks: Any) -> Drawing | None:
     card dealt.
 
     Takes `rng.position_counts` (52 rows of 52 counts, row = card index 4*rank +
-    suit as in harness/cards.py, column = position) and `rng.decks`.
+    suit as in harness/rules/cards.py, column = position) and `rng.decks`.
     """
     table = _count_table(counts)
     n = _number(decks)

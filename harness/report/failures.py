@@ -2,7 +2,7 @@
 
 A mutant that pays a flush at even money fails a dozen vectors with the same message
 but for the stakes; listing them one by one buries the finding. Failures that share a
-cause (`Failure.key()`, harness/model.py Fault: the clause, the fault's kind and detail,
+cause (`Failure.key()`, harness/results/model.py Fault: the clause, the fault's kind and detail,
 the wager and field settled otherwise, the source that found it) are one group: it
 shows its count, one worked example (the round as cards, and each wager's money as the
 rules settle it beside what the game paid) with the command reproducing it, and names
@@ -20,7 +20,6 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, Preformatted, Spacer, TableStyle
 from reportlab.platypus.flowables import Flowable
 
-from harness.model import SETTLED, WAGERS, Failure, Fault, seat_money
 from harness.report.style import (
     BODY,
     MONO,
@@ -32,6 +31,7 @@ from harness.report.style import (
     para,
     text_shown,
 )
+from harness.results.model import SETTLED, WAGERS, Failure, Fault, seat_money
 
 OTHERS_NAMED = 20  # members of a group named beside its example; all are in results.json
 DUMP_LIMIT = 3_000  # characters of a JSON value shown as text when no round can be drawn

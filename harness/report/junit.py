@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.model import ClauseRow, Failure, Item, Results
-from harness.outcomes import Status, Verdict
 from harness.report.words import reason_text
+from harness.results.model import ClauseRow, Failure, Item, Results
+from harness.results.outcomes import Status, Verdict
 
 
 def junit_tree(results: Results) -> ET.ElementTree[ET.Element]:

@@ -7,7 +7,7 @@ Markdown file as an artifact (docs/ci.md). `chcert certify --summary-md FILE` an
 GitHub's is shared by the steps of a job.
 
 The renderers are pure: a certification's summary reads only the run's `Results`
-(harness/model.py, what results.json holds, docs/results.md), a comparison's only the
+(harness/results/model.py, what results.json holds, docs/results.md), a comparison's only the
 `ResultsDiff` of harness/diff/compare.py, which knows no renderer. Reasons are put in
 words by harness/report/words.py, as in the report; a stub written when the test runner
 stopped, or a file of an older chcert, reads as a `Results` with its sections absent.
@@ -28,16 +28,16 @@ from typing import Any
 
 from harness.diff.compare import FailureRef, ResultsDiff, Run, StatusChange, listed_changes
 from harness.diff.text import value_line
-from harness.model import Failure, Gap, Reason, Results
-from harness.outcomes import Status
-from harness.plan import plan_line
 from harness.report.words import (
     close_text,
+    plan_line,
     reason_text,
     table_summary,
     variation_summary,
     why_text,
 )
+from harness.results.model import Failure, Gap, Reason, Results
+from harness.results.outcomes import Status
 
 SHOWN = 20  # failures, gaps, reasons and changes listed; results.json and the PDF hold all
 MESSAGE_WIDTH = 300  # a message longer than this is cut in a table cell

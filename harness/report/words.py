@@ -1,11 +1,12 @@
 """The model's codes in words, the same in every rendering: the PDF, JUnit, the Markdown
-summary and the command line's (harness/model.py holds codes, never sentences)."""
+summary and the command line's (harness/results/model.py holds codes, never sentences)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from harness.model import ProfileInfo, Reason, ReasonCode, TableSection, VariedField
+from harness.results.model import ProfileInfo, Reason, ReasonCode, TableSection, VariedField
 
 
 def reason_text(reason: Reason) -> str:
@@ -301,7 +302,7 @@ def not_applicable_text(clauses: Iterable[str], base: str | None) -> str:
 
 # ---------------------------------------------------------------------------- the table
 
-# How a vector's stakes were fitted to the table (harness/table.py), in the order shown.
+# How a vector's stakes were fitted to the table (harness/rules/table.py), in the order shown.
 _STAKES = {
     "as written": "as written",
     "scaled": "scaled to the table",
@@ -351,3 +352,19 @@ def table_summary(table: TableSection | None) -> str:
     """The table on one line (the Markdown and command-line summaries); "" for a results
     file that records none (a stub, or one before schema 6)."""
     return "" if table is None else ". ".join(table_lines(table))
+
+
+def plan_line(record: Mapping[str, Any]) -> str:
+    """One line on the plan a run used (a manifest's `plan` record), for the summary and
+    the certificate page: where it came from, and what of it was not applied."""
+    where = str(record.get("path", "?"))
+    if record.get("table"):
+        where += f" [{record['table']}]"
+    if record.get("found") != "implicit":
+        return f"run plan {where}"
+    line = f"run plan {where}, found in the folder chcert ran from (not named with --plan)"
+    ignored = [str(k) for k in record.get("ignored") or []]
+    if ignored:
+        listed = ", ".join(ignored[:-1]) + " and " + ignored[-1] if len(ignored) > 1 else ignored[0]
+        line += f": its {listed} ignored (only a plan named with --plan supplies them)"
+    return line

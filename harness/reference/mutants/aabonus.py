@@ -6,13 +6,13 @@ Article 6 for a fold). The last three reproduce faults found in real poker code.
 
 from __future__ import annotations
 
-from harness.cards import Card, Rank
-from harness.evaluator import Category, category_of, strength_of
-from harness.game import Action
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.hands import _pushed, _rank_field
 from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Round, Seat
+from harness.rules.cards import Card, Rank
+from harness.rules.evaluator import Category, category_of, strength_of
+from harness.rules.game import Action
 
 
 @mutant(

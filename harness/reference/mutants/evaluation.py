@@ -16,13 +16,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from harness.cards import Card, Rank
-from harness.evaluator import Category, category_of, strength_of
-from harness.game import Action
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.hands import _evaluate, _highest_straight, _mask, _pack, _rank_field
 from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Round, Seat
+from harness.rules.cards import Card, Rank
+from harness.rules.evaluator import Category, category_of, strength_of
+from harness.rules.game import Action
 
 
 def _counts(cards: Sequence[Card]) -> dict[int, int]:

@@ -1,6 +1,6 @@
 """Hands as the mutants read them, shared by the families.
 
-Strengths as harness/evaluator.py encodes them (category, then up to five ranks, four
+Strengths as harness/rules/evaluator.py encodes them (category, then up to five ranks, four
 bits each), built and read in plain Python; `_evaluate`, the best five of 5 to 7 cards
 with a pluggable straight rule, which the evaluation mutants break one rule at a time
 (with the correct rule it equals `strength_of`: benchmarks/mutant_rates.py checks it);
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from harness.cards import Card, Rank
-from harness.evaluator import Category
 from harness.reference.engine import ReferenceGame
 from harness.reference.rounds import Round, Seat
+from harness.rules.cards import Card, Rank
+from harness.rules.evaluator import Category
 
 # A straight rule: the ranks of some cards (highest first, repeats kept) -> the top
 # rank of the straight it finds among them, -1 if none (the wheel's top is the five).
@@ -22,7 +22,7 @@ StraightRule = Callable[[list[int]], int]
 
 
 def _pack(category: Category, ranks: Iterable[int]) -> int:
-    """A strength as harness/evaluator.py encodes it: category, then up to five ranks."""
+    """A strength as harness/rules/evaluator.py encodes it: category, then up to five ranks."""
     strength = int(category) << 20
     for place, rank in enumerate(ranks):
         strength |= rank << (16 - 4 * place)

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import ErrorReply
-from harness.evaluator import category_of, strength_of
 from harness.protocol import ErrorCode
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Phase
+from harness.rules.evaluator import category_of, strength_of
 
 
 @mutant("leaks-dealer-cards", profile="standard", clause="s000-r3", family=Family.HIDING, fast=True)

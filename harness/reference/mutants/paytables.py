@@ -5,9 +5,9 @@ The last reproduces a fault found in real poker code (a straight flush paid as a
 
 from __future__ import annotations
 
-from harness.evaluator import Category
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.registry import Family, mutant
+from harness.rules.evaluator import Category
 
 
 @mutant(

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.cards import parse_card
 from harness.errors import ErrorReply
 from harness.protocol import ErrorCode
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Dealt, Phase, Round
+from harness.rules.cards import parse_card
 
 
 @mutant(

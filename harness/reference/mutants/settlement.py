@@ -8,13 +8,13 @@ point).
 
 from __future__ import annotations
 
-from harness.cards import Card, Rank
-from harness.evaluator import Category, category_of, minimum_strength, strength_of
-from harness.game import Action
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants.hands import _pushed, _round_of
 from harness.reference.mutants.registry import Family, mutant
 from harness.reference.rounds import Round, Seat
+from harness.rules.cards import Card, Rank
+from harness.rules.evaluator import Category, category_of, minimum_strength, strength_of
+from harness.rules.game import Action
 
 
 @mutant("qualify-pair-of-threes", profile="standard", clause="s000-r9", family=Family.SETTLEMENT)

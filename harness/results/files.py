@@ -1,0 +1,57 @@
+"""results.json as written: strict JSON, indented for people, a list of numbers on one
+line (docs/results.md). The bytes whose SHA-256 the report prints come from here.
+
+Light on purpose: the report and `chcert certify` write and hash these bytes without
+the run's machinery.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_bytes_atomic
+
+
+def plain_json(value: Any) -> Any:
+    """`default=` for json.dump: a Decimal (a game's number with a fraction, see
+    harness/adapters/base.py) as a float when finite, anything else as its text."""
+    if isinstance(value, Decimal) and value.is_finite() and math.isfinite(float(value)):
+        return float(value)
+    return str(value)
+
+
+def strict_json(value: Any) -> Any:
+    """`value` with every float that is not finite (NaN, infinities) as null: RFC 8259
+    has no such numbers, and a strict parser refuses a file that holds one."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    return value
+
+
+# A list of numbers as json.dumps(indent=2) writes it, one per line. A newline never
+# occurs inside a JSON string, so the opening "[\n" marks a list, never text.
+_NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_NUMBER_LIST = re.compile(rf"\[\n\s*({_NUMBER}(?:,\n\s*{_NUMBER})*)\n\s*\]")
+
+
+def json_bytes(data: Any) -> bytes:
+    """results.json exactly as written: the bytes whose SHA-256 the report prints.
+    Indented for people, but a list of numbers (the RNG's 52 x 52 table) on one line."""
+    text = json.dumps(strict_json(data), indent=2, default=plain_json, allow_nan=False)
+    text = _NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\n\s*", ", ", m.group(1)) + "]", text)
+    return (text + "\n").encode("utf-8")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write strict JSON so that a reader never sees half a file, even after a kill
+    (harness/atomic.py), readable as the umask allows, like any other output."""
+    write_bytes_atomic(path, json_bytes(data))
