@@ -263,6 +263,7 @@ def test_a_malformed_result_costs_its_round_not_the_shard() -> None:
     malformed = next(f for f in outcome.findings)
     assert 0 < malformed.count < 200
     assert share.seat_hands == 200 - malformed.count  # every other seat-hand compared
+    assert share.uncompared_seat_hands == malformed.count
     assert str(malformed.actual["ante"][1]).endswith(".5")
 
 

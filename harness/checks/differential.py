@@ -142,6 +142,7 @@ def differential(ctx: Context) -> Outcome:
         stratified_seat_hands=stratified,
         strata=plan.strata,
         disagreeing_seat_hands=disagreeing,
+        uncompared_seat_hands=sum(uncompared.values()),
         seconds=seconds,
     )
     return Outcome(findings=findings, share=share)
@@ -198,6 +199,7 @@ def differential_section(shares: Shares) -> DifferentialSection:
             quota=QUOTA, total=len(counts), met=len(counts) - len(short), short=short, counts=counts
         ),
         disagreeing_seat_hands=sum(f.disagreeing_seat_hands for f in found),
+        uncompared_seat_hands=sum(f.uncompared_seat_hands for f in found),
         causes=causes,
         detectable_fault_rate=detectable_rate(uniform),
         seconds=seconds,

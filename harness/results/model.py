@@ -453,6 +453,7 @@ class DifferentialSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     rounds: int
     strata: Strata
     disagreeing_seat_hands: int
+    uncompared_seat_hands: int = 0  # of rounds the game refused or answered malformed
     causes: list[DifferentialCause]
     detectable_fault_rate: float
     seconds: float = 0.0
@@ -524,6 +525,7 @@ class DifferentialShare(Model, frozen=True, kw_only=True, tag="differential"):
     stratified_seat_hands: int
     strata: dict[str, int]
     disagreeing_seat_hands: int
+    uncompared_seat_hands: int  # of rounds refused or answered malformed: not compared
     seconds: float
 
     @property
