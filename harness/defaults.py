@@ -16,10 +16,10 @@ DEFAULT_DIFFERENTIAL = 50_000  # seat-hands of the differential check
 DEFAULT_TIMEOUT = 10.0  # seconds one reply may take
 PROFILE_DIR = SPECS_DIR / "profiles"
 
-# The ranges a run's numbers must fall in, from the command line or a plan (harness/
-# settings.py declares each setting's; docs/command-line.md). Past them a run could not end
-# in any reasonable time, or the number would overflow the clocks and generators it feeds:
-# each is a usage error before anything runs.
+# The ranges a run's numbers must fall in, from the command line or a plan
+# (harness/run/settings.py declares each setting's; docs/command-line.md). Past them a run
+# could not end in any reasonable time, or the number would overflow the clocks and
+# generators it feeds: each is a usage error before anything runs.
 MAX_TIMEOUT = 3600.0  # seconds one reply may take
 MAX_SEED = 2**63 - 1
 MAX_WORKERS = 64  # -n, and N in an N*SPEC gateway

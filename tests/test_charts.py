@@ -202,8 +202,8 @@ def test_the_heatmap_counts_cells_beyond_three_sd_and_shows_the_expectation(
 
 
 def test_a_card_stuck_at_one_position_is_the_darkest_cell_where_it_belongs() -> None:
-    """Rows are card indices (cards.py: As = 51), drawn suit by suit with the ace last;
-    columns are positions: As over-represented at the last position is the bottom-right
+    """Rows are card indices (harness/rules/cards.py: As = 51), drawn suit by suit with the
+    ace last; columns are positions: As over-represented at the last position is the bottom-right
     cell, in the palette's darkest red (clipped at +4 sd)."""
     counts = np.full((52, 52), DECKS // 52)
     counts[51, 51] += 40 * round(math.sqrt(DECKS / 52))  # about 40 sd

@@ -58,7 +58,7 @@ from harness.reference.shufflers import (
     pcg64_shuffle,
     sorted_start,
 )
-from harness.report import _rng
+from harness.report.sections import rng_section
 from harness.results.model import Results, RngSection
 from tests.runs import certify
 from tests.tools import need
@@ -279,7 +279,7 @@ def test_the_report_shows_both_stages_and_reads_a_section_from_before_them() -> 
     recorded = _recorded(sample_and_test(game, n, {"shuffle"}))
     section = Results.from_json({"verdict": "PASS", "rng": {"status": "pass", **recorded}}).rng
     assert isinstance(section, RngSection) and section.stage2 is not None
-    text = _text(_rng(section))
+    text = _text(rng_section(section))
     assert "RNG: PASS. Two stages" in text and "Stage 1: 3,000 decks" in text
     assert "below 1e-06 (Holm-adjusted) fails at once" in text
     assert "Stage 2: 6,000 decks, 3,000 of them fresh" in text and "not confirmed" in text
@@ -287,7 +287,7 @@ def test_the_report_shows_both_stages_and_reads_a_section_from_before_them() -> 
     six = {k: v for k, v in recorded.items() if k not in ("gross", "gross_alpha")}
     six["stage2"] = {k: v for k, v in recorded["stage2"].items() if k != "fresh_decks"}
     section = Results.from_json({"verdict": "PASS", "rng": {"status": "pass", **six}}).rng
-    assert section is not None and "Stage 2: 6,000 fresh decks" in _text(_rng(section))
+    assert section is not None and "Stage 2: 6,000 fresh decks" in _text(rng_section(section))
     # A results.json of schema 5 written before the two stages: read, and shown as before.
     old = {k: v for k, v in six.items() if k not in ("stage1_passed", "stage2")}
     old.pop("false_fail_rate")
@@ -295,7 +295,7 @@ def test_the_report_shows_both_stages_and_reads_a_section_from_before_them() -> 
     results = Results.from_json({"verdict": "FAIL", "schema_version": 5, "rng": old})
     assert results.rng is not None and results.rng.stage2 is None
     assert results.rng.stage1_passed is None and "stage2" not in results.to_json()["rng"]
-    text = _text(_rng(results.rng))
+    text = _text(rng_section(results.rng))
     assert "Two stages" not in text and "family-wise alpha 0.01 with Holm" in text
 
 

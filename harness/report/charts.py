@@ -44,7 +44,7 @@ MORE = colors.HexColor("#b2182b")  # diverging palette ends (ColorBrewer RdBu)
 FEWER = colors.HexColor("#2166ac")
 
 RANKS = "23456789TJQKA"
-SUITS = ("clubs", "diamonds", "hearts", "spades")  # cards.py order: index = 4*rank + suit
+SUITS = ("clubs", "diamonds", "hearts", "spades")  # rules/cards.py order: index = 4*rank + suit
 
 CLIP_SD = 4.0  # the heatmap's colour saturates at +/- 4 standard deviations ...
 STEP_SD = 0.5  # ... in steps of half a standard deviation (17 colours)

@@ -10,8 +10,8 @@ than what each check needs to judge at all (the battery's own minimum). A check
 that ran on less is not certified: the run is INCOMPLETE, with the shortfall as
 its reason. A failure found on a small sample still fails: a fault seen is a fault.
 
-The module is pure and light: results.py builds the `evidence` section from the
-sections it already wrote (rng, math.simulation, differential), the command line
+The module is pure and light: harness/results/build.py builds the `evidence` section
+from the sections it already wrote (rng, math.simulation, differential), the command line
 checks a plan's policy before the run, and the report and `chcert diff` read the
 section back.
 """
