@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -271,7 +272,10 @@ def _first_error(schema_name: str, definition: str, instance: Any) -> str | None
     """
     ref = {"$ref": f"{schema_name}#/$defs/{definition}"}
     checker = jsonschema.Draft202012Validator(ref, registry=_registry())
-    err = next(iter(sorted(checker.iter_errors(instance), key=lambda e: e.path)), None)
+    # A number the game sent with a fraction is a Decimal here (adapters/base.py): judged
+    # and shown as the number it was sent, 200.0, never as Decimal('200.0').
+    shown = _as_sent(instance)
+    err = next(iter(sorted(checker.iter_errors(shown), key=lambda e: e.path)), None)
     if err is None:
         return None
     where = ".".join(str(p) for p in err.absolute_path)
@@ -279,10 +283,26 @@ def _first_error(schema_name: str, definition: str, instance: Any) -> str | None
         have = err.instance if isinstance(err.instance, dict) else {}
         missing = [k for k in err.validator_value if k not in have]
         return ", ".join(f"{where + '.' if where else ''}{k} is missing" for k in missing)
-    # A number the game sent with a fraction is a Decimal here (adapters/base.py): show it
-    # as it was sent, 200.0, not Decimal('200.0').
-    message = re.sub(r"Decimal\('([^']*)'\)", r"\1", err.message)
-    return f"{where or '(the reply)'}: {message}"
+    return f"{where or '(the reply)'}: {err.message}"
+
+
+class _SentNumber(Decimal):
+    """A number the game sent with a fraction, judged as the Decimal it is and written in
+    a message as the game wrote it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _as_sent(value: Any) -> Any:
+    """`value` with each Decimal one whose message shows it as the game wrote it."""
+    if isinstance(value, Decimal):
+        return _SentNumber(value)
+    if isinstance(value, dict):
+        return {k: _as_sent(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_sent(v) for v in value]
+    return value
 
 
 def _inline_refs(node: Any, base: str, registry: Registry) -> Any:
