@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -474,3 +476,21 @@ def test_a_pass_its_own_file_contradicts_is_not_certified(
     assert code == 0
     page = " ".join(pdf_pages(tmp_path / "r.pdf")[0].split())
     assert "NOT VALID" in page and "CERTIFIED" not in page.replace("NOT CERTIFIED", "")
+
+
+@pytest.mark.slow  # a whole certification through the plugin
+def test_a_run_its_own_records_bar_from_a_pass_says_why(tmp_path: Path) -> None:
+    """Minimums lowered below chcert's defaults by no run plan (the plugin's own option):
+    nothing failed and nothing was left untested, yet the verdict's rules bar a PASS. The
+    run is INCOMPLETE and says why, and the report bears the file out."""
+    minimums = json.dumps({"rng_decks": 3_000, "source": "a laboratory's policy"})
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+               "--chcert-profile", "standard", "--chcert-seed", "7",
+               "--chcert-rng-decks", "3000", f"--chcert-minimums={minimums}",
+               "--chcert-out", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["verdict"] == "INCOMPLETE", done.stdout[-2000:]
+    (reason,) = data["incomplete_reasons"]
+    assert reason["code"] == "not-borne-out" and "rng_decks" in reason["detail"]
+    assert verdict_problem(data) is None

@@ -154,3 +154,29 @@ def test_a_profile_without_an_aa_bonus_writes_its_none() -> None:
         "simulation": {"status": "not_tested"},
     }
     assert "aa_bonus_edge" not in Results.from_json(data).to_json()["math"]
+
+
+def test_a_file_of_schema_7_groups_its_failures_by_the_causes_it_recorded() -> None:
+    """Schema 5 to 7 recorded each failure's cause (the hands settled otherwise, or the
+    message's shape): read as recorded, an archive's failures group as they did."""
+
+    def failure(item: str, kind: str, cause: dict[str, Any]) -> dict[str, Any]:
+        base = {"kind": "implementation", "clause": "s000-antewin", "item": item}
+        return {**base, "item_kind": kind, "message": "m", "cause": cause}
+
+    flush = {"kind": "implementation", "clause": "s000-antewin", "shape": "",
+             "settled": [{"hand": "flush", "fields": ["ante"]}]}  # fmt: skip
+    shape = {"kind": "implementation", "clause": "s000-antewin", "shape": "card # twice"}
+    data = {
+        "schema_version": 7,
+        "verdict": "FAIL",
+        "failures": [
+            failure("s000-antewin/v1", "vector", flush),
+            failure("s000-antewin/differential:x", "differential", flush),
+            failure("s000-antewin/deck", "check", shape),
+        ],
+    }
+    faults = [f.key() for f in Results.from_json(data).failures]
+    assert faults[0].cause == faults[1].cause != faults[2].cause
+    assert (faults[0].kind, faults[0].detail) == ("settled-otherwise", "flush: ante")
+    assert [f.found_by for f in faults] == [FoundBy.VECTOR, FoundBy.DIFFERENTIAL, FoundBy.CHECK]

@@ -167,8 +167,9 @@ def test_without_inject_a_round_that_does_not_complete_still_fails() -> None:
                 return {"round": round, "status": "void", "seats": seats}
             return answer
 
-    with pytest.raises(CheckFailure, match="did not complete"):
+    with pytest.raises(CheckFailure, match="did not complete") as failed:
         _replay(VoidsAfterARefusal(), "bet-zero-ante")
+    assert failed.value.cause == ("refusal-unusable-after", "not settled")  # its own cause
 
 
 def _items(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -228,6 +229,8 @@ def test_a_refusal_that_changes_the_game_fails_with_both_settlements(tmp_path: P
     assert before["board"] == after["board"] and before["dealer"] == after["dealer"]
     assert failure["evidence"]["request"] == {"op": "round", "seats": [{"seat": 1, "ante": 0}]}
     assert failure["evidence"]["reply"]["error"]["code"] == "invalid_bet"
+    assert failure["fault"]["kind"] == "refusal-settled-otherwise"
+    assert failure["fault"]["found_by"] == "refusal"
 
     failure = _failure(results, "s000-r5/act-twice")
     assert "the round the refused request named" in failure["message"]

@@ -149,6 +149,7 @@ def _judged(
             expected={"error": list(vector.refuse_with)},
             actual=answer,
             evidence=evidence,
+            cause=("refusal-accepted", vector.op or vector.text_op or ""),
         )
     code = answer["error"]["code"]
     if code not in vector.refuse_with:
@@ -157,6 +158,7 @@ def _judged(
             expected={"error": list(vector.refuse_with)},
             actual=answer,
             evidence=evidence,
+            cause=("refusal-code", code),
         )
     findings: dict[str, Any] = dict(evidence)
     untested: Untested | None = None
@@ -165,6 +167,7 @@ def _judged(
             f"refused with {code} as it should be, but whether money moved cannot be "
             f"told: the game's history cannot be read ({moment.history_before.message})",
             evidence={**evidence, **moment.history_before.evidence},
+            cause=("refusal-history", "unreadable"),
         )
     if moment.history_before is None:
         findings["money"] = "not checked: the game declares no history"
@@ -182,6 +185,7 @@ def _judged(
                 expected=moment.history_before,
                 actual=recalled,
                 evidence=evidence,
+                cause=("refusal-money-moved", ""),
             )
     _settled_after(ctx, moment, control, evidence)
     _usable_after(ctx, control, evidence)
@@ -437,6 +441,7 @@ def _settled_after(
                 expected=moment.result,
                 actual=again,
                 evidence=evidence,
+                cause=("refusal-changed-round", ""),
             )
         return
     for seat in moment.seats:
@@ -483,6 +488,7 @@ def _completed(
             expected="a settled result",
             actual=result,
             evidence=evidence,
+            cause=("refusal-unusable-after", "not settled"),
         )
     shown = {str(obj(e).get("seat")): obj(e).get("action") for e in items(result.get("seats"))}
     called = {str(s): "call" for s in seats}
@@ -492,6 +498,7 @@ def _completed(
             expected=called,
             actual=shown,
             evidence={**evidence, "result": result},
+            cause=("refusal-unusable-after", "decisions"),
         )
 
 
@@ -555,6 +562,7 @@ def _compare(
         expected=before,
         actual=after,
         evidence={**evidence, "expected_is": EXPECTED_IS},
+        cause=("refusal-settled-otherwise", ""),
     )
 
 

@@ -252,6 +252,7 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
                 f"refused with {exc.code}, expected {vector.expected_error}",
                 expected={"error": vector.expected_error},
                 actual={"error": {"code": exc.code, "message": exc.message}},
+                cause=("refusal-code", exc.code),
             ) from exc
         return
     finish_round(ctx, reply.get("round"), [s.seat for s in vector.seats])
@@ -259,6 +260,7 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
         f"the game accepted wagers it must refuse with {vector.expected_error}",
         expected={"error": vector.expected_error},
         actual=reply,
+        cause=("refusal-accepted", "round"),
     )
 
 

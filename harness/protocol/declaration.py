@@ -77,14 +77,5 @@ class Declaration:
         return self.config.get("recovery")
 
     @property
-    def published(self) -> Any:
-        """`config.published`: the figures it publishes (harness/gamemath/publication.py)."""
-        return self.config.get("published")
-
-    @property
     def name(self) -> str:
         return str(self.sent.get("name", "?"))
-
-    @property
-    def version(self) -> str:
-        return str(self.sent.get("version", ""))

@@ -40,6 +40,7 @@ from harness.report.words import (
     count,
     is_variation,
     pay_table_text,
+    plan_line,
     table_lines,
     variation_line,
     varied_text,
@@ -308,11 +309,7 @@ def packed(said: list[str], head: str) -> list[str]:
 
 
 def _plan(record: dict[str, Any] | None) -> str:
-    if record is None:
-        return "none"
-    from harness.report.words import plan_line
-
-    return plan_line(record)
+    return "none" if record is None else plan_line(record)
 
 
 def _jurisdiction(lab: dict[str, str]) -> str | None:

@@ -46,6 +46,8 @@ def reason_text(reason: Reason) -> str:
             return f"also attested by {s}"
         case ReasonCode.ATTESTATION_REJECTED:
             return f"attestation by {s} rejected: the clause failed here"
+        case ReasonCode.NOT_BORNE_OUT:
+            return f"the run's own records bar a PASS: {d}"
         case _:
             return d
 

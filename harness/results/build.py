@@ -107,6 +107,8 @@ class RunFacts:
     started: str
     seed: int
     math: MathSection  # the exact mathematics and its claims; `simulation` the run's
+    # Each results section's merge, by its name (harness/checks/registry.py `section`).
+    merges: Mapping[str, Callable[[Shares], Model]]
     collected: set[str] | None = None  # item names left after the selection (None: unknown)
     selection: dict[str, str] = field(default_factory=dict)  # {"-k": expr, "-m": expr}
     incomplete: list[Reason] = field(default_factory=list)  # unreachable, interrupted
@@ -118,8 +120,6 @@ class RunFacts:
     math_command: str = ""  # the command that reproduces the profile's mathematics
     run_command: str = ""  # the command that runs the whole certification again
     minimums: Minimums = field(default_factory=defaults)  # the samples a certificate needs
-    # Each results section's merge, by its name (harness/checks/registry.py `section`).
-    merges: Mapping[str, Callable[[Shares], Model]] = field(default_factory=dict)
 
 
 def clause_items(
@@ -394,8 +394,17 @@ def _selection(facts: RunFacts) -> Selection | None:
     )
 
 
-def _items_of(facts: RunFacts, section: str) -> set[str]:
-    return {p.name for p in facts.planned if p.section == section}
+def _shares(facts: RunFacts, section: str) -> Shares:
+    """What the merge of `section` is given: its items' records, its planned items, and
+    the causes those items found."""
+    planned = [p for p in facts.planned if p.section == section]
+    items = {p.name for p in planned}
+    return Shares(
+        records=[r for r in facts.records if r.section == section],
+        planned=planned,
+        found=[r for r in facts.records if r.found_by_item in items],
+        profile=facts.profile,
+    )
 
 
 def _made(made: Mapping[str, Model], name: str, kind: type[S]) -> S | None:
@@ -411,17 +420,7 @@ def build_results(facts: RunFacts) -> Results:
     clauses = found.clauses
     by_name = {r.item: r for r in facts.records}
     attested = {a.clause: a for a in facts.attestations}
-    made = {
-        name: merge(
-            Shares(
-                records=[r for r in facts.records if r.section == name],
-                planned=[p for p in facts.planned if p.section == name],
-                found=[r for r in facts.records if r.found_by in _items_of(facts, name)],
-                profile=profile,
-            )
-        )
-        for name, merge in facts.merges.items()
-    }
+    made = {name: merge(_shares(facts, name)) for name, merge in facts.merges.items()}
     rng = _made(made, "rng", RngSection)
     differential = _made(made, "differential", DifferentialSection)
     corpus = _made(made, "corpus", CorpusSection) or CorpusSection()
@@ -588,6 +587,12 @@ def build_results(facts: RunFacts) -> Results:
         ),
     )
     decided = decide(results)
+    if decided.verdict is Verdict.INCOMPLETE and not results.incomplete_reasons:
+        # Nothing failed and nothing was left untested, yet the run's own records bar a
+        # PASS (a sample's minimum lowered by no run plan, say): the reason is written.
+        barred = Reason(code=ReasonCode.NOT_BORNE_OUT, detail=decided.why)
+        results = msgspec.structs.replace(results, incomplete_reasons=[barred])
+        decided = decide(results)
     return msgspec.structs.replace(
         results,
         verdict=decided.verdict,

@@ -3,7 +3,7 @@
 The run builds these records (harness/results/build.py); the report, `chcert diff`, JUnit and
 the command line's summary read them, and only they turn them into words. A reason is a
 code, a subject and a detail, never a sentence another module parses back; a failure
-carries its cause as a key (clause, fault, the hands and wagers settled otherwise), so
+carries its cause as a key (`Fault`: clause, kind, detail, wager, field, found by), so
 grouping failures needs no text.
 
 Records are msgspec structs: typed, frozen, and read from a parsed results.json with
@@ -53,6 +53,7 @@ class ReasonCode(StrEnum):
     ATTESTED = "attested"  # subject: who; detail: the result and date
     ALSO_ATTESTED = "also-attested"  # subject: who (the clause passed here too)
     ATTESTATION_REJECTED = "attestation-rejected"  # subject: who (the clause failed here)
+    NOT_BORNE_OUT = "not-borne-out"  # detail: what in the run's own records bars a PASS
     TEXT = "text"  # a sentence of a file written before reasons had codes
 
 
@@ -161,7 +162,7 @@ class Record(msgspec.Struct, kw_only=True):
     findings: list[Finding] = []  # failures attributed to clauses: records of their own
     fault: Fault | None = None  # a failure's cause (a finding's: the finding's)
     count: int = 1  # a finding's: the rounds, vectors or seat-hands that showed it
-    found_by: str = ""  # a finding's: the item that found it
+    found_by_item: str = ""  # a finding's: the item that found it
     section: str = ""  # the results section `share` belongs to (its check's)
     share: Share | None = None
 
@@ -326,11 +327,8 @@ class Failure(Model, frozen=True, kw_only=True):
         earlier): each failure its own, by its item."""
         if self.fault is not None:
             return self.fault
-        return Fault(clause=self.clause, kind=self.item_kind, detail=self.item, found_by=_OLD)
-
-
-# A failure of a file that recorded no fault: found by its item, whatever that was.
-_OLD = FoundBy.CHECK
+        found_by = _found_by(self.item_kind)
+        return Fault(clause=self.clause, kind=self.item_kind, detail=self.item, found_by=found_by)
 
 
 # ---------------------------------------------------------------------------- figures
@@ -853,6 +851,8 @@ def upgraded(data: Mapping[str, Any]) -> dict[str, Any]:
         # them and no version is read as this version's (and held to its rules).
         version = SCHEMA_VERSION if "implementation_verdict" in data else 1
     out = {**data, "schema_version": version}
+    if version < FAULTS_SINCE and isinstance(data.get("failures"), list):
+        out["failures"] = [_with_fault(f) for f in data["failures"]]
     if version >= CODED_SINCE:
         return out
     if out["schema_version"] == 1:
@@ -872,6 +872,49 @@ def upgraded(data: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(c, dict)
     ]
     return out
+
+
+# The first version whose failures record their `fault`; before it, 5 to 7 recorded a
+# `cause`: the hands settled otherwise with their fields, or the message's shape.
+FAULTS_SINCE = 8
+
+
+def _with_fault(failure: Any) -> Any:
+    """A failure of schema 7 or earlier with the fault its recorded `cause` states (read as
+    recorded, never from its message), so an archive's failures group as they did."""
+    if not isinstance(failure, dict) or "fault" in failure:
+        return failure
+    cause = failure.get("cause")
+    if not isinstance(cause, dict):
+        return failure
+    settled = [s for s in _list(cause.get("settled")) if isinstance(s, dict)]
+    if settled:
+        kind = "settled-otherwise"
+        detail = "; ".join(
+            f"{s.get('hand')}: {', '.join(map(str, _list(s.get('fields'))))}" for s in settled
+        )
+    else:
+        kind, detail = "message", str(cause.get("shape") or "")
+    found_by = _found_by(failure.get("item_kind"))
+    fault = {"clause": failure.get("clause"), "kind": kind, "detail": detail, "found_by": found_by}
+    return {**failure, "fault": fault}
+
+
+def _found_by(item_kind: Any) -> FoundBy:
+    """The source a failure of an earlier file was found by, from its item's kind."""
+    return _SOURCE_OF_KIND.get(str(item_kind), FoundBy.CHECK)
+
+
+_SOURCE_OF_KIND = {
+    "vector": FoundBy.VECTOR,
+    "check": FoundBy.CHECK,
+    "corpus": FoundBy.CORPUS,
+    "differential": FoundBy.DIFFERENTIAL,
+    "claim": FoundBy.CLAIM,
+    "published": FoundBy.PUBLISHED,
+    "hello": FoundBy.HELLO,
+    "required-capabilities": FoundBy.CAPABILITIES,
+}
 
 
 # Schema 1's words for the exact mathematics and its claims, in this version's statuses.

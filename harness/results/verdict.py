@@ -53,14 +53,13 @@ def decide(results: Results) -> Decision:
     """The verdicts of a run from its records (the module's docstring)."""
     failed = [c.id for c in results.clauses if c.status is Status.FAIL]
     failed += [f.item for f in results.failures]
-    kinds = {c.id: c.kind for c in results.clauses}
     implementation_failed = any(
         f.kind is FailureKind.IMPLEMENTATION for f in results.failures
     ) or any(
         c.status is Status.FAIL and c.kind is ClauseKind.IMPLEMENTATION for c in results.clauses
     )
     publication_failed = any(f.kind is FailureKind.PUBLICATION for f in results.failures) or any(
-        c.status is Status.FAIL and kinds[c.id] is ClauseKind.PUBLICATION for c in results.clauses
+        c.status is Status.FAIL and c.kind is ClauseKind.PUBLICATION for c in results.clauses
     )
     codes = [r.code for r in results.incomplete_reasons]
     implementation = verdict_of(

@@ -219,7 +219,7 @@ class Controller:
                 evidence=finding.evidence,
                 fault=finding.fault,
                 count=finding.count,
-                found_by=record.item,
+                found_by_item=record.item,
                 reproduce=finding.reproduce or record.reproduce,
                 repro=finding.repro,
             )

@@ -419,10 +419,11 @@ class CheckItem(ChcertItem):
     kind = ItemKind.CHECK
 
     check: Check
+    shard: tuple[int, int]
 
     def take(self, planned: Planned, spec: RunSpec) -> None:
         super().take(planned, spec)
-        self.check = REGISTRY.target(self.target)[0]
+        self.check, self.shard = REGISTRY.target(self.target)
         self.found_by = self.check.found_by
 
     @property
@@ -430,8 +431,8 @@ class CheckItem(ChcertItem):
         return self.check.name
 
     def execute(self, ctx: Context) -> Outcome:
-        entry, shard = REGISTRY.target(self.target)
-        return REGISTRY.run(entry.name, dataclasses.replace(ctx, shard=shard, clause=self.clause))
+        shard, clause = self.shard, self.clause
+        return REGISTRY.run(self.check.name, dataclasses.replace(ctx, shard=shard, clause=clause))
 
 
 class CorpusItem(ChcertItem):
