@@ -334,6 +334,7 @@ def test_a_correct_game_declaring_wider_limits_passes(tmp_path: Path) -> None:
     assert results["math"]["simulation"]["ante"] == 1  # the table's smallest
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_misstated_published_figure_fails_as_a_publication_finding(tmp_path: Path) -> None:
     code, results = certify(tmp_path, "--adapter", served("PublishesWrongRtp"), "--all")
     assert code == 1 and results["verdict"] == "FAIL"

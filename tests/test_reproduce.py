@@ -7,6 +7,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.cli import main
 from harness.reference.mutants import MUTANTS
 from harness.rules.catalogs import clause_index, load_catalogs
@@ -22,6 +24,7 @@ MUTANT = _bound(MUTANTS["flush-pays-even-money"], "standard")
 ADAPTER = f"python:tests.test_mutants:{MUTANT}"
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_fault_found_by_the_simulation_reproduces_with_the_printed_command(
     tmp_path: Path,
 ) -> None:
