@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -296,13 +297,33 @@ class _SentNumber(Decimal):
 
 def _as_sent(value: Any) -> Any:
     """`value` with each Decimal one whose message shows it as the game wrote it."""
+    return with_decimals(value, _SentNumber)
+
+
+def with_decimals(value: Any, convert: Callable[[Decimal], Any]) -> Any:
+    """A parsed JSON value with each Decimal in it (a number the game sent with a
+    fraction, harness/adapters/base.py) converted."""
     if isinstance(value, Decimal):
-        return _SentNumber(value)
+        return convert(value)
     if isinstance(value, dict):
-        return {k: _as_sent(v) for k, v in value.items()}
+        return {k: with_decimals(v, convert) for k, v in value.items()}
     if isinstance(value, list):
-        return [_as_sent(v) for v in value]
+        return [with_decimals(v, convert) for v in value]
     return value
+
+
+def write_generated(path: Path, wanted: str, command: str, argv: list[str] | None) -> int:
+    """`python -m MODULE [--check]` of a schema generated from code: write `wanted` to
+    `path`, or with --check exit 1 when the file differs (tests and CI hold it equal)."""
+    check = "--check" in (sys.argv[1:] if argv is None else argv)
+    if path.read_text(encoding="utf-8") == wanted:
+        return 0
+    if check:
+        print(f"{path} is out of date: {command}", file=sys.stderr)
+        return 1
+    path.write_text(wanted, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
 
 
 def _inline_refs(node: Any, base: str, registry: Registry) -> Any:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from harness import strictjson
-from harness._schema import compiled_def
+from harness._schema import compiled_def, with_decimals
 from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import OPS
 
@@ -77,13 +76,7 @@ def decode_reply(raw: bytes | str) -> Any:
 
 def _floats(value: Any) -> Any:
     """A checked body with its Decimals (JSON numbers with a fraction) as floats."""
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, dict):
-        return {k: _floats(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_floats(v) for v in value]
-    return value
+    return with_decimals(value, float)
 
 
 def _finite(number: float) -> bool:

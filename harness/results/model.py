@@ -1078,21 +1078,10 @@ def schema_text() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write results.schema.json from the model (`--check`: exit 1 if it differs)."""
-    import sys
+    from harness._schema import SCHEMA_DIR, write_generated
 
-    from harness.paths import SPECS_DIR
-
-    path = SPECS_DIR / "schemas" / "results.schema.json"
-    check = "--check" in (sys.argv[1:] if argv is None else argv)
-    wanted = schema_text()
-    if path.read_text(encoding="utf-8") == wanted:
-        return 0
-    if check:
-        print(f"{path} is out of date: python -m harness.results.model", file=sys.stderr)
-        return 1
-    path.write_text(wanted, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
+    command = "python -m harness.results.model"
+    return write_generated(SCHEMA_DIR / "results.schema.json", schema_text(), command, argv)
 
 
 if __name__ == "__main__":

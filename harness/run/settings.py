@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import shlex
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -554,17 +553,10 @@ def schema_text(schema: Mapping[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write plan.schema.json from the declarations (`--check`: exit 1 if it differs)."""
-    check = "--check" in (sys.argv[1:] if argv is None else argv)
-    current = PLAN_SCHEMA.read_text(encoding="utf-8")
-    wanted = schema_text(plan_schema(json.loads(current)))
-    if current == wanted:
-        return 0
-    if check:
-        print(f"{PLAN_SCHEMA} is out of date: python -m harness.run.settings", file=sys.stderr)
-        return 1
-    PLAN_SCHEMA.write_text(wanted, encoding="utf-8")
-    print(f"wrote {PLAN_SCHEMA}")
-    return 0
+    from harness._schema import write_generated
+
+    wanted = schema_text(plan_schema(json.loads(PLAN_SCHEMA.read_text(encoding="utf-8"))))
+    return write_generated(PLAN_SCHEMA, wanted, "python -m harness.run.settings", argv)
 
 
 if __name__ == "__main__":
