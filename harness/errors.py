@@ -123,6 +123,17 @@ class ProtocolViolation(GameFault):
         self.detail = message if detail is None else detail
         super().__init__(message)
 
+    def ok_body(self) -> dict[str, object] | None:
+        """The `ok` object of the reply the violation is about, when it has one."""
+        reply = self.evidence.get("reply")
+        body = reply.get("ok") if isinstance(reply, dict) else None
+        return body if isinstance(body, dict) else None
+
+    def request_param(self, name: str) -> object:
+        """A parameter of the request the violation answered, as sent."""
+        request = self.evidence.get("request")
+        return request.get(name) if isinstance(request, dict) else None
+
 
 # ------------------------------------------------------------------ the harness's
 

@@ -23,8 +23,8 @@ ROOMS: dict[str, set[str]] = {
     "protocol": {"rules"},  # protocol v1 and the game's declaration
     "results": {"rules", "protocol"},  # the model, the verdict, results.json built
     "gamemath": {"rules", "results"},  # exact mathematics, the RNG battery
-    "differential": {"rules"},  # the differential's rounds and decision table
-    "vectors": {"rules", "differential"},  # settlement, refusal and corpus vectors
+    "differential": {"rules", "protocol"},  # the differential's rounds, the decision table
+    "vectors": {"rules", "protocol", "differential"},  # settlement, refusal and corpus vectors
     "adapters": {"protocol"},  # the transports
     "reference": {"rules", "protocol"},  # the bundled game (never the oracle, below)
     "signing": {"results"},  # the attachment, the signature, `chcert verify`

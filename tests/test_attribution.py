@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from harness.differential.attribution import (
@@ -24,6 +25,7 @@ from harness.differential.attribution import (
     expected_seat,
     resolve_copies,
 )
+from harness.protocol.messages import Settled
 from harness.rules.cards import parse_cards
 from harness.rules.catalogs import fault_owners, load_catalogs
 from harness.rules.game import Action, Deal
@@ -48,6 +50,13 @@ def qualifies_on_threes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[
         code, results = certify(out, "--adapter", game, "-k", SELECTION)
     assert code == 1
     return results, printed.getvalue()
+
+
+def _settled(result: dict[str, Any]) -> Settled:
+    """A test's result body (dealer's hand, seats) read as the decision table reads one,
+    the cards it does not judge filled in."""
+    dealer = {"hole": ["2c", "2d"], **result["dealer"]}
+    return msgspec.convert({"board": ["3c"] * 5, **result, "dealer": dealer}, Settled)
 
 
 def _items(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -212,7 +221,7 @@ def test_an_aa_bonus_difference_goes_by_the_cards_that_explain_it(
     other odds for the hole + flop hand's row is the pay table's (s000-sidebet-table)."""
 
     want, result = _round({1: (hole, 100, 100, "call")}, "2d 3d", board)
-    (found,) = disagreements(want, _paid_aa(result, 1, paid))
+    (found,) = disagreements(want, _settled(_paid_aa(result, 1, paid)))
     assert found.kind == kind and (found.detail == SEVEN_CARDS) is seven
     owner = _owners()[found.kind]
     assert owner == ("s000-sidebet" if kind == "aa-bonus-hand" else "s000-sidebet-table")
@@ -232,7 +241,7 @@ def test_a_round_settled_as_its_first_seat_is_one_finding_of_independent_settlem
     first = result["seats"][0]["wagers"]
     for entry in result["seats"][1:]:
         entry["wagers"] = json.loads(json.dumps(first))
-    found = disagreements(want, result)
+    found = disagreements(want, _settled(result))
     assert [d.seat for d in found] == [2, 3, 4]
     assert {d.cause for d in found} == {("comparison", COPIED)}
     assert _owners()["comparison"] == "s000-r8"
@@ -246,13 +255,13 @@ def test_two_seats_copied_at_their_own_stakes_and_a_tie_beside_a_loss() -> None:
     seats = {1: ("Ac Ad", 100, 0, "call"), 2: ("Qc Jd", 300, 0, "call")}
     want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
     result["seats"][1]["wagers"] = json.loads(json.dumps(result["seats"][0]["wagers"]))
-    assert [d.cause for d in disagreements(want, result)] == [("comparison", COPIED)]
+    assert [d.cause for d in disagreements(want, _settled(result))] == [("comparison", COPIED)]
 
     seats = {1: ("3c 4d", 100, 0, "call"), 2: ("Qc Jd", 300, 0, "call")}  # 1 loses, 2 ties
     want, result = _round(seats, "Qh Js", "Qs 2h 5h 9h Kd")
     result["seats"][1]["wagers"]["ante"]["returned"] = 0
     result["seats"][1]["wagers"]["call"]["returned"] = 0
-    (found,) = disagreements(want, result)
+    (found,) = disagreements(want, _settled(result))
     assert found.kind == "tie" and found.seat == 2
 
 
@@ -269,7 +278,7 @@ def test_a_one_row_fault_beside_other_seats_is_not_a_copy() -> None:
     flush = result["seats"][1]["wagers"]["ante"]
     assert flush["returned"] == 300
     flush["returned"] = 200
-    (found,) = disagreements(want, result)
+    (found,) = disagreements(want, _settled(result))
     assert (found.kind, found.seat) == ("ante-odds", 2)
 
 
@@ -296,11 +305,14 @@ def test_a_pay_table_fault_beside_a_push_at_twice_the_stake_is_the_seat_s_own() 
     seats = []
     for seat in want.seats:
         row = expected_seat(seat)
-        wagers = {w: {"stake": row[w][0], "returned": row[w][1]} for w in ("ante", "call")}
-        seats.append({"seat": seat.seat, "action": "call", "hand": row["hand"], "wagers": wagers})
+        wagers = {
+            w: {"stake": pair[0], "returned": pair[1]}
+            for w, pair in (("ante", row.ante), ("call", row.call))
+        }
+        seats.append({"seat": seat.seat, "action": "call", "hand": row.hand, "wagers": wagers})
     assert seats[2]["hand"] == "flush" and seats[2]["wagers"]["ante"]["returned"] == 30
     seats[2]["wagers"]["ante"]["returned"] = 20  # paid 1 to 1, as seat 2's push returns
     result = {"dealer": {"hand": want.dealer_hand.wire, "qualifies": True}, "seats": seats}
-    (found,) = disagreements(want, result)
+    (found,) = disagreements(want, _settled(result))
     assert found.cause == ("ante-odds", "ante flush") and found.alternative == COPY_CAUSE
     assert resolve_copies([found]) == [found]  # no round of the item shows a copy

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -20,12 +21,20 @@ from harness.differential.rounds import (
     plan_shard,
 )
 from harness.differential.strata import evaluate, strata_matrix
+from harness.protocol.messages import Settled
 from harness.rules.cards import parse_cards
 from harness.rules.game import Action, Deal
 from harness.rules.oracle import SeatPlay, Settlement, settle
 from harness.rules.profiles import load_profile
 
 STANDARD = load_profile("standard")
+
+
+def _settled(result: dict[str, Any]) -> Settled:
+    """A test's result body (dealer's hand, seats) read as the decision table reads one,
+    the cards it does not judge filled in."""
+    dealer = {"hole": ["2c", "2d"], **result["dealer"]}
+    return msgspec.convert({"board": ["3c"] * 5, **result, "dealer": dealer}, Settled)
 
 
 def _strata(hole: str, dealer: str, board: str) -> set[str]:
@@ -159,7 +168,7 @@ def _one_seat(
 
 def test_a_correct_result_has_no_disagreement() -> None:
     want, result = _one_seat("As Ad", "Kc Kd", "Ah 7c 2d 9s 4h")
-    assert disagreements(want, result) == []
+    assert disagreements(want, _settled(result)) == []
 
 
 @pytest.mark.parametrize(
@@ -185,14 +194,14 @@ def test_decision_table_rows(change: Callable[[dict[str, Any]], None], kind: str
     """Trips of aces against a qualifying pair of kings: each change meets its row."""
     want, result = _one_seat("As Ad", "Kc Kd", "Ah 7c 2d 9s 4h")
     change(result)
-    found = disagreements(want, result)
+    found = disagreements(want, _settled(result))
     assert [d.kind for d in found] == [kind]
 
 
 def test_decision_table_on_a_non_qualifying_dealer_and_a_fold() -> None:
     want, result = _one_seat("As Kd", "2c 3d", "Qh 7c 8d 9s Jh")
     result["seats"][0]["wagers"]["call"].update(returned=400)
-    assert [d.kind for d in disagreements(want, result)] == ["nonqualifying-call"]
+    assert [d.kind for d in disagreements(want, _settled(result))] == ["nonqualifying-call"]
     want, result = _one_seat("As Kd", "2c 3d", "Qh 7c 8d 9s Jh", Action.FOLD)
     result["seats"][0]["wagers"]["ante"].update(returned=100)
-    assert [d.kind for d in disagreements(want, result)] == ["fold"]
+    assert [d.kind for d in disagreements(want, _settled(result))] == ["fold"]

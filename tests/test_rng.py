@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -35,6 +36,7 @@ from harness.gamemath.rng import (
     RAW_BYTES,
     BadSample,
     Decks,
+    StagedBattery,
     StatResult,
     decks_needed,
     holm,
@@ -59,7 +61,7 @@ from harness.reference.shufflers import (
     sorted_start,
 )
 from harness.report.sections import rng_section
-from harness.results.model import Results, RngSection
+from harness.results.model import Dieharder, Results, RngSection
 from tests.runs import certify
 from tests.tools import need
 
@@ -125,7 +127,7 @@ class Game:
 
 def _recorded(staged: Any) -> dict[str, Any]:
     """The section as results.json records it, checked against the schema."""
-    recorded: dict[str, Any] = json.loads(json.dumps(staged.to_json()))
+    recorded: dict[str, Any] = json.loads(json.dumps(msgspec.to_builtins(staged.section())))
     section = {"status": "pass" if recorded["passed"] else "fail", **recorded}
     check = compiled_def("results.schema.json", "RngSection")
     assert check(copy.deepcopy(section)) is None  # (a compiled check fills in defaults)
@@ -158,7 +160,7 @@ def test_a_marginal_rejection_not_confirmed_on_both_samples_passes(
     """The confirmation logic: a first sample slightly flawed, a fresh second one fair.
     Stage 2 asks the game for as many new decks and raw bytes and judges them with stage
     1's; the two together show nothing a fair shuffle would not, so the shuffle passes."""
-    monkeypatch.setattr(battery_module, "run_dieharder", lambda data: {"ran": False})
+    monkeypatch.setattr(battery_module, "run_dieharder", lambda data: Dieharder(ran=False))
     n = SLIGHT["n"]
     game = Game(_slight(2), pcg64_shuffle(n, seed=11))
     staged = sample_and_test(game, n, {"shuffle", "rng"})
@@ -189,8 +191,8 @@ def test_a_marginal_rejection_the_pooled_samples_confirm_fails() -> None:
     assert recorded["passed"] is False and recorded["stage1_passed"] is False
     assert recorded["stage2"]["ran"] and recorded["stage2"]["passed"] is False
     assert game.served == 2 * n
-    failure = _failure(recorded)
-    assert "both stages" in failure["message"] and "worst position" in failure["message"]
+    failure = _failure(msgspec.convert({"status": "fail", **recorded}, RngSection))
+    assert "both stages" in failure[0] and "worst position" in failure[0]
 
 
 def test_a_gross_rejection_fails_whatever_a_fresh_sample_shows() -> None:
@@ -210,9 +212,9 @@ def test_a_gross_rejection_fails_whatever_a_fresh_sample_shows() -> None:
         "reason": battery_module.GROSS,
         "alpha": CONFIRM_ALPHA,
     }
-    failure = _failure(recorded)
-    assert "beyond what any fair shuffle gives" in failure["message"]
-    assert "card x position" in failure["message"] and "stage 2" not in failure["actual"]
+    failure = _failure(msgspec.convert({"status": "fail", **recorded}, RngSection))
+    assert "beyond what any fair shuffle gives" in failure[0]
+    assert "card x position" in failure[0] and "stage 2" not in failure[2]
     # The same sample confirmed on a fresh fair one, as before the gross threshold: the
     # pooled battery still rejects it (the first sample is evidence, never replaced).
     pooled = two_stage(
@@ -353,14 +355,15 @@ def test_every_test_states_what_it_detects() -> None:
     assert len(battery.tests) == len(battery_module.DECK_TESTS)
     for t in battery.tests:
         assert t.detects and 0 <= t.p_value <= 1 and 0 <= t.p_adjusted <= 1
-    assert battery.to_json()["correction"] == "Holm"
+    assert battery.correction == "Holm"
 
 
 def test_the_battery_records_the_card_by_position_table_and_its_p_values() -> None:
     """results.json `rng` carries what the report draws (docs/results.md): the 52x52 table
     as plain ints, rows = cards, columns = positions, and each position's p-value."""
     decks = pcg64_shuffle(2_000, seed=9)
-    recorded = json.loads(json.dumps(run_deck_battery(decks).to_json()))
+    section = StagedBattery(run_deck_battery(decks)).section()
+    recorded = json.loads(json.dumps(msgspec.to_builtins(section)))
     counts = recorded["position_counts"]
     assert np.array_equal(np.array(counts), position_counts(decks))
     assert all(type(c) is int for row in counts for c in row)
@@ -373,8 +376,8 @@ def test_the_battery_records_the_card_by_position_table_and_its_p_values() -> No
     assert min(1.0, 52 * min(p_values)) == pytest.approx(worst["p_value"])
     assert f"position {int(np.argmin(p_values)) + 1} " in worst["description"]
     check = compiled_def("results.schema.json", "RngSection")
-    assert check({"status": "pass", **recorded}) is None
-    assert check({"status": "pass", **recorded, "position_counts": counts[:51]}) is not None
+    assert check(recorded) is None
+    assert check({**recorded, "position_counts": counts[:51]}) is not None
 
 
 def test_the_card_by_position_test_holds_its_alpha_on_a_fair_shuffle(
@@ -447,18 +450,18 @@ DIEHARDER_OUTPUT = """
 
 def test_dieharder_output_is_parsed() -> None:
     rows = parse_dieharder(DIEHARDER_OUTPUT)
-    assert [(r["name"], r["assessment"]) for r in rows] == [
+    assert [(r.name, r.assessment) for r in rows] == [
         ("diehard_birthdays", "PASSED"),
         ("diehard_runs", "WEAK"),
         ("sts_monobit", "FAILED"),
     ]
-    assert rows[0]["p_value"] == pytest.approx(0.93061281)
+    assert rows[0].p_value == pytest.approx(0.93061281)
 
 
 def test_dieharder_runs_when_installed() -> None:
     need("dieharder", "Debian dieharder")
     result = run_dieharder(np.frombuffer(np.random.default_rng(6).bytes(DIEHARDER_BYTES), np.uint8))
-    assert result["ran"] and {t["name"] for t in result["tests"]} >= {"sts_monobit"}
+    assert result.ran and {t.name for t in result.tests} >= {"sts_monobit"}
 
 
 @pytest.mark.slow  # test_a_gross_rejection_fails_whatever_a_fresh_sample_shows is its fast twin
@@ -474,4 +477,4 @@ def test_a_shuffle_biased_for_a_while_fails_certification(tmp_path: Path) -> Non
     assert rng["gross"] is True and rng["stage1_passed"] is False and rng["passed"] is False
     assert rng["stage2"]["ran"] is False and rng["decks"] == DEFAULT_DECKS
     (failure,) = [f for f in results["failures"] if f["item"].endswith("rng-battery")]
-    assert "beyond what any fair shuffle gives" in failure["message"]
+    assert "beyond what any fair shuffle gives" in failure[0]

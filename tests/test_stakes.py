@@ -30,6 +30,7 @@ from harness.differential.rounds import Stakes as PlanStakes
 from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
 from harness.protocol.declaration import Declaration
+from harness.protocol.messages import Misstated
 from harness.reference import ReferenceGame
 from harness.results.model import (
     DifferentialSection,
@@ -457,7 +458,10 @@ def test_a_malformed_call_of_a_folded_seat_is_the_fold_s_not_the_call_s() -> Non
     body: dict[str, Any] = {
         "seats": [{"seat": 2, "wagers": {"call": {"stake": 0, "returned": "0.5"}}}]
     }
-    (found,) = malformed_disagreements(want, Malformed("call", body, ((2, "call", "returned"),)))
+    misstated = Misstated(2, "call", "returned", "0.5")
+    (found,) = malformed_disagreements(want, Malformed("call", body, (misstated,)))
     assert (found.seat, found.kind) == (2, "fold") and not found.settled
-    called = Malformed("call", body, ((1, "call", "returned"),))
+    assert found.actual == {"action": None, "hand": None, "ante": None,  # as sent
+                            "call": [0, "0.5"], "aa_bonus": None}  # fmt: skip
+    called = Malformed("call", body, (Misstated(1, "call", "returned", "0.5"),))
     assert malformed_disagreements(want, called)[0].kind == "call-odds"

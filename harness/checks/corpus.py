@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, replace
 
 from harness.checks.judgement import by_cause, owner
 from harness.checks.registry import Context, NotTested, section
@@ -68,20 +68,20 @@ def replay_corpus(
     # A seat that may have been settled as another seat is that when another vector shows
     # it beyond doubt (docs/differential.md, row 6).
     resolved = iter(resolve_copies([d for _, _, found in judged for d in found]))
-    causes: dict[tuple[str, str], dict[str, Any]] = {}
+    causes: dict[tuple[str, str], Example] = {}
+    counts: Counter[tuple[str, str]] = Counter()
     for at, answer, found in judged:
         mine = [next(resolved) for _ in found]
         # A cause shown only by seats that may be copies: replayed alone, its vector
         # would show another; an example that shows it on its own replaces it.
         alone = {d.cause for d in mine if d.alternative is None}
         for one in _judge(ctx, at, answer, mine):
-            one["alone"] = one["cause"] in alone
-            cause = causes.setdefault(one["cause"], {**one, "count": 0})
-            if one["alone"] and not cause["alone"]:
-                cause.update(one)
-            cause["count"] += 1
+            one = replace(one, alone=one.cause in alone)
+            if one.cause not in causes or (one.alone and not causes[one.cause].alone):
+                causes[one.cause] = one
+            counts[one.cause] += 1
     failed = len(judged)
-    findings = [_finding(ctx, cause, reproduce) for cause in causes.values()]
+    findings = [_finding(ctx, one, counts[one.cause], reproduce) for one in causes.values()]
     share = CorpusShare(
         vectors=len(vectors),
         ran=len(runnable),
@@ -113,49 +113,55 @@ def replay_corpus(
     return Outcome(findings=findings, untested=untested, share=share)
 
 
-def _judge(
-    ctx: Context, at: AtTable, answer: Played, found: list[Disagreement]
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Example:
+    """A failing vector as the worked example of one cause it shows."""
+
+    cause: tuple[str, str]  # (kind, detail)
+    vector: Vector
+    played: dict[str, object]  # the stakes played (AtTable.evidence)
+    message: str
+    expected: object
+    actual: object
+    alone: bool = False  # shown by a seat that is no possible copy of another
+
+
+def _judge(ctx: Context, at: AtTable, answer: Played, found: list[Disagreement]) -> list[Example]:
     """A failing vector's causes, one per (kind, detail) of its disagreements `found` by
     the decision table of docs/differential.md (a legal round refused is one)."""
-    vector = at.vector
     problems, expected, actual = problems_of(ctx, at, answer)
+    message = "; ".join(problems)
     return [
-        {
-            "cause": cause,
-            "vector": vector,
-            "played": at.evidence,
-            "message": "; ".join(problems),
-            "expected": expected,
-            "actual": actual,
-        }
+        Example(cause, at.vector, at.evidence, message, expected, actual)
         for cause in by_cause(found)
     ]
 
 
-def _finding(ctx: Context, cause: dict[str, Any], reproduce: Callable[[Vector], str]) -> Finding:
+def _finding(
+    ctx: Context, example: Example, count: int, reproduce: Callable[[Vector], str]
+) -> Finding:
     """A cause as a failure of the clause the decision table names, with its first vector
     and the command that replays it."""
-    kind, detail = cause["cause"]
-    vector: Vector = cause["vector"]
+    kind, detail = example.cause
+    vector = example.vector
     clause = owner(ctx, kind)
     return Finding(
         clause=clause,
         item=f"{clause}/corpus:{slug(kind, detail)}",
         kind=kind,
         detail=detail,
-        count=cause["count"],
+        count=count,
         message=(
-            f"{kind} ({detail}): {cause['count']} corpus vector(s) settled otherwise than "
-            f"the rules; first {vector.id}: {cause['message']}"
+            f"{kind} ({detail}): {count} corpus vector(s) settled otherwise than "
+            f"the rules; first {vector.id}: {example.message}"
         ),
-        expected=cause["expected"],
-        actual=cause["actual"],
+        expected=example.expected,
+        actual=example.actual,
         evidence={
             "vector": vector.id,
             "file": str(vector.path),
             "line": vector.line,
-            **cause["played"],
+            **example.played,
         },
         reproduce=reproduce(vector),
     )

@@ -5,33 +5,32 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
-from harness.checks.replies import items, obj, parse, request_ok, stake
+from harness.checks.replies import open_round, parse, request_ok, settled_result, stake
 from harness.protocol import Capability
+from harness.protocol.messages import StackedCards, fields_of, seat_stakes
 from harness.results.model import Outcome
 
 
 @check("stacked-deal", requires={Capability.INJECT})
 def stacked_deal(ctx: Context) -> None:
     """A stacked round deals exactly the stacked hole cards, flop, turn and river."""
-    cards: dict[str, Any] = {
+    cards: StackedCards = {
         "seats": {"1": ["As", "Kd"]},
         "dealer": ["7c", "7h"],
         "flop": ["2s", "9d", "Jc"],
         "turn": "4h",
         "river": "Qs",
     }
-    reply = request_ok(ctx, "round", seats=[{"seat": 1, "ante": stake(ctx)}], cards=cards)
-    request_ok(ctx, "act", round=reply.get("round"), seat=1, action="call")
-    result = request_ok(ctx, "result", round=reply.get("round"))
-    seats = items(reply.get("seats"))
+    shown = open_round(ctx, [seat_stakes(1, stake(ctx))], cards)
+    request_ok(ctx, "act", round=shown.round, seat=1, action="call")
+    result = settled_result(ctx, shown.round)
     dealt = {
-        "hole": obj(seats[0]).get("hole") if seats else None,
-        "flop": reply.get("flop"),
-        "board": result.get("board"),
-        "dealer": obj(result.get("dealer")).get("hole"),
+        "hole": list(shown.seats[0].hole),
+        "flop": list(shown.flop),
+        "board": list(result.board),
+        "dealer": list(result.dealer.hole),
     }
     want = {
         "hole": cards["seats"]["1"],
@@ -49,7 +48,7 @@ def deck_integrity(ctx: Context) -> None:
     count = 200
     reply = request_ok(ctx, "shuffle", count=count)
     try:
-        raw = base64.b64decode(reply.get("decks", ""), validate=True)
+        raw = base64.b64decode(reply["decks"], validate=True)
     except (binascii.Error, TypeError, ValueError) as exc:
         raise CheckFailure("shuffle reply is not base64", actual=str(reply)[:200]) from exc
     if len(raw) != 52 * count:
@@ -81,20 +80,11 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
     seats = list(range(1, min(ctx.seats, 7) + 1))
     ante = stake(ctx)
     for number in range(DEALT_ROUNDS):
-        reply = request_ok(ctx, "round", seats=[{"seat": s, "ante": ante} for s in seats])
+        dealt = open_round(ctx, [seat_stakes(s, ante) for s in seats])
         for seat in seats:
-            request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
-        result = request_ok(ctx, "result", round=reply.get("round"))
-        shown = [
-            *(
-                c
-                for e in items(reply.get("seats"))
-                if isinstance(e, dict)
-                for c in items(e.get("hole"))
-            ),
-            *items(result.get("board")),
-            *items(obj(result.get("dealer")).get("hole")),
-        ]
+            request_ok(ctx, "act", round=dealt.round, seat=seat, action="call")
+        result = settled_result(ctx, dealt.round)
+        shown = [*(c for e in dealt.seats for c in e.hole), *result.board, *result.dealer.hole]
         cards = parse(shown, "the cards shown", number)
         if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):
             repeated = sorted({str(c) for c in cards if cards.count(c) > 1})
@@ -103,6 +93,6 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
                 + (f" ({', '.join(repeated)} twice)" if repeated else ""),
                 expected=f"{2 * len(seats) + 7} distinct cards",
                 actual=[str(c) for c in cards],
-                evidence={"round": reply, "result": result},
+                evidence={"round": fields_of(dealt), "result": fields_of(result)},
             )
     return Outcome(evidence={"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)})

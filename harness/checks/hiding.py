@@ -24,9 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
-from harness.checks.replies import finish_round, items, obj, request_ok, stake
+from harness.checks.replies import finish_round, request_ok, stake
 from harness.errors import ErrorReply
 from harness.protocol import Capability
+from harness.protocol.messages import (
+    Dealt,
+    SeatStakes,
+    Settled,
+    StackedCards,
+    fields_of,
+    read_dealt,
+    read_result,
+    seat_stakes,
+)
 from harness.results.model import Outcome, Untested
 from harness.rules.cards import RANK_CHARS, SUIT_CHARS, parse_cards
 from harness.rules.evaluator import category_of, strength_of
@@ -124,15 +134,20 @@ def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 class Observed:
     """What the game said during one round, up to its last decision, reply by reply."""
 
-    round_id: Any
-    replies: dict[str, Any] = field(default_factory=dict)  # what was asked -> ok or error
+    dealt: Dealt  # the round reply, read
+    replies: dict[str, object] = field(default_factory=dict)  # what was asked -> ok or error,
+    # as the game sent it
     seat_replies: dict[str, int] = field(default_factory=dict)  # reply name -> seat it is for
 
-    def flat(self) -> dict[str, Any]:
+    @property
+    def round_id(self) -> str | int:
+        return self.dealt.round
+
+    def flat(self) -> dict[str, object]:
         """Every scalar by its path, the round id written as <round> wherever it stands."""
         ident = str(self.round_id)
         own = re.compile(rf"(?<![0-9A-Za-z]){re.escape(ident)}(?![0-9A-Za-z])")
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for name, reply in self.replies.items():
             for path, value in leaves(reply, name):
                 if value == self.round_id and not isinstance(value, bool):
@@ -143,7 +158,7 @@ class Observed:
         return out
 
 
-def _answer(ctx: Context, op: str, **params: Any) -> Any:
+def _answer(ctx: Context, op: str, **params: object) -> object:
     """An `ok` body, or an error reply as {"error": {code, message}}: both are said aloud."""
     try:
         return ctx.adapter.request(op, **params)
@@ -151,7 +166,7 @@ def _answer(ctx: Context, op: str, **params: Any) -> Any:
         return {"error": {"code": exc.code, "message": exc.message}}
 
 
-def stacked(seats: list[int], hidden: Hidden, other_hole: bool = False) -> dict[str, Any]:
+def stacked(seats: list[int], hidden: Hidden, other_hole: bool = False) -> StackedCards:
     holes = {s: list(HOLES[s]) for s in seats}
     if other_hole and 2 in holes:
         holes[2] = list(OTHER_HOLE)
@@ -165,16 +180,16 @@ def stacked(seats: list[int], hidden: Hidden, other_hole: bool = False) -> dict[
 
 
 def observe(
-    ctx: Context, seats: list[int], cards: dict[str, Any] | None, wagers: list[dict[str, Any]]
-) -> tuple[Observed, dict[str, Any]]:
+    ctx: Context, seats: list[int], cards: StackedCards | None, wagers: list[SeatStakes]
+) -> tuple[Observed, Settled]:
     """Play one round, every seat calling, and keep every reply said before the last
     decision: the round reply, a `result` asked too early, an `act` for a seat not in
     the round, each seat's act but the last; then the events up to the last decision."""
-    params: dict[str, Any] = {"seats": wagers}
+    params: dict[str, object] = {"seats": wagers}
     if cards is not None:
         params["cards"] = cards
     reply = request_ok(ctx, "round", **params)
-    seen = Observed(reply.get("round"), {"round": reply})
+    seen = Observed(read_dealt(reply), {"round": reply})
     try:
         seen.replies["result before the decisions"] = _answer(ctx, "result", round=seen.round_id)
         absent = max(seats) + 1
@@ -191,11 +206,17 @@ def observe(
     except BaseException:
         finish_round(ctx, seen.round_id, seats)
         raise
-    result = request_ok(ctx, "result", round=seen.round_id)
-    events = items(result.get("events"))
-    decisions = [i for i, e in enumerate(events) if obj(e).get("type") == "action"]
+    sent = request_ok(ctx, "result", round=seen.round_id)
+    result = read_result(sent)
+    if not isinstance(result, Settled):
+        raise CheckFailure(
+            f"round {seen.round_id!r}: every seat called, yet the round is {result.status}",
+            expected="a settled round",
+            actual=fields_of(result),
+        )
+    decisions = [i for i, e in enumerate(result.events) if e.type == "action"]
     if Capability.EVENTS in ctx.capabilities and decisions:
-        seen.replies["events up to the last decision"] = events[: decisions[-1]]
+        seen.replies["events up to the last decision"] = sent["events"][: decisions[-1]]
     return seen, result
 
 
@@ -305,9 +326,9 @@ def information_hiding(ctx: Context) -> Outcome:
     cards by form once its result has shown them, and the by-difference half is not
     tested."""
     seats = [1, 2] if ctx.seats >= 2 else [1]
-    wagers = [{"seat": s, "ante": stake(ctx)} for s in seats]
+    wagers = [seat_stakes(s, stake(ctx)) for s in seats]
     private = not ctx.profile.hole_cards_face_up and len(seats) == 2
-    findings: dict[str, Any] = {"seats": len(seats)}
+    findings: dict[str, object] = {"seats": len(seats)}
     if not private:
         findings["seat_privacy"] = (
             "not required: the profile deals hole cards face up"
@@ -399,13 +420,9 @@ def _id_follows_the_cards(plays: list[Observed]) -> None:
     )
 
 
-def _hidden_of(result: dict[str, Any]) -> Hidden:
+def _hidden_of(result: Settled) -> Hidden:
     """The hidden cards of a round the game dealt itself, as its result shows them."""
-    dealer = [str(c) for c in items(obj(result.get("dealer")).get("hole"))]
-    board = [str(c) for c in items(result.get("board"))]
-    if len(dealer) != 2 or len(board) != 5:
-        raise CheckFailure("the result does not show the dealer's two cards and five on board",
-                           actual=result)  # fmt: skip
+    dealer, board = result.dealer.hole, result.board  # two and five: the schema's
     return Hidden((dealer[0], dealer[1]), board[3], board[4])
 
 
@@ -417,25 +434,22 @@ def _read_for_forms(plays: list[tuple[Observed, tuple[str, ...]]], private: bool
         return
     theirs = []
     for seen, _ in plays:
-        shown = items(seen.replies["round"].get("seats"))
-        holes = {
-            str(c) for e in shown if obj(e).get("seat") == 2 for c in items(obj(e).get("hole"))
-        }
-        theirs.append((seen, holes))
+        theirs.append((seen, set(seen.dealt.holes().get(2, ()))))
     seat_one = {n for n, s in plays[0][0].seat_replies.items() if s == 1}
     _form_leak(theirs, "seat 2's hole cards to seat 1:", seat_one)
 
 
 def _round_reply_shows_only_the_deal(
-    seen: Observed, seats: list[int], cards: dict[str, Any] | None
+    seen: Observed, seats: list[int], cards: StackedCards | None
 ) -> None:
     """Protocol v1's round reply: the round id, each seat's hole cards (the stacked ones,
     when `cards` stacked them) and the flop."""
     reply = seen.replies["round"]
+    assert isinstance(reply, dict)  # the round's ok body: refused, there is no round
     extra = sorted(set(reply) - {"round", "seats", "flop"})
-    shown = {
-        "seats": {str(obj(e).get("seat")): obj(e).get("hole") for e in items(reply.get("seats"))},
-        "flop": reply.get("flop"),
+    shown: dict[str, object] = {
+        "seats": {str(n): list(hole) for n, hole in seen.dealt.holes().items()},
+        "flop": list(seen.dealt.flop),
     }
     want = shown
     if cards is not None:

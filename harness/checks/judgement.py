@@ -11,11 +11,11 @@ it breaks, with the item's round as its worked example.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from harness.checks.registry import Context
 from harness.checks.replies import Played, Stacked
 from harness.differential.attribution import Disagreement, judge, refused
+from harness.protocol.messages import StackedCards
 from harness.rules.game import Deal
 from harness.rules.oracle import SeatPlay, settle
 
@@ -27,14 +27,15 @@ def owner(ctx: Context, kind: str) -> str:
 
 
 def judge_played(
-    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: dict[str, Any], played: Played
+    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: StackedCards, played: Played
 ) -> list[Disagreement]:
     """A played stacked round's disagreements with the rules: a legal round refused is
     one (the clause of wagers'), else the table's rows seat by seat."""
     if played.refused is not None:
         op, error = played.refused
         return [refused(min(plays, default=1), op, error.code, error.message)]
-    return judge(settle(ctx.profile, deal, plays, ctx.table), stacked, played.reply, played.result)
+    assert played.dealt is not None and played.result is not None  # neither refused nor malformed
+    return judge(settle(ctx.profile, deal, plays, ctx.table), stacked, played.dealt, played.result)
 
 
 def by_cause(found: Iterable[Disagreement]) -> dict[tuple[str, str], Disagreement]:
@@ -55,10 +56,10 @@ def split(
     return own, [d for d in causes if owner(ctx, d.kind) != ctx.clause]
 
 
-def refused_request(played: Played, stacked: Stacked) -> dict[str, Any]:
+def refused_request(played: Played, stacked: Stacked) -> dict[str, object]:
     """The request a refused round's game refused, as sent (the evidence beside its reply)."""
     assert played.refused is not None
     op = played.refused[0]
     if op == "round":
         return {"op": op, "seats": stacked.wagers, "cards": stacked.cards}
-    return {"op": op, "round": played.reply.get("round")}
+    return {"op": op, "round": played.round_id}

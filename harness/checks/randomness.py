@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import request_ok
 from harness.defaults import MIN_DECKS
@@ -30,15 +28,15 @@ def rng_battery(ctx: Context) -> Outcome:
         def request(op: str, **params: Any) -> dict[str, Any]:
             return request_ok(ctx, op, **params)  # a refusal is the game's fault
 
-        battery = sample_and_test(request, ctx.rng_decks, ctx.capabilities).to_json()
+        battery = sample_and_test(request, ctx.rng_decks, ctx.capabilities).section()
     except BadSample as exc:  # the game's fault; any other exception is the harness's
         raise CheckFailure(
             f"shuffle or rng reply does not hold what was asked: {exc}", evidence=exc.evidence
         ) from exc
-    status = Status.PASS if battery["passed"] else Status.FAIL
-    share = RngShare(section=msgspec.convert({**battery, "status": status}, RngSection))
-    if not battery["passed"]:
-        raise CheckFailure(share=share, **_failure(battery))
+    share = RngShare(section=battery)
+    if not battery.passed:
+        message, expected, actual = _failure(battery)
+        raise CheckFailure(message, expected=expected, actual=actual, share=share)
     return Outcome(share=share)
 
 
@@ -53,35 +51,27 @@ def rng_section(shares: Shares) -> RngSection:
     return RngSection(status=r.status, reason=r.message, decks=0, tests=[])
 
 
-def _failure(battery: dict[str, Any]) -> dict[str, Any]:
-    """The failure's words: a gross stage-1 rejection (no confirmation ran), or stage 1's
-    rejection confirmed by the battery on both samples together."""
-    first = [t["name"] for t in battery["tests"] if not t["passed"]]
-    stage1 = {t["name"]: t["p_adjusted"] for t in battery["tests"]}
-    if battery["gross"]:
-        gross = [t["name"] for t in battery["tests"] if t["p_adjusted"] < battery["gross_alpha"]]
-        return {
-            "message": (
-                f"RNG battery failed at stage 1 beyond what any fair shuffle gives "
-                f"(Holm-adjusted p < {battery['gross_alpha']}): {', '.join(gross)}; no "
-                "later sample can rescue it"
-            ),
-            "expected": f"every test's Holm-adjusted p-value >= {battery['gross_alpha']}",
-            "actual": {"stage 1": stage1},
-        }
-    second = battery["stage2"]
-    confirmed = [t["name"] for t in second["tests"] if not t["passed"]]
-    return {
-        "message": (
-            f"RNG battery failed at both stages: stage 1 {', '.join(first)}; stage 2 (stage "
-            f"1's sample and a fresh one together) {', '.join(confirmed)}"
-        ),
-        "expected": (
-            f"every test's Holm-adjusted p-value >= {battery['alpha']} (stage 1), or, on "
-            f"stage 1's sample and a fresh one together, >= {second['alpha']} (stage 2)"
-        ),
-        "actual": {
-            "stage 1": stage1,
-            "stage 2": {t["name"]: t["p_adjusted"] for t in second["tests"]},
-        },
-    }
+def _failure(battery: RngSection) -> tuple[str, str, dict[str, object]]:
+    """The failure's words (message, expected, actual): a gross stage-1 rejection (no
+    confirmation ran), or stage 1's rejection confirmed by the battery on both samples
+    together."""
+    first = [t.name for t in battery.tests if not t.passed]
+    stage1 = {t.name: t.p_adjusted for t in battery.tests}
+    second = battery.stage2
+    if battery.gross or second is None:
+        limit = battery.gross_alpha
+        gross = [t.name for t in battery.tests if limit is not None and t.p_adjusted < limit]
+        return (
+            f"RNG battery failed at stage 1 beyond what any fair shuffle gives "
+            f"(Holm-adjusted p < {limit}): {', '.join(gross)}; no later sample can rescue it",
+            f"every test's Holm-adjusted p-value >= {limit}",
+            {"stage 1": stage1},
+        )
+    confirmed = [t.name for t in second.tests if not t.passed]
+    return (
+        f"RNG battery failed at both stages: stage 1 {', '.join(first)}; stage 2 (stage "
+        f"1's sample and a fresh one together) {', '.join(confirmed)}",
+        f"every test's Holm-adjusted p-value >= {battery.alpha} (stage 1), or, on "
+        f"stage 1's sample and a fresh one together, >= {second.alpha} (stage 2)",
+        {"stage 1": stage1, "stage 2": {t.name: t.p_adjusted for t in second.tests}},
+    )

@@ -24,22 +24,32 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
 from harness.adapters.base import Crashable
 from harness.checks.registry import CheckFailure, Context, NotTested, check
 from harness.checks.replies import (
-    items,
-    obj,
     offers_aa_bonus,
+    open_round,
+    recall,
     request_ok,
+    result_of,
     stake,
     three,
     two,
-    wager_pair,
 )
 from harness.errors import ErrorReply
 from harness.protocol import Capability
+from harness.protocol.messages import (
+    InProgress,
+    Result,
+    Settled,
+    StackedCards,
+    Voided,
+    Wager,
+    Wagers,
+    fields_of,
+    seat_stakes,
+)
 from harness.results.model import Outcome, Untested
 from harness.rules.cards import parse_card, parse_cards
 from harness.rules.game import Action, Deal
@@ -74,14 +84,14 @@ HISTORY_LOOKED_AT = 100  # rounds of history read back: this check's, and any re
 class _Round:
     """A round as the harness dealt, wagered and decided it."""
 
-    ident: Any
-    cards: dict[str, Any]
-    wagers: list[dict[str, Any]]
+    ident: str | int
+    cards: StackedCards
+    stakes: dict[int, tuple[int, int]]  # each seat's (ante, AA Bonus), in seat order
     decided: dict[int, str]  # decisions the game acknowledged
 
     @property
     def seats(self) -> list[int]:
-        return [int(w["seat"]) for w in self.wagers]
+        return list(self.stakes)
 
 
 @check("recovery-declared", requires={Capability.RECOVERY})
@@ -131,7 +141,7 @@ def recovery_kills(ctx: Context) -> Outcome:
         for seat in rnd.seats[:acked]:
             request_ok(ctx, "act", round=rnd.ident, seat=seat, action=ACTIONS[seat - 1])
             rnd.decided[seat] = ACTIONS[seat - 1]
-        before = request_ok(ctx, "result", round=rnd.ident) if asked else None
+        before = result_of(ctx, rnd.ident) if asked else None
         if in_flight:
             seat = rnd.seats[acked]
             after = draw.uniform(*IN_FLIGHT)
@@ -157,16 +167,16 @@ def _open(ctx: Context, deal: tuple[str, ...]) -> _Round:
     holes, dealer, flop, turn, river = deal[:3], deal[3], deal[4], deal[5], deal[6]
     seats = list(range(1, min(3, ctx.seats) + 1))
     aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
-    wagers = [{"seat": s, "ante": stake(ctx), "aa_bonus": aa if s == 1 else 0} for s in seats]
-    cards = {
+    stakes = {s: (stake(ctx), aa if s == 1 else 0) for s in seats}
+    cards: StackedCards = {
         "seats": {str(s): holes[s - 1].split() for s in seats},
         "dealer": dealer.split(),
         "flop": flop.split(),
         "turn": turn,
         "river": river,
     }
-    reply = request_ok(ctx, "round", seats=wagers, cards=cards)
-    return _Round(reply.get("round"), cards, wagers, {})
+    dealt = open_round(ctx, [seat_stakes(s, ante, aa) for s, (ante, aa) in stakes.items()], cards)
+    return _Round(dealt.round, cards, stakes, {})
 
 
 def _judge(
@@ -174,71 +184,74 @@ def _judge(
     rnd: _Round,
     moment: str,
     mode: str,
-    before: dict[str, Any] | None,
+    before: Result | None,
     in_flight: bool,
 ) -> str:
     """What the game says of the round after the restart, judged; its final state."""
-    reply = request_ok(ctx, "result", round=rnd.ident)
+    reply = result_of(ctx, rnd.ident)
     where = f"killed {moment}, round {rnd.ident!r}"
     if before is not None:  # its result was given before the kill: the same word after
         if reply != before:
             raise CheckFailure(
                 f"{where}: result changed across the restart",
-                expected=before,
-                actual=reply,
+                expected=fields_of(before),
+                actual=fields_of(reply),
             )
         return "settled"
     last_in_flight = in_flight and len(rnd.decided) + 1 == len(rnd.seats)
-    if last_in_flight and "board" in reply:  # the last decision, in flight, took effect
+    if last_in_flight and isinstance(reply, Settled):  # the last decision, in flight, took effect
         seat = rnd.seats[-1]
         rnd.decided[seat] = ACTIONS[seat - 1]
     if len(rnd.decided) == len(rnd.seats):  # the last decision was acknowledged
         _settled_as_the_rules_say(ctx, rnd, reply, where)
         return "settled"
-    status = reply.get("status")
-    if status == "void":
+    if isinstance(reply, Voided):
         if mode != "void":
             raise CheckFailure(f"{where}: the game declared resume, yet voided the round")
         _voided(ctx, rnd, reply, where, in_flight)
         return "void"
-    if status != "in_progress":
-        settled = "settled" if "board" in reply else f"answered status {status!r}"
+    if not isinstance(reply, InProgress):
         raise CheckFailure(
-            f"{where}: the round awaited decisions, yet after the restart it was {settled}",
+            f"{where}: the round awaited decisions, yet after the restart it was settled",
             expected=f"status {'in_progress' if mode == 'resume' else 'void'}",
-            actual=reply,
+            actual=fields_of(reply),
         )
     if mode != "resume":
-        dealt = reply.get("flop") == rnd.cards["flop"] and all(
-            obj(s).get("hole") == rnd.cards["seats"].get(str(obj(s).get("seat")))
-            for s in items(reply.get("seats"))
-        )
         raise CheckFailure(
             f"{where}: the game declared void, yet resumed the round"
-            + ("" if dealt else ", dealt again with other cards"),
+            + ("" if _as_dealt(rnd, reply) else ", dealt again with other cards"),
             expected="status void",
-            actual=reply,
+            actual=fields_of(reply),
         )
     _resumed(ctx, rnd, reply, where, in_flight)
     return "settled"
 
 
-def _resumed(ctx: Context, rnd: _Round, reply: dict[str, Any], where: str, in_flight: bool) -> None:
+def _as_dealt(rnd: _Round, reply: InProgress) -> bool:
+    """Whether a round in progress shows the flop and every seat's hole cards as dealt."""
+    shown = {s.seat: list(s.hole) for s in reply.seats}
+    holes = {s: shown.get(s) for s in rnd.seats}
+    return list(reply.flop) == rnd.cards["flop"] and holes == {
+        s: rnd.cards["seats"][str(s)] for s in rnd.seats
+    }
+
+
+def _resumed(ctx: Context, rnd: _Round, reply: InProgress, where: str, in_flight: bool) -> None:
     """The same hole cards and flop, the acknowledged decisions kept; the rest decided
     now, then settled on the original cards."""
-    shown = {obj(s).get("seat"): obj(s) for s in items(reply.get("seats"))}
-    dealt = {s: rnd.cards["seats"][str(s)] for s in rnd.seats}
-    if reply.get("flop") != rnd.cards["flop"] or any(
-        shown.get(s, {}).get("hole") != dealt[s] for s in rnd.seats
-    ):
+    if not _as_dealt(rnd, reply):
         raise CheckFailure(
             f"{where}: the resumed round shows other cards than were dealt",
-            expected={"flop": rnd.cards["flop"], "holes": dealt},
-            actual=reply,
+            expected={
+                "flop": rnd.cards["flop"],
+                "holes": {s: rnd.cards["seats"][str(s)] for s in rnd.seats},
+            },
+            actual=fields_of(reply),
         )
+    shown = {s.seat: s.action for s in reply.seats}
     pending = rnd.seats[len(rnd.decided)] if in_flight else None
     for seat in rnd.seats:
-        recorded = shown.get(seat, {}).get("action")
+        recorded = shown.get(seat)
         if seat in rnd.decided and recorded != rnd.decided[seat]:
             raise CheckFailure(
                 f"{where}: seat {seat} decided {rnd.decided[seat]} before the kill; the "
@@ -264,7 +277,7 @@ def _resumed(ctx: Context, rnd: _Round, reply: dict[str, Any], where: str, in_fl
         if seat not in rnd.decided:
             request_ok(ctx, "act", round=rnd.ident, seat=seat, action=ACTIONS[seat - 1])
             rnd.decided[seat] = ACTIONS[seat - 1]
-    _settled_as_the_rules_say(ctx, rnd, request_ok(ctx, "result", round=rnd.ident), where)
+    _settled_as_the_rules_say(ctx, rnd, result_of(ctx, rnd.ident), where)
 
 
 def _refused_again(ctx: Context, rnd: _Round, seat: int, where: str) -> None:
@@ -282,26 +295,36 @@ def _refused_again(ctx: Context, rnd: _Round, seat: int, where: str) -> None:
     )
 
 
-def _voided(ctx: Context, rnd: _Round, reply: dict[str, Any], where: str, in_flight: bool) -> None:
+def _money(wagers: Wagers | None) -> dict[str, list[int] | None]:
+    """A seat's wagers as [stake, returned] (an AA Bonus not staked None); all None for
+    a seat the game did not report."""
+
+    def pair(wager: Wager | None) -> list[int] | None:
+        return None if wager is None or wager.pair == (0, 0) else list(wager.pair)
+
+    if wagers is None:
+        return {"ante": None, "call": None, "aa_bonus": None}
+    return {"ante": list(wagers.ante.pair), "call": list(wagers.call.pair)} | {
+        "aa_bonus": pair(wagers.aa_bonus)
+    }
+
+
+def _voided(ctx: Context, rnd: _Round, reply: Voided, where: str, in_flight: bool) -> None:
     """Every stake returned (a call too, where one was made), nothing else paid; no
     decision taken after. The decision in flight at the kill may have been made or not."""
-    got = {obj(s).get("seat"): obj(obj(s).get("wagers")) for s in items(reply.get("seats"))}
+    got = {s.seat: s.wagers for s in reply.seats}
     pending = rnd.seats[len(rnd.decided)] if in_flight else None
-    for wager in rnd.wagers:
-        seat = wager["seat"]
-        money = got.get(seat, {})
-        called = ctx.profile.call_multiple * wager["ante"]
+    for seat, (ante, aa) in rnd.stakes.items():
+        have = _money(got.get(seat))
+        called = ctx.profile.call_multiple * ante
         made = rnd.decided.get(seat) == "call"
         if seat == pending and ACTIONS[seat - 1] == "call":  # either, as the game recorded it
-            made = wager_pair(money.get("call")) == [called, called]
+            made = have["call"] == [called, called]
         want = {
-            "ante": [wager["ante"], wager["ante"]],
+            "ante": [ante, ante],
             "call": [called, called] if made else [0, 0],
-            "aa_bonus": [wager["aa_bonus"], wager["aa_bonus"]] if wager["aa_bonus"] else None,
+            "aa_bonus": [aa, aa] if aa else None,
         }
-        have = {k: wager_pair(money.get(k)) for k in want}
-        if not wager["aa_bonus"] and have["aa_bonus"] in (None, [0, 0]):
-            have["aa_bonus"] = None
         if have != want:
             raise CheckFailure(
                 f"{where}: the voided round does not return seat {seat}'s stakes",
@@ -316,9 +339,7 @@ def _voided(ctx: Context, rnd: _Round, reply: dict[str, Any], where: str, in_fli
     raise CheckFailure(f"{where}: the game took a decision in the round it voided")
 
 
-def _settled_as_the_rules_say(
-    ctx: Context, rnd: _Round, result: dict[str, Any], where: str
-) -> None:
+def _settled_as_the_rules_say(ctx: Context, rnd: _Round, result: Result, where: str) -> None:
     """Each seat's wagers as the oracle settles the original cards and decisions."""
     cards = rnd.cards
     deal = Deal(
@@ -329,45 +350,44 @@ def _settled_as_the_rules_say(
         parse_card(cards["river"]),
     )
     plays = {
-        w["seat"]: SeatPlay(w["seat"], w["ante"], w["aa_bonus"], Action(rnd.decided[w["seat"]]))
-        for w in rnd.wagers
+        s: SeatPlay(s, ante, aa, Action(rnd.decided[s])) for s, (ante, aa) in rnd.stakes.items()
     }
     want = settle(ctx.profile, deal, plays, ctx.table)
     board = [*cards["flop"], cards["turn"], cards["river"]]
-    got = {obj(s).get("seat"): obj(obj(s).get("wagers")) for s in items(result.get("seats"))}
+    if not isinstance(result, Settled):
+        raise CheckFailure(
+            f"{where}: every seat decided, yet the round is {result.status}",
+            expected="a settled round",
+            actual=fields_of(result),
+        )
+    got = {s.seat: s.wagers for s in result.seats}
     for seat in want.seats:
         expected = {
             "ante": [seat.ante.stake, seat.ante.returned],
             "call": [seat.call.stake, seat.call.returned],
             "aa_bonus": [seat.aa_bonus.stake, seat.aa_bonus.returned] if seat.aa_bonus else None,
         }
-        money = got.get(seat.seat, {})
-        actual = {k: wager_pair(money.get(k)) for k in expected}
-        if expected["aa_bonus"] is None and actual["aa_bonus"] in (None, [0, 0]):
-            actual["aa_bonus"] = None
-        if actual != expected or result.get("board") != [
-            *cards["flop"],
-            cards["turn"],
-            cards["river"],
-        ]:
+        actual = _money(got.get(seat.seat))
+        if actual != expected or list(result.board) != board:
             raise CheckFailure(
                 f"{where}: seat {seat.seat} settled otherwise than the rules settle the cards "
                 "dealt before the kill",
                 expected={"board": board, **expected},
-                actual={"board": result.get("board"), **actual},
-                evidence={"cards": cards, "seat": seat.seat, "result": result},
+                actual={"board": list(result.board), **actual},
+                evidence={"cards": cards, "seat": seat.seat, "result": fields_of(result)},
             )
 
 
 def _judge_history(ctx: Context, played: list[tuple[_Round, str]]) -> None:
     """Each round once in `history`, with its final state: looked for among the last
     HISTORY_LOOKED_AT rounds, so that a round recorded again later shows up too."""
-    rounds = items(request_ok(ctx, "history", last=HISTORY_LOOKED_AT).get("rounds"))
-    seen = [obj(r).get("round") for r in rounds]
+    rounds = recall(ctx, HISTORY_LOOKED_AT)
+    seen = [r.round for r in rounds]
     for rnd, final in played:
         count = seen.count(rnd.ident)
-        entry = next((obj(r) for r in rounds if obj(r).get("round") == rnd.ident), {})
-        state = "void" if entry.get("status") == "void" else "settled" if "board" in entry else None
+        entry = next((r for r in rounds if r.round == rnd.ident), None)
+        state = "void" if isinstance(entry, Voided) else None
+        state = "settled" if isinstance(entry, Settled) else state
         if count != 1 or state != final:
             raise CheckFailure(
                 f"history shows round {rnd.ident!r} {count} times"
@@ -375,5 +395,5 @@ def _judge_history(ctx: Context, played: list[tuple[_Round, str]]) -> None:
                 + f"; it ended {final}",
                 expected={"round": rnd.ident, "times": 1, "state": final},
                 actual={"times": count, "state": state},
-                evidence={"history": rounds},
+                evidence={"history": [fields_of(r) for r in rounds]},
             )

@@ -29,34 +29,43 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, NotTested, game_faults_fail
 from harness.checks.replies import (
     finish_round,
-    items,
-    obj,
     offers_aa_bonus,
+    open_round,
+    recall,
     request_ok,
+    result_of,
     stake,
-    wager_pair,
 )
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.protocol import Capability
+from harness.protocol.messages import (
+    Dealt,
+    Result,
+    Settled,
+    StackedCards,
+    Wager,
+    fields_of,
+    read_dealt,
+    seat_stakes,
+)
 from harness.results.model import Outcome, Untested
 from harness.rules.cards import parse_cards
 from harness.vectors.refusals import RefusalVector
 
 # The round a test's moment opens, and the valid round played after the refusal,
 # when the game takes stacked cards: one seat or two, nothing drawn by chance.
-MOMENT_CARDS: dict[str, Any] = {
+MOMENT_CARDS: StackedCards = {
     "seats": {"1": ["Kc", "Qd"], "2": ["9h", "9c"]},
     "dealer": ["Jc", "8s"],
     "flop": ["Ks", "5h", "2d"],
     "turn": "7c",
     "river": "3s",
 }
-AFTER_CARDS: dict[str, Any] = {
+AFTER_CARDS: StackedCards = {
     "seats": {"1": ["Ah", "Ad"]},
     "dealer": ["Tc", "Ts"],
     "flop": ["4c", "9d", "As"],
@@ -82,13 +91,17 @@ class Moment:
     """The round a test's request comes in: its id, its reply, who has decided, its result
     when it is already settled; and the game's history just before the request."""
 
-    round_id: Any = None
-    reply: dict[str, Any] | None = None
+    dealt: Dealt | None = None  # None: no round (the moment `none`)
     seats: tuple[int, ...] = ()
     decided: tuple[int, ...] = ()
-    result: dict[str, Any] | None = None
-    history_before: Any = None  # what `history` recalled just before the request, or
-    # the CheckFailure of a history that could not be read (refused, or not conforming)
+    result: Result | None = None
+    # What `history` recalled just before the request (None: the game declares none), or
+    # the CheckFailure of a history that could not be read (refused, or not conforming).
+    history_before: tuple[Result, ...] | CheckFailure | None = None
+
+    @property
+    def round_id(self) -> str | int | None:
+        return None if self.dealt is None else self.dealt.round
 
 
 @dataclass
@@ -97,8 +110,8 @@ class Control:
     the valid round played again after the refusal, and the moment's round; None where
     the game cannot deal the same round twice, with why in `note`."""
 
-    after: dict[str, Any] | None = None
-    moment: dict[str, Any] | None = None
+    after: dict[str, object] | None = None
+    moment: dict[str, object] | None = None
     note: str = ""
 
 
@@ -134,10 +147,10 @@ def _judged(
     vector: RefusalVector,
     moment: Moment,
     control: Control,
-    sent: Any,
-    answer: dict[str, Any],
+    sent: object,
+    answer: dict[str, object],
 ) -> Outcome:
-    evidence = {"request": sent, "reply": answer}
+    evidence: dict[str, object] = {"request": sent, "reply": answer}
     if "error" not in answer:
         _close_accepted(ctx, vector, answer)
         _finish(ctx, moment)
@@ -151,7 +164,9 @@ def _judged(
             evidence=evidence,
             cause=("refusal-accepted", vector.op or vector.text_op or ""),
         )
-    code = answer["error"]["code"]
+    error = answer["error"]
+    assert isinstance(error, dict)  # _send's
+    code = error["code"]
     if code not in vector.refuse_with:
         raise CheckFailure(
             f"refused with {code}; {vector.id} calls for {' or '.join(vector.refuse_with)}",
@@ -160,7 +175,7 @@ def _judged(
             evidence=evidence,
             cause=("refusal-code", code),
         )
-    findings: dict[str, Any] = dict(evidence)
+    findings: dict[str, object] = dict(evidence)
     untested: Untested | None = None
     if isinstance(moment.history_before, CheckFailure):
         raise CheckFailure(
@@ -182,8 +197,8 @@ def _judged(
         if recalled != moment.history_before:
             raise CheckFailure(
                 "money moved on a refused request: the game's history changed",
-                expected=moment.history_before,
-                actual=recalled,
+                expected=[fields_of(r) for r in moment.history_before],
+                actual=[fields_of(r) for r in recalled or ()],
                 evidence=evidence,
                 cause=("refusal-money-moved", ""),
             )
@@ -242,12 +257,12 @@ def _over_cap(ctx: Context) -> int | None:
     return over if found.aa_bonus[0] <= over <= found.aa_bonus[1] else None
 
 
-def _aa_minimum(ctx: Context) -> Any:
-    declared = ctx.declared.limits.get("aa_bonus")
-    return declared[0] if isinstance(declared, list) and declared else None
+def _aa_minimum(ctx: Context) -> int | None:
+    declared = ctx.declared.limit("aa_bonus")
+    return None if declared is None else declared[0]
 
 
-def _history(ctx: Context) -> Any:
+def _history(ctx: Context) -> tuple[Result, ...] | None:
     """The last round the game recalls, or None when it declares no history.
 
     One round is enough to see a refused request that recorded a round, and keeps one
@@ -255,10 +270,10 @@ def _history(ctx: Context) -> Any:
     100.5, say) is the last only until the next item plays its valid round."""
     if Capability.HISTORY not in ctx.capabilities:
         return None
-    return request_ok(ctx, "history", last=1).get("rounds")
+    return recall(ctx, 1)
 
 
-def _stacked(cards: dict[str, Any], seats: tuple[int, ...]) -> dict[str, Any]:
+def _stacked(cards: StackedCards, seats: tuple[int, ...]) -> StackedCards:
     return {**cards, "seats": {str(s): cards["seats"][str(s)] for s in seats}}
 
 
@@ -266,36 +281,30 @@ def _moment_seats(when: str) -> tuple[int, ...]:
     return (1, 2) if when == "half-decided" else (1,)
 
 
-def _open(ctx: Context, seats: tuple[int, ...], cards: dict[str, Any]) -> dict[str, Any]:
-    params: dict[str, Any] = {"seats": [{"seat": s, "ante": stake(ctx)} for s in seats]}
-    if Capability.INJECT in ctx.capabilities:
-        params["cards"] = _stacked(cards, seats)
-    return request_ok(ctx, "round", **params)
+def _open(ctx: Context, seats: tuple[int, ...], cards: StackedCards) -> Dealt:
+    stacked = _stacked(cards, seats) if Capability.INJECT in ctx.capabilities else None
+    return open_round(ctx, [seat_stakes(s, stake(ctx)) for s in seats], stacked)
 
 
-def _open_after(ctx: Context) -> dict[str, Any]:
+def _open_after(ctx: Context) -> Dealt:
     """The valid round of the control and of step 4: seat 1, the smallest ante, an AA
     Bonus where the game offers one, AFTER_CARDS where it takes stacked cards."""
     aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
-    params: dict[str, Any] = {
-        "seats": [{"seat": 1, "ante": stake(ctx), **({"aa_bonus": aa} if aa else {})}]
-    }
-    if Capability.INJECT in ctx.capabilities:
-        params["cards"] = AFTER_CARDS
-    return request_ok(ctx, "round", **params)
+    stacked = AFTER_CARDS if Capability.INJECT in ctx.capabilities else None
+    return open_round(ctx, [seat_stakes(1, stake(ctx), aa)], stacked)
 
 
-def _call_all(ctx: Context, reply: dict[str, Any], seats: tuple[int, ...]) -> dict[str, Any]:
+def _call_all(ctx: Context, dealt: Dealt, seats: tuple[int, ...]) -> Result:
     """Every seat of an opened round calls; its result. A round a refused decision left
     undecided is folded, so the table is free."""
     decided: list[int] = []
     try:
         for seat in seats:
-            request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
+            request_ok(ctx, "act", round=dealt.round, seat=seat, action="call")
             decided.append(seat)
-        return request_ok(ctx, "result", round=reply.get("round"))
+        return result_of(ctx, dealt.round)
     except CheckFailure:
-        finish_round(ctx, reply.get("round"), [s for s in seats if s not in decided])
+        finish_round(ctx, dealt.round, [s for s in seats if s not in decided])
         raise
 
 
@@ -309,21 +318,19 @@ def _control(ctx: Context, when: str) -> Control:
     control = Control()
     what = "before the bad request was sent, the control round"
     try:
-        reply = _open_after(ctx)
-        result = _call_all(ctx, reply, (1,))
-        _completed(result, (1,), what, {})
-        if not _dealt_as_stacked(reply, result, AFTER_CARDS):
+        dealt = _open_after(ctx)
+        settled = _completed(_call_all(ctx, dealt, (1,)), (1,), what, {})
+        if not _dealt_as_stacked(dealt, settled, AFTER_CARDS):
             return Control(note=NOT_STACKED)
-        control.after = _settlement(reply, result)
+        control.after = _settlement(dealt, settled)
         if when in ("open", "half-decided"):
             seats = _moment_seats(when)
             cards = _stacked(MOMENT_CARDS, seats)
-            reply = _open(ctx, seats, MOMENT_CARDS)
-            result = _call_all(ctx, reply, seats)
-            _completed(result, seats, what, {})
-            if not _dealt_as_stacked(reply, result, cards):
+            dealt = _open(ctx, seats, MOMENT_CARDS)
+            settled = _completed(_call_all(ctx, dealt, seats), seats, what, {})
+            if not _dealt_as_stacked(dealt, settled, cards):
                 return Control(note=NOT_STACKED)
-            control.moment = _settlement(reply, result)
+            control.moment = _settlement(dealt, settled)
     except CheckFailure as exc:
         if exc.message.startswith(what):
             raise
@@ -342,15 +349,15 @@ def _bring_to(ctx: Context, when: str) -> Moment:
     moment = Moment()
     if when != "none":
         seats = _moment_seats(when)
-        reply = _open(ctx, seats, MOMENT_CARDS)
-        moment = Moment(reply.get("round"), reply, seats)
+        dealt = _open(ctx, seats, MOMENT_CARDS)
+        moment = Moment(dealt, seats)
         if when == "half-decided":
-            request_ok(ctx, "act", round=moment.round_id, seat=1, action="call")
+            request_ok(ctx, "act", round=dealt.round, seat=1, action="call")
             moment.decided = (1,)
         if when == "settled":
-            request_ok(ctx, "act", round=moment.round_id, seat=1, action="call")
+            request_ok(ctx, "act", round=dealt.round, seat=1, action="call")
             moment.decided = (1,)
-            moment.result = request_ok(ctx, "result", round=moment.round_id)
+            moment.result = result_of(ctx, dealt.round)
     try:
         moment.history_before = _history(ctx)
     except ProtocolViolation as exc:  # judged after the refusal itself (_judge_refusal)
@@ -360,7 +367,7 @@ def _bring_to(ctx: Context, when: str) -> Moment:
     return moment
 
 
-def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
+def _fill(value: object, ctx: Context, moment: Moment) -> object:
     """A vector's params with each '$' placeholder replaced (harness/vectors/refusals.py)."""
     if isinstance(value, dict):
         return {k: _fill(v, ctx, moment) for k, v in value.items()}
@@ -368,13 +375,12 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
         return [_fill(v, ctx, moment) for v in value]
     if not (isinstance(value, str) and value.startswith("$")):
         return value
-    limits = ctx.declared.limits
     if value in ("$ante", "$aa"):
         return stake(ctx, "ante" if value == "$ante" else "aa_bonus")
     if value in ("$ante_over", "$ante_under", "$aa_over", "$aa_under"):
         wager = "ante" if value.startswith("$ante") else "aa_bonus"
-        declared = limits.get(wager)
-        if not (isinstance(declared, list) and len(declared) == 2):
+        declared = ctx.declared.limit(wager)
+        if declared is None:
             raise NotTested(f"the game declares no {wager} limits",
                             needs=f"declared {wager} limits")  # fmt: skip
         if value.endswith("_over"):
@@ -385,7 +391,7 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
     if value == "$seat_over":
         return ctx.seats + 1
     if value == "$too_many_seats":
-        return [{"seat": n, "ante": stake(ctx)} for n in range(1, ctx.seats + 2)]
+        return [seat_stakes(n, stake(ctx)) for n in range(1, ctx.seats + 2)]
     if value == "$round":
         return moment.round_id
     if value == "$absent_seat":
@@ -393,15 +399,16 @@ def _fill(value: Any, ctx: Context, moment: Moment) -> Any:
     raise AssertionError(f"placeholder {value} unknown (harness/vectors/refusals.py lints them)")
 
 
-def _send(ctx: Context, vector: RefusalVector, moment: Moment) -> tuple[Any, dict[str, Any]]:
+def _send(ctx: Context, vector: RefusalVector, moment: Moment) -> tuple[object, dict[str, object]]:
     """The request as sent, and the answer: {"ok": body} or {"error": {code, message}}."""
     try:
         if vector.text is not None:
-            sent: Any = vector.text
+            sent: object = vector.text
             body = ctx.adapter.request_text(vector.text_op or "round", vector.text)  # type: ignore[attr-defined]
         else:
             assert vector.op is not None
             params = _fill(vector.params, ctx, moment)
+            assert isinstance(params, dict)  # a vector's params are an object (its schema)
             sent = {"op": vector.op, **params}
             body = ctx.adapter.request(vector.op, **params)
     except ErrorReply as exc:
@@ -409,12 +416,12 @@ def _send(ctx: Context, vector: RefusalVector, moment: Moment) -> tuple[Any, dic
     return sent, {"ok": body}
 
 
-def _close_accepted(ctx: Context, vector: RefusalVector, answer: dict[str, Any]) -> None:
+def _close_accepted(ctx: Context, vector: RefusalVector, answer: dict[str, object]) -> None:
     """A bad `round` the game took opened a round: fold its seats, so the table is free."""
-    if vector.op == "round" or vector.text_op == "round":
-        ok = obj(answer.get("ok"))
-        seats = [obj(e).get("seat") for e in items(ok.get("seats"))]
-        finish_round(ctx, ok.get("round"), [s for s in seats if isinstance(s, int)])
+    body = answer["ok"]
+    if (vector.op == "round" or vector.text_op == "round") and isinstance(body, dict):
+        dealt = read_dealt(body)  # checked against the round reply's schema
+        finish_round(ctx, dealt.round, [s.seat for s in dealt.seats])
 
 
 def _finish(ctx: Context, moment: Moment) -> None:
@@ -426,120 +433,116 @@ def _finish(ctx: Context, moment: Moment) -> None:
 
 
 def _settled_after(
-    ctx: Context, moment: Moment, control: Control, evidence: dict[str, Any]
+    ctx: Context, moment: Moment, control: Control, evidence: dict[str, object]
 ) -> None:
     """The round the request came in: decided as its own decisions say (every seat
     called) and settled as the control's same round; a round settled before the
     request, recalled exactly as it was."""
-    if moment.round_id is None:
+    if moment.dealt is None:
         return
+    ident = moment.dealt.round
     if moment.result is not None:
-        again = request_ok(ctx, "result", round=moment.round_id)
+        again = result_of(ctx, ident)
         if again != moment.result:
             raise CheckFailure(
                 "a refused request changed a settled round: its result is not what it was",
-                expected=moment.result,
-                actual=again,
+                expected=fields_of(moment.result),
+                actual=fields_of(again),
                 evidence=evidence,
                 cause=("refusal-changed-round", ""),
             )
         return
     for seat in moment.seats:
         if seat not in moment.decided:
-            request_ok(ctx, "act", round=moment.round_id, seat=seat, action="call")
+            request_ok(ctx, "act", round=ident, seat=seat, action="call")
             moment.decided += (seat,)
-    result = request_ok(ctx, "result", round=moment.round_id)
     what = "the round the refused request named"
-    _completed(result, moment.seats, what, evidence)
+    settled = _completed(result_of(ctx, ident), moment.seats, what, evidence)
     if control.moment is not None:
-        assert moment.reply is not None
         message = (
             f"{what} settled otherwise than the same round played without the request: "
             "the refusal changed it"
         )
-        after = _settlement(moment.reply, result)
+        after = _settlement(moment.dealt, settled)
         cards = _stacked(MOMENT_CARDS, moment.seats)
         _compare(control.moment, after, message, {**evidence, "cards": cards})
 
 
-def _usable_after(ctx: Context, control: Control, evidence: dict[str, Any]) -> None:
+def _usable_after(ctx: Context, control: Control, evidence: dict[str, object]) -> None:
     """A valid round right after the refusal: it completes with a conforming result and,
     where the control has it, settles as the same round did before the request."""
-    reply = _open_after(ctx)
-    result = _call_all(ctx, reply, (1,))
-    _completed(result, (1,), "the valid round played after the refusal", evidence)
+    dealt = _open_after(ctx)
+    what = "the valid round played after the refusal"
+    settled = _completed(_call_all(ctx, dealt, (1,)), (1,), what, evidence)
     if control.after is not None:
         message = (
             "the same round, played before the request and again after it, settled "
             "otherwise: the refusal left the game changed"
         )
-        after = _settlement(reply, result)
+        after = _settlement(dealt, settled)
         _compare(control.after, after, message, {**evidence, "cards": AFTER_CARDS})
 
 
 def _completed(
-    result: dict[str, Any], seats: tuple[int, ...], what: str, evidence: dict[str, Any]
-) -> None:
+    result: Result, seats: tuple[int, ...], what: str, evidence: dict[str, object]
+) -> Settled:
     """The round completed: a settled result (the adapter has checked it conforms to
     protocol v1), showing the seats that wagered, each with the call it made."""
-    if result.get("status") in ("in_progress", "void"):  # protocol v1's other results
+    if not isinstance(result, Settled):  # protocol v1's other results
         raise CheckFailure(
-            f"{what} did not complete: its result is {result.get('status')!r}, not settled",
+            f"{what} did not complete: its result is {result.status!r}, not settled",
             expected="a settled result",
-            actual=result,
+            actual=fields_of(result),
             evidence=evidence,
             cause=("refusal-unusable-after", "not settled"),
         )
-    shown = {str(obj(e).get("seat")): obj(e).get("action") for e in items(result.get("seats"))}
+    shown = {str(s.seat): s.action for s in result.seats}
     called = {str(s): "call" for s in seats}
     if shown != called:
         raise CheckFailure(
             f"{what} does not show the decisions made: every seat of {list(seats)} called",
             expected=called,
             actual=shown,
-            evidence={**evidence, "result": result},
+            evidence={**evidence, "result": fields_of(result)},
             cause=("refusal-unusable-after", "decisions"),
         )
+    return result
 
 
-def _settlement(reply: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def _pair(wager: Wager | None) -> list[int] | None:
+    return None if wager is None or wager.pair == (0, 0) else list(wager.pair)
+
+
+def _settlement(dealt: Dealt, result: Settled) -> dict[str, object]:
     """What a round settled to, as compared before and after the request: each seat's
     hole cards, action, hand and wagers [stake, returned], the dealer's hand and
     whether it qualifies, the board; not the round id or the events."""
-    holes = {str(obj(e).get("seat")): obj(e).get("hole") for e in items(reply.get("seats"))}
-    seats: dict[str, Any] = {}
-    for entry in items(result.get("seats")):
-        seat, wagers = obj(entry), obj(obj(entry).get("wagers"))
-        aa = wager_pair(wagers.get("aa_bonus"))
-        seats[str(seat.get("seat"))] = {
-            "hole": holes.get(str(seat.get("seat"))),
-            "action": seat.get("action"),
-            "hand": seat.get("hand"),
-            "ante": wager_pair(wagers.get("ante")),
-            "call": wager_pair(wagers.get("call")),
-            "aa_bonus": None if aa in (None, [0, 0]) else aa,
+    holes = dealt.holes()
+    seats = {
+        str(seat.seat): {
+            "hole": list(holes[seat.seat]) if seat.seat in holes else None,
+            "action": seat.action,
+            "hand": seat.hand,
+            "ante": list(seat.wagers.ante.pair),
+            "call": list(seat.wagers.call.pair),
+            "aa_bonus": _pair(seat.wagers.aa_bonus),
         }
-    dealer = obj(result.get("dealer"))
+        for seat in result.seats
+    }
+    dealer = result.dealer
     return {
         "seats": seats,
-        "dealer": {k: dealer.get(k) for k in ("hole", "hand", "qualifies")},
-        "board": result.get("board"),
+        "dealer": {"hole": list(dealer.hole), "hand": dealer.hand, "qualifies": dealer.qualifies},
+        "board": list(result.board),
     }
 
 
-def _dealt_as_stacked(reply: dict[str, Any], result: dict[str, Any], cards: dict[str, Any]) -> bool:
+def _dealt_as_stacked(dealt: Dealt, result: Settled, cards: StackedCards) -> bool:
     """Whether the round shows the cards that were stacked for it."""
     try:
-        holes = {
-            str(obj(e).get("seat")): parse_cards(items(obj(e).get("hole")))
-            for e in items(reply.get("seats"))
-        }
-        shown = (
-            holes,
-            parse_cards(items(obj(result.get("dealer")).get("hole"))),
-            parse_cards(items(result.get("board"))),
-        )
-    except (InvalidCards, TypeError, ValueError):
+        holes = {str(s.seat): parse_cards(s.hole) for s in dealt.seats}
+        shown = (holes, parse_cards(result.dealer.hole), parse_cards(result.board))
+    except InvalidCards:
         return False
     stacked = (
         {s: parse_cards(h) for s, h in cards["seats"].items()},
@@ -550,7 +553,7 @@ def _dealt_as_stacked(reply: dict[str, Any], result: dict[str, Any], cards: dict
 
 
 def _compare(
-    before: dict[str, Any], after: dict[str, Any], message: str, evidence: dict[str, Any]
+    before: dict[str, object], after: dict[str, object], message: str, evidence: dict[str, object]
 ) -> None:
     """The settlement after the request must be the control's: expected before, actual
     after, the parts that differ named in the message; `evidence` holds the request, the
@@ -570,7 +573,7 @@ def _compare(
 EXPECTED_IS = "Before the bad request"
 
 
-def _differing(before: Any, after: Any, path: str = "") -> list[str]:
+def _differing(before: object, after: object, path: str = "") -> list[str]:
     """The dotted paths where two settlements differ (`seats.1.ante`, `dealer.qualifies`)."""
     if isinstance(before, dict) and isinstance(after, dict):
         keys = sorted({*before, *after}, key=str)

@@ -1,19 +1,36 @@
 """Helpers the checks share for asking the game and reading its replies.
 
-A reply is the game's word, not the harness's: a field of the wrong type reads as
-empty, and cards that do not parse are a CheckFailure, never a harness error.
+A reply is the game's word, not the harness's: its `ok` body has passed its schema
+before a check sees it (harness/adapters/base.py), and is read here once into the
+records of harness/protocol/messages.py; an amount beyond 2^53 - 1, which the schema
+cannot bound, marks its round malformed; cards that do not parse are a CheckFailure,
+never a harness error.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+
 from harness.checks.registry import CheckFailure, Context, NotTested
-from harness.differential.attribution import WAGERS
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
+from harness.protocol.messages import (
+    Dealt,
+    Misstated,
+    Result,
+    SeatStakes,
+    Settled,
+    StackedCards,
+    misstated_amounts,
+    read_dealt,
+    read_history,
+    read_result,
+)
 from harness.rules.cards import Card, parse_cards
 from harness.rules.profiles import Profile
 from harness.rules.table import MAX_AMOUNT, Returns, Table, payable
@@ -33,28 +50,43 @@ def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
         ) from exc
 
 
-def finish_round(ctx: Context, round_id: Any, seats: list[int], action: str = "fold") -> None:
+def open_round(ctx: Context, seats: list[SeatStakes], cards: StackedCards | None = None) -> Dealt:
+    """A round opened at these stakes (on these stacked cards), its reply read; the game
+    refusing it is a failure (request_ok)."""
+    params: dict[str, object] = (
+        {"seats": seats} if cards is None else {"seats": seats, "cards": cards}
+    )
+    return read_dealt(request_ok(ctx, "round", **params))
+
+
+def result_of(ctx: Context, round_id: str | int) -> Result:
+    """A round's `result`, read; refused, a failure (request_ok)."""
+    return read_result(request_ok(ctx, "result", round=round_id))
+
+
+def settled_result(ctx: Context, round_id: str | int) -> Settled:
+    """A round's `result`, which must be a settled one: every seat decided, nothing
+    interrupted (a round in progress or void then is a failure)."""
+    result = result_of(ctx, round_id)
+    if not isinstance(result, Settled):
+        raise CheckFailure(
+            f"round {round_id!r}: result answered a round {result.status}, every seat decided",
+            expected="a settled round",
+            actual=msgspec.to_builtins(result),
+        )
+    return result
+
+
+def recall(ctx: Context, last: int) -> tuple[Result, ...]:
+    """The game's last rounds from its `history` (capability history), read."""
+    return read_history(request_ok(ctx, "history", last=last))
+
+
+def finish_round(ctx: Context, round_id: object, seats: list[int], action: str = "fold") -> None:
     """Best effort: decide every seat so the table is free for the next round."""
     for seat in seats:
         with contextlib.suppress(ErrorReply, ProtocolViolation):
             ctx.adapter.request("act", round=round_id, seat=seat, action=action)
-
-
-def obj(value: Any) -> dict[str, Any]:
-    """A reply field that should be an object; {} when the game sent something else."""
-    return value if isinstance(value, dict) else {}
-
-
-def items(value: Any) -> list[Any]:
-    """A reply field that should be a list; [] when the game sent something else."""
-    return value if isinstance(value, list) else []
-
-
-def wager_pair(value: Any) -> list[Any] | None:
-    """A settled wager `{"stake", "returned"}` as [stake, returned]; None if not an object."""
-    if isinstance(value, dict):
-        return [value.get("stake"), value.get("returned")]
-    return None
 
 
 def parse(value: Any, what: str, number: int) -> tuple[Card, ...]:
@@ -159,8 +191,8 @@ def legal_range(ctx: Context, wager: str = "ante") -> tuple[int, int]:
 class Stacked:
     """A round to play: each seat's wagers, the stacked cards, each seat's decision."""
 
-    wagers: list[dict[str, int]]
-    cards: dict[str, Any]
+    wagers: list[SeatStakes]
+    cards: StackedCards
     actions: list[tuple[int, str]]  # (seat, "call" | "fold"), in the order they are sent
 
 
@@ -173,21 +205,25 @@ class Malformed:
     (docs/differential.md, "A malformed reply")."""
 
     detail: str  # what is wrong, as the schema or the bound says it
-    body: dict[str, Any]  # the `ok` body as the game sent it, JSON-safe
-    amounts: tuple[tuple[int, str, str], ...]  # (seat, wager, "stake" | "returned") malformed
+    body: dict[str, object]  # the `ok` body as the game sent it, JSON-safe
+    amounts: tuple[Misstated, ...]  # the amounts malformed
 
 
 @dataclass(frozen=True)
 class Played:
     """What the game answered: the round and result replies, or the refusal that stopped it."""
 
-    reply: dict[str, Any]
-    result: dict[str, Any]
+    dealt: Dealt | None  # None: the round request was refused
+    result: Result | None  # None: refused, or its result malformed
     refused: tuple[str, ErrorReply] | None = None  # (op, error) of a refused request
     malformed: Malformed | None = None  # a result reply out of protocol, the channel in step
 
+    @property
+    def round_id(self) -> str | int | None:
+        return None if self.dealt is None else self.dealt.round
 
-def json_safe(value: Any) -> Any:
+
+def json_safe(value: object) -> object:
     """A reply as sent, its numbers with a fraction (Decimal) written as the game wrote
     them: results.json keeps evidence, and only JSON types survive it."""
     if isinstance(value, Decimal):
@@ -199,45 +235,44 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def bad_amounts(body: Any) -> tuple[tuple[int, str, str], ...]:
-    """Each (seat, wager, field) of a `result` body whose amount is not an integer from 0
-    to 2^53 - 1 (a JSON number with a fraction reads as a Decimal: harness/strictjson)."""
-    found = []
-    for entry in items(obj(body).get("seats")):
-        seat = obj(entry).get("seat")
-        wagers = obj(obj(entry).get("wagers"))
-        for wager in WAGERS:
-            pair = wagers.get(wager)
-            for field in ("stake", "returned"):
-                if field not in obj(pair):
-                    continue
-                value = obj(pair)[field]
-                exact = isinstance(value, int) and not isinstance(value, bool)
-                if not exact or not 0 <= value <= MAX_AMOUNT:
-                    found.append((seat if isinstance(seat, int) else 0, wager, field))
-    return tuple(found)
-
-
 def malformed_result(exc: ProtocolViolation) -> Malformed | None:
     """The Malformed of a violation that a `result` reply's form alone caused, the channel
     left in step (a JSON object, read as the one reply to its request: the transport kept
     the game, harness/adapters/subprocess.py); None for any other violation (a hang, an
     exit, a line that is not JSON, replies out of step), which stops the check."""
-    reply = obj(exc.evidence.get("reply"))
-    body = reply.get("ok")
-    if exc.kind is not Violation.MALFORMED or exc.op != "result" or not isinstance(body, dict):
+    body = exc.ok_body()
+    if exc.kind is not Violation.MALFORMED or exc.op != "result" or body is None:
         return None
-    return Malformed(exc.detail, json_safe(body), bad_amounts(body))
+    return Malformed(exc.detail, as_evidence(body), misstated_amounts(body))
 
 
-def _checked(reply: dict[str, Any], result: dict[str, Any], refused: Any) -> Played:
-    """A round's answers, with any amount beyond 2^53 - 1 in its result marked malformed."""
-    bad = bad_amounts(result) if refused is None else ()
+def as_evidence(body: Mapping[str, object]) -> dict[str, object]:
+    safe = json_safe(dict(body))
+    assert isinstance(safe, dict)
+    return safe
+
+
+def _checked(
+    reply: Mapping[str, object], result: Mapping[str, object] | None, refused: Refusal | None
+) -> Played:
+    """A round's answers read, with any amount beyond 2^53 - 1 in its result marked
+    malformed."""
+    dealt = read_dealt(reply)
+    if result is None:
+        return Played(dealt, None, refused)
+    bad = misstated_amounts(result)
     if bad:
-        seat, wager, field = bad[0]
-        detail = f"seat {seat} {wager} {field} beyond 2^53 - 1"
-        return Played(reply, {}, refused, Malformed(detail, json_safe(result), bad))
-    return Played(reply, result, refused)
+        first = bad[0]
+        detail = f"seat {first.seat} {first.wager} {first.field} beyond 2^53 - 1"
+        return Played(dealt, None, refused, Malformed(detail, as_evidence(result), bad))
+    return Played(dealt, read_result(result), refused)
+
+
+Refusal = tuple[str, ErrorReply]
+
+
+def round_request(rnd: Stacked) -> tuple[str, dict[str, object]]:
+    return "round", {"seats": rnd.wagers, "cards": rnd.cards}
 
 
 def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
@@ -247,13 +282,11 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
     capability `pipeline` gets all the rounds in flight; callers give one round at a
     time otherwise, and its acts and result still go out without waiting.
     """
-    opened = ctx.adapter.exchange(
-        [("round", {"seats": r.wagers, "cards": r.cards}) for r in rounds]
-    )
-    second: list[tuple[str, dict[str, Any]]] = []
-    for rnd, reply in zip(rounds, opened, strict=True):
-        if isinstance(reply, dict):
-            ident = reply.get("round")
+    opened = ctx.adapter.exchange([round_request(r) for r in rounds])
+    idents = [None if isinstance(r, ErrorReply) else r["round"] for r in opened]
+    second: list[tuple[str, dict[str, object]]] = []
+    for rnd, ident in zip(rounds, idents, strict=True):
+        if ident is not None:
             second += [("act", {"round": ident, "seat": s, "action": a}) for s, a in rnd.actions]
             second.append(("result", {"round": ident}))
     try:
@@ -264,23 +297,24 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
             raise
         if len(rounds) > 1:  # the malformed round is the one its request names; the
             # others are played again alone (their answers went with the batch's)
-            named = obj(exc.evidence.get("request")).get("round")
-            for rnd, reply in zip(rounds, opened, strict=True):
+            named = exc.request_param("round")
+            for rnd, ident in zip(rounds, idents, strict=True):
                 # A transport that stops a batch at its fault (one request at a time)
                 # left the later rounds undecided: free the table first.
-                if isinstance(reply, dict):
-                    finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
+                if ident is not None:
+                    finish_round(ctx, ident, [s for s, _ in rnd.actions])
             return [
-                Played(reply, {}, None, malformed)
-                if isinstance(reply, dict) and named is not None and reply.get("round") == named
+                Played(read_dealt(reply), None, None, malformed)
+                if not isinstance(reply, ErrorReply) and named is not None and ident == named
                 else play_rounds(ctx, [rnd])[0]
-                for rnd, reply in zip(rounds, opened, strict=True)
+                for rnd, reply, ident in zip(rounds, opened, idents, strict=True)
             ]
-        return [Played(obj(opened[0]), {}, None, malformed)]
+        assert not isinstance(opened[0], ErrorReply)
+        return [Played(read_dealt(opened[0]), None, None, malformed)]
     played = []
     for rnd, reply in zip(rounds, opened, strict=True):
         if isinstance(reply, ErrorReply):
-            played.append(Played({}, {}, ("round", reply)))
+            played.append(Played(None, None, ("round", reply)))
             continue
         refused = None
         for op in ["act"] * len(rnd.actions):
@@ -290,10 +324,10 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
         result = next(answers)
         if isinstance(result, ErrorReply):
             refused = refused or ("result", result)
-            result = {}
         if refused is not None:  # free the table for the next round, as play_round does
-            finish_round(ctx, reply.get("round"), [s for s, _ in rnd.actions])
-        played.append(_checked(reply, result, refused))
+            finish_round(ctx, reply["round"], [s for s, _ in rnd.actions])
+        settled = None if refused is not None or isinstance(result, ErrorReply) else result
+        played.append(_checked(reply, settled, refused))
     return played
 
 
@@ -303,20 +337,20 @@ def play_round(ctx: Context, rnd: Stacked) -> Played:
     try:
         reply = ctx.adapter.request("round", seats=rnd.wagers, cards=rnd.cards)
     except ErrorReply as exc:
-        return Played({}, {}, ("round", exc))
-    ident = reply.get("round")
+        return Played(None, None, ("round", exc))
+    dealt = read_dealt(reply)
     for seat, action in rnd.actions:
         try:
-            ctx.adapter.request("act", round=ident, seat=seat, action=action)
+            ctx.adapter.request("act", round=dealt.round, seat=seat, action=action)
         except ErrorReply as exc:
-            finish_round(ctx, ident, [s for s, _ in rnd.actions])
-            return Played(reply, {}, ("act", exc))
+            finish_round(ctx, dealt.round, [s for s, _ in rnd.actions])
+            return Played(dealt, None, ("act", exc))
     try:
-        return _checked(reply, ctx.adapter.request("result", round=ident), None)
+        return _checked(reply, ctx.adapter.request("result", round=dealt.round), None)
     except ErrorReply as exc:
-        return Played(reply, {}, ("result", exc))
+        return Played(dealt, None, ("result", exc))
     except ProtocolViolation as exc:
         malformed = malformed_result(exc)
         if malformed is None:
             raise
-        return Played(reply, {}, None, malformed)
+        return Played(dealt, None, None, malformed)

@@ -10,7 +10,6 @@ randomized failure can be replayed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from harness.checks.judgement import judge_played, owner, refused_request, split
 from harness.checks.registry import CheckFailure, Context, NotTested, check, game_faults_fail
@@ -19,19 +18,28 @@ from harness.checks.replies import (
     Played,
     Stacked,
     finish_round,
-    items,
     legal_range,
-    obj,
     offers_aa_bonus,
+    open_round,
     play_round,
     playable_table,
+    recall,
     request_ok,
+    result_of,
     stake,
-    wager_pair,
 )
 from harness.differential.attribution import Disagreement, actual_seat, expected_seat, slug
 from harness.errors import ErrorReply
 from harness.protocol import Capability
+from harness.protocol.messages import (
+    Result,
+    SeatStakes,
+    Settled,
+    StackedCards,
+    fields_of,
+    seat_as_sent,
+    seat_stakes,
+)
 from harness.results.model import Finding, Outcome
 from harness.rules.cards import format_cards
 from harness.rules.game import Action, Deal
@@ -58,21 +66,18 @@ class AtTable:
         )
 
     @property
-    def evidence(self) -> dict[str, Any]:
+    def evidence(self) -> dict[str, object]:
         """The stakes played and how they were had (results.json counts them), and the
         written ones where they differ."""
-        played: dict[str, Any] = {"wagers": self.stacked().wagers, "stakes": self.how}
+        played: dict[str, object] = {"wagers": self.stacked().wagers, "stakes": self.how}
         if stakes_kind(self.how) is not StakesKind.AS_WRITTEN:
             written = {s.seat: (s.ante, s.aa_bonus) for s in self.vector.seats}
             played["written"] = _wagers(written)
         return played
 
 
-def _wagers(stakes: dict[int, tuple[int, int]]) -> list[dict[str, int]]:
-    return [
-        {"seat": n, "ante": ante, **({"aa_bonus": aa} if aa else {})}
-        for n, (ante, aa) in sorted(stakes.items())
-    ]
+def _wagers(stakes: dict[int, tuple[int, int]]) -> list[SeatStakes]:
+    return [seat_stakes(n, ante, aa) for n, (ante, aa) in sorted(stakes.items())]
 
 
 # A malformed amount in a result (harness/checks/replies.py, Malformed) is the game's money
@@ -90,7 +95,7 @@ MALFORMED_KINDS = {
 
 
 def judge_answer(
-    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: dict[str, Any], played: Played
+    ctx: Context, deal: Deal, plays: dict[int, SeatPlay], stacked: StackedCards, played: Played
 ) -> list[Disagreement]:
     """A played stacked round's disagreements with the rules (judge_played), or those of
     its malformed result: one per malformed amount, by the kind of the wager it settles,
@@ -104,23 +109,22 @@ def judge_answer(
 
 def malformed_disagreements(want: Settlement, malformed: Malformed) -> list[Disagreement]:
     """The disagreements of a malformed result (judge_answer)."""
-    expected = {s.seat: expected_seat(s) for s in want.seats}
+    expected = {s.seat: expected_seat(s).shown() for s in want.seats}
     folded = {s.seat for s in want.seats if s.action is Action.FOLD}
     first = min(expected, default=1)
-    reported = {obj(e).get("seat"): obj(e) for e in items(malformed.body.get("seats")) if obj(e)}
     found = []
-    for seat, wager, field in malformed.amounts:
-        value = obj(obj(reported.get(seat, {}).get("wagers")).get(wager)).get(field)
-        why = "outside 0 .. 2^53 - 1" if isinstance(value, int) else "not an integer"
+    for bad in malformed.amounts:
+        why = "outside 0 .. 2^53 - 1" if isinstance(bad.sent, int) else "not an integer"
         # A folded seat has no call to settle: money on it is the fold's row (row 7).
-        kind = "fold" if wager == "call" and seat in folded else MALFORMED_KINDS[wager, field]
+        folds = bad.wager == "call" and bad.seat in folded
+        kind = "fold" if folds else MALFORMED_KINDS[bad.wager, bad.field]
         found.append(
             Disagreement(
-                seat if seat in expected else first,
+                bad.seat if bad.seat in expected else first,
                 kind,
-                f"{wager} {field} {why}",
-                expected.get(seat, {}),
-                actual_seat(reported.get(seat, {})),
+                f"{bad.wager} {bad.field} {why}",
+                expected.get(bad.seat, {}),
+                seat_as_sent(malformed.body, bad.seat),
                 settled=False,
             )
         )
@@ -138,7 +142,9 @@ def malformed_disagreements(want: Settlement, malformed: Malformed) -> list[Disa
     return found
 
 
-def problems_of(ctx: Context, at: AtTable, played: Played) -> tuple[list[str], Any, Any]:
+def problems_of(
+    ctx: Context, at: AtTable, played: Played
+) -> tuple[list[str], object, dict[str, object]]:
     """What a vector's played round shows against the rules, for a failure's message:
     the refusal, the malformed result, or each difference of its settlement."""
     if played.refused is not None:
@@ -146,8 +152,14 @@ def problems_of(ctx: Context, at: AtTable, played: Played) -> tuple[list[str], A
         problem = f"{op} was refused with {error.code}: {error.message}"
         return [problem], "an ok reply", {"error": {"code": error.code, "message": error.message}}
     if played.malformed is not None:
-        _, expected, actual = compare_settlement(ctx, at, played.malformed.body)
-        return [f"result not protocol v1: {played.malformed.detail}"], expected, actual
+        want = settle(ctx.profile, at.vector.deal, at.plays, ctx.table)
+        actual: dict[str, object] = {
+            "problem": played.malformed.detail,
+            "result": played.malformed.body,
+        }
+        problem = f"result not protocol v1: {played.malformed.detail}"
+        return [problem], settlement_shown(want, at.vector.deal), actual
+    assert played.result is not None
     return compare_settlement(ctx, at, played.result)
 
 
@@ -163,7 +175,7 @@ def replay_vector(ctx: Context, vector: Vector) -> Outcome:
             needs="capability inject",
         )
     if not vector.valid:  # wagers the rules refuse, asked as written
-        wagers = [{"seat": s.seat, "ante": s.ante, "aa_bonus": s.aa_bonus} for s in vector.seats]
+        wagers = [SeatStakes(seat=s.seat, ante=s.ante, aa_bonus=s.aa_bonus) for s in vector.seats]
         with game_faults_fail():
             _expect_refusal(ctx, vector, wagers)
         return Outcome()
@@ -176,7 +188,7 @@ def replay_vector(ctx: Context, vector: Vector) -> Outcome:
         return Outcome(evidence={"stakes": at.how})
     problems, expected, actual = problems_of(ctx, at, played)
     # The stacked cards beside the money: the report draws the round.
-    evidence: dict[str, Any] = {"vector": vector.id, "file": str(vector.path)}
+    evidence: dict[str, object] = {"vector": vector.id, "file": str(vector.path)}
     evidence |= {"line": vector.line, "cards": vector.stacked_cards(), **at.evidence}
     if played.refused is not None:
         evidence["request"] = refused_request(played, stacked)
@@ -243,7 +255,7 @@ def at_table(ctx: Context, vector: Vector) -> AtTable:
     return AtTable(vector, plays, how)
 
 
-def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) -> None:
+def _expect_refusal(ctx: Context, vector: Vector, wagers: list[SeatStakes]) -> None:
     try:
         reply = ctx.adapter.request("round", seats=wagers, cards=vector.stacked_cards())
     except ErrorReply as exc:
@@ -255,7 +267,7 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
                 cause=("refusal-code", exc.code),
             ) from exc
         return
-    finish_round(ctx, reply.get("round"), [s.seat for s in vector.seats])
+    finish_round(ctx, reply["round"], [s.seat for s in vector.seats])
     raise CheckFailure(
         f"the game accepted wagers it must refuse with {vector.expected_error}",
         expected={"error": vector.expected_error},
@@ -264,64 +276,53 @@ def _expect_refusal(ctx: Context, vector: Vector, wagers: list[dict[str, Any]]) 
     )
 
 
+def settlement_shown(want: Settlement, deal: Deal) -> dict[str, object]:
+    """The rules' settlement of a round as a failure shows it beside the game's."""
+    return {
+        "board": [str(c) for c in deal.board],
+        "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+        "seats": {str(seat.seat): expected_seat(seat).shown() for seat in want.seats},
+    }
+
+
 def compare_settlement(
-    ctx: Context, at: AtTable, result: dict[str, Any]
-) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    ctx: Context, at: AtTable, result: Result
+) -> tuple[list[str], dict[str, object], dict[str, object]]:
     """Differences between a `result` reply and the rules oracle's settlement of the
     vector at the stakes played: (problems, expected, actual)."""
     want = settle(ctx.profile, at.vector.deal, at.plays, ctx.table)
+    expected = settlement_shown(want, at.vector.deal)
+    if not isinstance(result, Settled):
+        return [f"the round is {result.status}, not settled"], expected, {"status": result.status}
     problems: list[str] = []
-    board = [str(c) for c in at.vector.deal.board]
-    dealer = obj(result.get("dealer"))
-    expected: dict[str, Any] = {
-        "board": board,
-        "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
-        "seats": {},
-    }
-    actual: dict[str, Any] = {
-        "board": result.get("board"),
-        "dealer": {"hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")},
-        "seats": {},
-    }
-    if result.get("board") != board:
-        problems.append(f"board {result.get('board')} is not the stacked {board}")
-    for key in ("hand", "qualifies"):
-        if dealer.get(key) != expected["dealer"][key]:
-            problems.append(
-                f"dealer {key} {dealer.get(key)!r}, expected {expected['dealer'][key]!r}"
-            )
-    by_number = {s.get("seat"): s for s in items(result.get("seats")) if isinstance(s, dict)}
+    board = expected["board"]
+    seats: dict[str, object] = {}
+    dealer = {"hand": result.dealer.hand, "qualifies": result.dealer.qualifies}
+    actual: dict[str, object] = {"board": list(result.board), "dealer": dealer, "seats": seats}
+    if actual["board"] != board:
+        problems.append(f"board {actual['board']} is not the stacked {board}")
+    wanted_dealer = {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies}
+    problems += [
+        f"dealer {key} {dealer[key]!r}, expected {value!r}"
+        for key, value in wanted_dealer.items()
+        if dealer[key] != value
+    ]
     for exp in want.seats:
-        got = by_number.get(exp.seat)
-        aa = exp.aa_bonus
-        wanted: dict[str, Any] = {
-            "action": exp.action.value,
-            "ante": [exp.ante.stake, exp.ante.returned],
-            "call": [exp.call.stake, exp.call.returned],
-            "aa_bonus": [aa.stake, aa.returned] if aa else None,
-        }
-        if exp.action is Action.CALL:
-            wanted["hand"] = exp.hand.wire
-        expected["seats"][str(exp.seat)] = wanted
+        got = result.seat(exp.seat)
         if got is None:
             problems.append(f"seat {exp.seat} missing from the result")
             continue
-        wagers = obj(got.get("wagers"))
-        have = {
-            "action": got.get("action"),
-            "ante": wager_pair(wagers.get("ante")),
-            "call": wager_pair(wagers.get("call")),
-            "aa_bonus": wager_pair(wagers.get("aa_bonus")),
-        }
-        if wanted["aa_bonus"] is None and have["aa_bonus"] in (None, [0, 0]):
-            have["aa_bonus"] = None
+        wanted = expected_seat(exp).shown()
+        have = actual_seat(got).shown()
         if "hand" in wanted:
-            have["hand"] = got.get("hand")
-        actual["seats"][str(exp.seat)] = have
-        for key, value in wanted.items():
-            if have.get(key) != value:
-                problems.append(f"seat {exp.seat} {key} {have.get(key)!r}, expected {value!r}")
-    extra = sorted(set(by_number) - set(at.plays), key=str)
+            have["hand"] = got.hand
+        seats[str(exp.seat)] = have
+        problems += [
+            f"seat {exp.seat} {key} {have.get(key)!r}, expected {value!r}"
+            for key, value in wanted.items()
+            if have.get(key) != value
+        ]
+    extra = sorted({s.seat for s in result.seats} - set(at.plays))
     if extra:
         problems.append(f"result has seats {extra} that did not play")
     return problems, expected, actual
@@ -333,22 +334,22 @@ def aa_bonus_timing(ctx: Context) -> Outcome:
     if not offers_aa_bonus(ctx):
         raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
     seats = [1, 2] if ctx.seats >= 2 else [1]
-    cards: dict[str, Any] = {
-        "seats": {"1": ["As", "Ad"], "2": ["7c", "2d"]},
+    holes = {"1": ["As", "Ad"], "2": ["7c", "2d"]}
+    cards: StackedCards = {
+        "seats": {str(s): holes[str(s)] for s in seats},
         "dealer": ["5c", "5d"],
         "flop": ["Kh", "7d", "2c"],
         "turn": "9s",
         "river": "4h",
     }
-    cards["seats"] = {str(s): cards["seats"][str(s)] for s in seats}
     lo = stake(ctx)
     aa_lo = stake(ctx, "aa_bonus")
-    wagers = [{"seat": s, "ante": lo, "aa_bonus": aa_lo} for s in seats]
-    reply = request_ok(ctx, "round", seats=wagers, cards=cards)
+    dealt = open_round(ctx, [seat_stakes(s, lo, aa_lo) for s in seats], cards)
     for seat in seats:
-        request_ok(ctx, "act", round=reply.get("round"), seat=seat, action="call")
-    result = request_ok(ctx, "result", round=reply.get("round"))
-    kinds = [e.get("type") for e in items(result.get("events")) if isinstance(e, dict)]
+        request_ok(ctx, "act", round=dealt.round, seat=seat, action="call")
+    result = result_of(ctx, dealt.round)
+    events = result.events if isinstance(result, Settled) else ()
+    kinds = [e.type for e in events]
     needed = ["action", "aa_bonus_settled", "turn_dealt", "river_dealt"]
     if any(k not in kinds for k in needed):
         raise CheckFailure("events lack a step", expected=needed, actual=kinds)
@@ -413,21 +414,22 @@ def aa_bonus_locked(ctx: Context) -> Outcome:
     itself shows whether the last two cards were looked at."""
     if not offers_aa_bonus(ctx):
         raise NotTested("the game declares no AA Bonus", needs="an AA Bonus table in hello")
-    wager = {"seat": 1, "ante": stake(ctx), "aa_bonus": stake(ctx, "aa_bonus")}
+    wager = seat_stakes(1, stake(ctx), stake(ctx, "aa_bonus"))
     for hole, flop, endings, action in LOCKED_PAIRS:
         settled = []
         for turn, river in endings:
-            cards = {"seats": {"1": list(hole)}, "dealer": list(LOCKED_DEALER),
-                     "flop": list(flop), "turn": turn, "river": river}  # fmt: skip
-            reply = request_ok(ctx, "round", seats=[wager], cards=cards)
+            cards: StackedCards = {"seats": {"1": list(hole)}, "dealer": list(LOCKED_DEALER),
+                                   "flop": list(flop), "turn": turn, "river": river}  # fmt: skip
+            dealt = open_round(ctx, [wager], cards)
             try:
-                request_ok(ctx, "act", round=reply.get("round"), seat=1, action=action)
+                request_ok(ctx, "act", round=dealt.round, seat=1, action=action)
             except CheckFailure:
-                finish_round(ctx, reply.get("round"), [1])
+                finish_round(ctx, dealt.round, [1])
                 raise
-            result = request_ok(ctx, "result", round=reply.get("round"))
-            seat = next((obj(s) for s in items(result.get("seats")) if obj(s).get("seat") == 1), {})
-            settled.append(wager_pair(obj(seat.get("wagers")).get("aa_bonus")))
+            result = result_of(ctx, dealt.round)
+            seat = result.seat(1) if isinstance(result, Settled) else None
+            aa = None if seat is None else seat.wagers.aa_bonus
+            settled.append(None if aa is None else list(aa.pair))
         if settled[0] != settled[1]:
             (t1, r1), (t2, r2) = endings
             raise CheckFailure(
@@ -456,7 +458,7 @@ RECALL_BOARD = "AK938"  # flop, turn, river
 SUITS = "shdc"
 
 
-def recall_cards(n: int, seats: list[int]) -> dict[str, Any]:
+def recall_cards(n: int, seats: list[int]) -> StackedCards:
     """Round `n`'s stacked cards (see RECALL_HOLES): the suits turn with n."""
     order = SUITS[n % 4 :] + SUITS[: n % 4]
 
@@ -486,61 +488,54 @@ def history_recall(ctx: Context) -> Outcome:
     aa = stake(ctx, "aa_bonus") if offers_aa_bonus(ctx) else 0
     stacked = Capability.INJECT in ctx.capabilities
     low, high = legal_range(ctx, "ante")
-    results: list[dict[str, Any]] = []
+    results: list[Result] = []
     for n in range(RECALLED_ROUNDS):
         if stacked:  # every wager won and lost among the rounds; each round its own ante
-            wagers = [
-                {"seat": s, "ante": min(low + n, high), **({"aa_bonus": aa} if aa else {})}
-                for s in seats
-            ]
-            reply = request_ok(ctx, "round", seats=wagers, cards=recall_cards(n, seats))
+            wagers = [seat_stakes(s, min(low + n, high), aa) for s in seats]
+            dealt = open_round(ctx, wagers, recall_cards(n, seats))
         else:  # the game's own cards: a rewrite shows only where they make it differ
-            wagers = [
-                {"seat": s, "ante": stake(ctx), **({"aa_bonus": aa} if aa and n % 2 else {})}
-                for s in seats
-            ]
-            reply = request_ok(ctx, "round", seats=wagers)
+            dealt = open_round(ctx, [seat_stakes(s, stake(ctx), aa * (n % 2)) for s in seats])
         try:
             for s in seats:
                 action = "call" if stacked or (n + s) % 3 else "fold"
-                request_ok(ctx, "act", round=reply.get("round"), seat=s, action=action)
+                request_ok(ctx, "act", round=dealt.round, seat=s, action=action)
         except CheckFailure:
-            finish_round(ctx, reply.get("round"), seats)
+            finish_round(ctx, dealt.round, seats)
             raise
-        results.append(request_ok(ctx, "result", round=reply.get("round")))
-    rounds = items(request_ok(ctx, "history", last=RECALLED_ROUNDS).get("rounds"))
+        results.append(result_of(ctx, dealt.round))
+    rounds = recall(ctx, RECALLED_ROUNDS)
     if len(rounds) < RECALLED_ROUNDS:
         raise CheckFailure(
             f"history recalls {len(rounds)} of the last {RECALLED_ROUNDS} rounds",
-            expected=[r.get("round") for r in results],
-            actual=[obj(r).get("round") for r in rounds],
+            expected=[r.round for r in results],
+            actual=[r.round for r in rounds],
         )
     recalled = rounds[-RECALLED_ROUNDS:]
     for n, (was, now) in enumerate(zip(results, recalled, strict=True)):
         if now == was:
             continue
-        keys = sorted({*was, *obj(now)}, key=str)
-        differing = [k for k in keys if obj(now).get(k) != was.get(k)]
+        reported, kept = fields_of(was), fields_of(now)
+        differing = [k for k in sorted({*reported, *kept}) if kept.get(k) != reported.get(k)]
         raise CheckFailure(
             f"history's round {n + 1} of the last {RECALLED_ROUNDS} (round "
-            f"{was.get('round')!r}) is not what result reported: it differs in "
-            f"{', '.join(map(str, differing))}",
-            expected={k: was.get(k) for k in differing},
-            actual={k: obj(now).get(k) for k in differing},
-            evidence={"history": recalled},
+            f"{was.round!r}) is not what result reported: it differs in "
+            f"{', '.join(differing)}",
+            expected={k: reported.get(k) for k in differing},
+            actual={k: kept.get(k) for k in differing},
+            evidence={"history": [fields_of(r) for r in recalled]},
         )
-    dealt = "stacked: every wager both won and lost" if stacked else "the game's own cards"
-    return Outcome(evidence={"rounds_recalled": RECALLED_ROUNDS, "rounds_dealt": dealt})
+    how = "stacked: every wager both won and lost" if stacked else "the game's own cards"
+    return Outcome(evidence={"rounds_recalled": RECALLED_ROUNDS, "rounds_dealt": how})
 
 
 def repro_vector(
     ctx: Context, name: str, deal: Deal, plays: dict[int, SeatPlay], want: Settlement
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
     expected values are the oracle's; the controller adds the clause and writes it."""
 
-    def expected(seat: SeatSettlement) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def expected(seat: SeatSettlement) -> dict[str, object]:
+        row: dict[str, object] = {
             "seat": seat.seat,
             "ante": [seat.ante.stake, seat.ante.returned],
             "call": [seat.call.stake, seat.call.returned],

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import msgspec
 import numpy as np
@@ -15,12 +14,9 @@ from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
     Malformed,
-    bad_amounts,
+    as_evidence,
     finish_round,
-    items,
-    json_safe,
     malformed_result,
-    obj,
     parse,
     stake,
     three,
@@ -32,6 +28,15 @@ from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.gamemath import main_game
 from harness.gamemath.rng import scipy_stats
 from harness.protocol import Capability
+from harness.protocol.messages import (
+    Settled,
+    StackedCards,
+    cards_as_sent,
+    misstated_amounts,
+    read_dealt,
+    read_result,
+    seat_stakes,
+)
 from harness.results.model import (
     Finding,
     FoundBy,
@@ -149,7 +154,7 @@ def simulation_section(shares: Shares) -> Simulation:
     return Simulation(status=r.status, reason=r.message)
 
 
-def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[dict[str, Any]]:
+def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[StackedCards]:
     """Stacked rounds (a `round` request's `cards`) drawn from a run's seed and a check's
     name: the same seed deals the same rounds, in the same order, on any machine."""
     source = np.random.default_rng([seed, zlib.crc32(name.encode())])
@@ -171,20 +176,20 @@ def _simulated_round(
     seats: list[int],
     ante: int,
     number: int,
-    cards: dict[str, Any] | None,
+    cards: StackedCards | None,
 ) -> tuple[int | None, int, list[Seen]]:
     """Play one round optimally: (money won across seats by the rules, None when the round
     could not be settled; seats that called; the disagreements with the rules)."""
-    wagers = [{"seat": s, "ante": ante} for s in seats]
+    wagers = [seat_stakes(s, ante) for s in seats]
     plays = {s: SeatPlay(s, ante, 0, Action.FOLD) for s in seats}
-    round_id: Any = None
+    round_id: str | int | None = None
 
     def refusal(op: str, exc: ErrorReply) -> tuple[None, int, list[Seen]]:
         """A legal round the game refused: a finding of the clause it breaks, no money."""
         if round_id is not None:
             finish_round(ctx, round_id, seats)
         seen = Seen(
-            number, round_id, cards or {}, plays, None, refused(seats[0], op, exc.code, exc.message)
+            number, round_id, cards, plays, None, refused(seats[0], op, exc.code, exc.message)
         )
         return None, 0, [seen]
 
@@ -192,17 +197,15 @@ def _simulated_round(
         reply = ctx.adapter.request("round", seats=wagers, **({"cards": cards} if cards else {}))
     except ErrorReply as exc:
         return refusal("round", exc)
-    round_id = reply.get("round")
+    shown = read_dealt(reply)
+    round_id = shown.round
     try:
-        flop = three(parse(reply.get("flop"), "flop", number))
-        holes: dict[int, tuple[Card, Card]] = {}
-        for e in items(reply.get("seats")):
-            if isinstance(e, dict) and isinstance(e.get("seat"), int):
-                holes[e["seat"]] = two(parse(e.get("hole"), f"seat {e['seat']} hole", number))
+        flop = three(parse(list(shown.flop), "flop", number))
+        holes = {
+            e.seat: two(parse(list(e.hole), f"seat {e.seat} hole", number)) for e in shown.seats
+        }
         if sorted(holes) != seats:
-            raise CheckFailure(
-                f"round {number}: hole cards for seats {sorted(holes, key=str)}, not {seats}"
-            )
+            raise CheckFailure(f"round {number}: hole cards for seats {sorted(holes)}, not {seats}")
     except CheckFailure:
         finish_round(ctx, round_id, seats)
         raise
@@ -215,28 +218,33 @@ def _simulated_round(
             return refusal("act", exc)
     malformed: Malformed | None = None
     try:
-        result = ctx.adapter.request("result", round=round_id)
-        amounts = bad_amounts(result)
+        body = ctx.adapter.request("result", round=round_id)
+        amounts = misstated_amounts(body)
         if amounts:  # every amount of a round at the stakes played fits in 2^53 - 1
-            detail = "an amount beyond 2^53 - 1"
-            malformed = Malformed(detail, json_safe(result), amounts)
+            malformed = Malformed("an amount beyond 2^53 - 1", as_evidence(body), amounts)
     except ErrorReply as exc:
         return refusal("result", exc)
     except ProtocolViolation as exc:  # in step: it costs this round alone
         malformed = malformed_result(exc)
         if malformed is None:
             raise
-        result = malformed.body
+        body = malformed.body
+    result = None if malformed is not None else read_result(body)
     if malformed is not None and cards is not None:  # the stacked cards settle the round,
         # whatever of them the malformed result mis-states (docs/differential.md)
         board = [*flop, *(parse([cards["turn"], cards["river"]], "stacked", number))]
         dealer = two(parse(cards["dealer"], "stacked dealer", number))
+    elif isinstance(result, Settled) or result is None:
+        board_sent, dealer_sent = (
+            (result.board, result.dealer.hole) if result is not None else cards_as_sent(body)
+        )
+        board = [*parse(board_sent, "board", number)]
+        dealer = two(parse(dealer_sent, "dealer hole", number))
     else:
-        board = [*parse(result.get("board"), "board", number)]
-        dealer = two(parse(obj(result.get("dealer")).get("hole"), "dealer hole", number))
+        raise CheckFailure(f"round {number}: the game answered the round {result.status}")
     if len(board) != 5 or tuple(board[:3]) != flop:
-        raise CheckFailure(f"round {number}: board {result.get('board')} does not extend the flop")
-    dealt = {  # as a stacked round's `cards`: what the report draws a failing round from
+        raise CheckFailure(f"round {number}: board {format_cards(board)} does not extend the flop")
+    dealt: StackedCards = {  # what the report draws a failing round from
         "seats": {str(s): format_cards(holes[s]) for s in seats},
         "dealer": format_cards(dealer),
         "flop": format_cards(flop),
@@ -251,13 +259,14 @@ def _simulated_round(
         )
         return None, 0, [Seen(number, round_id, dealt, plays, None, d)]
     # Judged by the decision table (harness/checks/judgement.py): the stacked cards first.
-    if malformed is not None:  # no money to count: the round has no return
+    if malformed is not None or result is None:  # no money to count: the round has no return
+        assert malformed is not None
         seen = [
             Seen(number, round_id, dealt, plays, want, d)
             for d in malformed_disagreements(want, malformed)
         ]
         return None, 0, seen
-    found = judge(want, cards if cards is not None else dealt, reply, result)
+    found = judge(want, cards if cards is not None else dealt, shown, result)
     won = sum(
         seat.ante.returned + seat.call.returned - seat.ante.stake - seat.call.stake
         for seat in want.seats
@@ -271,8 +280,8 @@ class Seen:
     """A disagreement in one simulated round, with what reproduces it."""
 
     number: int
-    round_id: Any
-    cards: dict[str, Any]
+    round_id: str | int | None
+    cards: StackedCards | None  # None: a round refused before the game dealt it
     plays: dict[int, SeatPlay]
     want: Settlement | None  # None: the cards cannot be settled (a card dealt twice)
     disagreement: Disagreement
@@ -285,11 +294,11 @@ def _finding(ctx: Context, seen: Seen, count: int) -> Finding:
     clause = owner(ctx, d.kind)
     c = seen.cards
     shown = "cards not shown"  # a round refused before the game dealt it
-    if c:
+    if c is not None:
         shown = f"seat {d.seat} hole {' '.join(c['seats'].get(str(d.seat)) or [])}, dealer "
         shown += f"{' '.join(c['dealer'])}, board {' '.join([*c['flop'], c['turn'], c['river']])}"
     repro = None
-    if seen.want is not None:
+    if seen.want is not None and c is not None:
         deal = Deal(
             {s: two(parse(c["seats"][str(s)], "hole", seen.number)) for s in seen.plays},
             two(parse(c["dealer"], "dealer", seen.number)),
@@ -309,7 +318,7 @@ def _finding(ctx: Context, seen: Seen, count: int) -> Finding:
         f"{seen.round_id}), {shown}",
         expected=d.expected,
         actual=d.actual,
-        evidence={"seat": d.seat, "cards": c, "round_number": seen.number},
+        evidence={"seat": d.seat, "cards": c or {}, "round_number": seen.number},
         repro=repro,
     )
 

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from harness.cli.common import UsageError, check_adapter, deck_progress
 from harness.defaults import DEFAULT_DECKS, DEFAULT_PROFILE
 from harness.errors import ChcertError
@@ -67,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CODES[Verdict.INCOMPLETE]
     if args.json:
         named = {"implementation": declared.sent.get("name")}
-        print(json.dumps({**named, **staged.to_json()}, indent=2))
+        section = msgspec.to_builtins(staged.section())
+        print(json.dumps({**named, **section}, indent=2))
     else:
         _print_battery(staged, declared.name, seconds)
     return 0 if staged.passed else 1
@@ -94,11 +97,11 @@ def _print_battery(staged: StagedBattery, name: str, seconds: float) -> None:
     print(f"stage 1: {battery.decks:,} decks, family-wise alpha {battery.alpha}")
     _print_tests(battery)
     die = battery.dieharder
-    if die.get("ran"):
-        shown = ", ".join(f"{t['name']} {t.get('assessment')}" for t in die["tests"])
+    if die is not None and die.ran:
+        shown = ", ".join(f"{t.name} {t.assessment}" for t in die.tests)
         print(f"dieharder (informational, outside the corrected family): {shown}")
     else:
-        print(f"dieharder: not run ({die.get('reason')})")
+        print(f"dieharder: not run ({die.reason if die else 'not asked'})")
     if second is None:
         why = "stage 1's rejection is gross" if staged.gross else "stage 1 rejected nothing"
         print(f"stage 2: not run: {why}")

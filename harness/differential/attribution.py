@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
 
-from harness.rules.game import Action
+import msgspec
+
+from harness.protocol.messages import Dealer, Dealt, Result, Settled, SettledSeat, StackedCards
+from harness.protocol.messages import Wager as WireWager
+from harness.rules.game import Action, Wager
 from harness.rules.oracle import SeatSettlement, Settlement
 
 KINDS = (
@@ -53,8 +56,8 @@ class Disagreement:
     seat: int
     kind: str
     detail: str
-    expected: dict[str, Any]
-    actual: dict[str, Any]
+    expected: object  # evidence, as JSON shows it: the rules' side
+    actual: object  # evidence: the game's side
     settled: bool = True  # False: the game refused the round; none of its seats was settled
     # The cause row 6 would give the seat (a seat settled as another of the round) where
     # the round alone cannot tell it from the seat's own fault: taken when the item's
@@ -91,43 +94,38 @@ def refused(seat: int, op: str, code: str, message: str) -> Disagreement:
     )
 
 
-def dealt(reply: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def dealt(shown: Dealt, result: Settled) -> StackedCards:
     """The cards the game says it dealt, as a stacked round's `cards` param."""
-    board = (_items(result.get("board")) + [None] * 5)[:5]
     return {
-        "seats": {
-            str(e.get("seat")): e.get("hole")
-            for e in _items(reply.get("seats"))
-            if isinstance(e, dict)
-        },
-        "dealer": _obj(result.get("dealer")).get("hole"),
-        "flop": reply.get("flop"),
-        "turn": board[3],
-        "river": board[4],
+        "seats": {str(s.seat): list(s.hole) for s in shown.seats},
+        "dealer": list(result.dealer.hole),
+        "flop": list(shown.flop),
+        "turn": result.board[3],
+        "river": result.board[4],
     }
 
 
 def judge(
-    want: Settlement, stacked: dict[str, Any], reply: dict[str, Any], result: dict[str, Any]
+    want: Settlement, stacked: StackedCards, shown: Dealt, result: Result
 ) -> list[Disagreement]:
     """Every disagreement of a played stacked round with the rules, by the decision table:
-    cards other than the stacked ones (row 1) stand alone, since nothing else can then be
-    judged; seats the result reports beyond those that played break its shape (row 4)."""
-    shown = dealt(reply, result)
-    if shown != stacked or _items(result.get("board"))[:3] != stacked["flop"]:
-        first = min((s.seat for s in want.seats), default=1)
-        return [Disagreement(first, "deal", "cards other than the stacked ones", stacked, shown)]
+    a round left unsettled breaks the result's shape (row 4), cards other than the
+    stacked ones (row 1) stand alone, since nothing else can then be judged; seats the
+    result reports beyond those that played break its shape (row 4)."""
+    first = min((s.seat for s in want.seats), default=1)
+    if not isinstance(result, Settled):
+        return [
+            Disagreement(
+                first, "result-shape", f"a round {result.status} where one was settled",
+                {"status": "settled"}, {"status": result.status},
+            )
+        ]  # fmt: skip
+    cards = dealt(shown, result)
+    if cards != stacked or list(result.board[:3]) != stacked["flop"]:
+        return [Disagreement(first, "deal", "cards other than the stacked ones", stacked, cards)]
     found = disagreements(want, result)
     played = {s.seat for s in want.seats}
-    extra = sorted(
-        {
-            s.get("seat")
-            for s in _items(result.get("seats"))
-            if isinstance(s, dict) and isinstance(s.get("seat"), (int, str))
-        }
-        - played,
-        key=str,
-    )
+    extra = sorted({s.seat for s in result.seats} - played)
     if extra:
         found.append(
             Disagreement(
@@ -138,80 +136,90 @@ def judge(
     return found
 
 
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+Pair = tuple[int, int]  # a wager's [stake, returned]
+ANTE, CALL, AA = 0, 1, 2  # a seat's wagers in SeatMoney.wagers' order (WAGERS)
 
 
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+class SeatMoney(msgspec.Struct, frozen=True):
+    """A seat's settlement as the decision table compares it: its decision, its hand
+    (of a call) and each wager as (stake, returned), an AA Bonus not staked None."""
+
+    action: str
+    hand: str | None
+    ante: Pair
+    call: Pair
+    aa_bonus: Pair | None
+
+    @property
+    def wagers(self) -> tuple[Pair | None, Pair | None, Pair | None]:
+        return self.ante, self.call, self.aa_bonus
+
+    def shown(self) -> dict[str, object]:
+        """As evidence: the wire's names, a fold's hand left out (nothing is judged of it)."""
+        row = msgspec.to_builtins(self)
+        assert isinstance(row, dict)
+        if self.action == Action.FOLD.value:
+            del row["hand"]
+        return row
 
 
-def _pair(value: Any) -> list[Any] | None:
-    return [value.get("stake"), value.get("returned")] if isinstance(value, dict) else None
-
-
-def _outcome(pair: list[Any] | None) -> str:
-    """won, pushed or lost, from [stake, returned]."""
-    if not pair or not all(isinstance(v, int) for v in pair):
+def _outcome(pair: Pair | None) -> str:
+    """won, pushed or lost, from (stake, returned)."""
+    if pair is None:
         return "unreported"
     stake, returned = pair
     return "won" if returned > stake else "pushed" if returned == stake else "lost"
 
 
-def expected_seat(seat: SeatSettlement) -> dict[str, Any]:
-    """A seat's settlement as the wire shows it."""
-    row: dict[str, Any] = {
-        "action": seat.action.value,
-        "hand": seat.hand.wire if seat.action is Action.CALL else None,
-        "ante": [seat.ante.stake, seat.ante.returned],
-        "call": [seat.call.stake, seat.call.returned],
-        "aa_bonus": [seat.aa_bonus.stake, seat.aa_bonus.returned] if seat.aa_bonus else None,
-    }
-    return row
+def _owed(wager: Wager | None) -> Pair | None:
+    return None if wager is None else (wager.stake, wager.returned)
 
 
-def actual_seat(reported: dict[str, Any]) -> dict[str, Any]:
-    wagers = reported.get("wagers") if isinstance(reported.get("wagers"), dict) else {}
-    assert isinstance(wagers, dict)
-    aa = _pair(wagers.get("aa_bonus"))
-    return {
-        "action": reported.get("action"),
-        "hand": reported.get("hand"),
-        "ante": _pair(wagers.get("ante")),
-        "call": _pair(wagers.get("call")),
-        "aa_bonus": None if aa in (None, [0, 0]) else aa,
-    }
+def _paid(wager: WireWager | None) -> Pair | None:
+    return None if wager is None or wager.pair == (0, 0) else wager.pair
 
 
-def disagreements(want: Settlement, result: dict[str, Any]) -> list[Disagreement]:
+def expected_seat(seat: SeatSettlement) -> SeatMoney:
+    """A seat's settlement by the rules."""
+    return SeatMoney(
+        seat.action.value,
+        seat.hand.wire if seat.action is Action.CALL else None,
+        (seat.ante.stake, seat.ante.returned),
+        (seat.call.stake, seat.call.returned),
+        _owed(seat.aa_bonus),
+    )
+
+
+def actual_seat(reported: SettledSeat) -> SeatMoney:
+    """A seat's settlement as the game reported it (a fold's hand read as none)."""
+    wagers = reported.wagers
+    hand = reported.hand if reported.action == Action.CALL.value else None
+    return SeatMoney(
+        reported.action, hand, wagers.ante.pair, wagers.call.pair, _paid(wagers.aa_bonus)
+    )
+
+
+def disagreements(want: Settlement, result: Settled) -> list[Disagreement]:
     """Every seat whose settlement differs from the oracle's, attributed by the table."""
-    dealer = result.get("dealer") if isinstance(result.get("dealer"), dict) else {}
-    assert isinstance(dealer, dict)
-    reported = {s.get("seat"): s for s in result.get("seats") or [] if isinstance(s, dict)}
+    dealer = result.dealer
+    reported = {s.seat: s for s in result.seats}
     copied, maybe = settled_as_another(want, reported)
+    dealer_differs = (
+        dealer.hand != want.dealer_hand.wire or dealer.qualifies != want.dealer_qualifies
+    )
     found = []
     for seat in want.seats:
         expected = expected_seat(seat)
         got = reported.get(seat.seat)
-        actual = actual_seat(got) if got is not None else {}
-        shown = (
-            {k: v for k, v in actual.items() if k != "hand"}
-            if seat.action is Action.FOLD
-            else actual
-        )
-        if seat.action is Action.FOLD:
-            expected = {k: v for k, v in expected.items() if k != "hand"}
-        dealer_differs = (
-            dealer.get("hand") != want.dealer_hand.wire
-            or dealer.get("qualifies") != want.dealer_qualifies
-        )
-        if shown == expected and not dealer_differs:
+        actual = actual_seat(got) if got is not None else None
+        if actual == expected and not dealer_differs:
             continue
-        kind, detail = attribute(
-            want, seat, expected, actual if got is not None else None, dealer, seat.seat in copied
-        )
+        kind, detail = attribute(want, seat, expected, actual, dealer, seat.seat in copied)
         alternative = COPY_CAUSE if seat.seat in maybe else None
-        found.append(Disagreement(seat.seat, kind, detail, expected, actual, True, alternative))
+        shown = {} if actual is None else actual.shown()
+        found.append(
+            Disagreement(seat.seat, kind, detail, expected.shown(), shown, True, alternative)
+        )
     return found
 
 
@@ -228,36 +236,31 @@ def resolve_copies(found: list[Disagreement]) -> list[Disagreement]:
     ]
 
 
-WAGERS = ("ante", "call", "aa_bonus")
 COPIED = "a seat settled as another seat of the round"  # row 6's detail: one cause
 COPY_CAUSE = ("comparison", COPIED)
 
-
-def _money(row: dict[str, Any]) -> dict[str, Any]:
-    """A seat's wagers as [stake, returned] pairs, an AA Bonus not staked as None."""
-    return {w: (None if row.get(w) in (None, [0, 0]) else row.get(w)) for w in WAGERS}
+Money = tuple[Pair | None, Pair | None, Pair | None]  # SeatMoney.wagers
 
 
-def _stake(pair: Any) -> int:
-    return pair[0] if isinstance(pair, list) and isinstance(pair[0], int) else 0
+def _stake(pair: Pair | None) -> int:
+    return pair[0] if pair is not None else 0
 
 
-def _as_source(got: Any, source: Any, own: Any, mode: str) -> bool:
+def _as_source(got: Pair | None, source: Pair | None, own: Pair | None, mode: str) -> bool:
     """Whether a wager the game reported is the source seat's by the rules, in one way of
     copying it: `literal` (its stake and return), `returned` (the seat's own stake, the
     source's return) or `scaled` (the source's outcome at the seat's own stake)."""
     if mode == "literal" or source is None or _stake(source) == 0:
-        return bool(got == source)
-    if not isinstance(got, list) or _stake(got) != _stake(own) or _stake(own) == 0:
+        return got == source
+    if got is None or _stake(got) != _stake(own) or _stake(own) == 0:
         return False
     if mode == "returned":
-        return bool(got[1] == source[1])
-    returned = got[1]
-    return isinstance(returned, int) and returned * source[0] == source[1] * got[0]
+        return got[1] == source[1]
+    return got[1] * source[0] == source[1] * got[0]
 
 
 def _evident(
-    mode: str, source: dict[str, Any], others: dict[int, tuple[Any, Any]], wrong: list[int]
+    mode: str, source: Money, others: dict[int, tuple[Money, Money]], wrong: list[int]
 ) -> bool:
     """Whether the round shows the copy, not a fault of one seat's own settlement that
     happens to match another seat's (a tie settled as lost beside a seat that lost, at
@@ -272,35 +275,35 @@ def _evident(
     gives."""
     # Seats owed the same rates (two flushes, each paid at even money) are one row's
     # fault as well as a copy: only seats owed different rates tell them apart.
-    owed = {tuple(_rate(others[n][1][w]) for w in WAGERS) for n in wrong}
+    owed = {tuple(_rate(pair) for pair in others[n][1]) for n in wrong}
     if mode == "literal":  # beyond doubt when a seat shows stakes not its own, or two
         # seats owed different rates both show the source's (no one row explains both)
         return len(owed) >= 2 or any(
-            _stake(others[n][0][w]) != _stake(others[n][1][w]) for n in wrong for w in WAGERS
+            _stake(got) != _stake(own) for n in wrong for got, own in zip(*others[n], strict=True)
         )
     if mode == "returned":  # a seat settled wrongly shows a return that is not nothing at
         # a stake not the source's, and two seats owed different rates show it: one seat
         # paid even money beside a push at twice its stake is a one-row fault as well
         return len(owed) >= 2 and any(
-            source[w] is not None and source[w][1] > 0 and _stake(own[w]) != _stake(source[w])
-            for got, own in (others[n] for n in wrong)
-            for w in WAGERS
+            from_source is not None and from_source[1] > 0 and _stake(own) != _stake(from_source)
+            for n in wrong
+            for own, from_source in zip(others[n][1], source, strict=True)
         )
     rate = any(
-        got[w] != own[w] and (w == "aa_bonus" or _outcome(got[w]) == _outcome(own[w]))
+        got[w] != own[w] and (w == AA or _outcome(got[w]) == _outcome(own[w]))
         for got, own in others.values()
-        for w in WAGERS
+        for w in (ANTE, CALL, AA)
     )
     return len(others) >= 2 and len(wrong) >= 2 and rate and len(owed) >= 2
 
 
-def _rate(pair: Any) -> Fraction | None:
+def _rate(pair: Pair | None) -> Fraction | None:
     """What a wager returns per unit staked; None when nothing was staked."""
-    return Fraction(pair[1], pair[0]) if _stake(pair) else None
+    return Fraction(pair[1], pair[0]) if pair is not None and _stake(pair) else None
 
 
 def settled_as_another(
-    want: Settlement, reported: dict[Any, dict[str, Any]]
+    want: Settlement, reported: dict[int, SettledSeat]
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Row 6 of the table: the seats the game settled as another seat of the same round
     (the seat it maps to), where each hand is to be settled against the dealer on its own
@@ -312,10 +315,8 @@ def settled_as_another(
     of two seats at the same stakes is where a one-row fault can match by chance (a
     tie settled as lost beside a seat that lost), and this row then takes it, as the
     first matching row of the table does (docs/differential.md)."""
-    expected = {s.seat: _money(expected_seat(s)) for s in want.seats}
-    actual = {
-        n: _money(actual_seat(reported[n])) for n in expected if isinstance(reported.get(n), dict)
-    }
+    expected = {s.seat: expected_seat(s).wagers for s in want.seats}
+    actual = {n: actual_seat(reported[n]).wagers for n in expected if n in reported}
     if len(expected) < 2 or len(actual) < len(expected):
         return {}, {}
     maybe: dict[int, int] = {}
@@ -330,7 +331,7 @@ def settled_as_another(
             if not all(
                 _as_source(got[w], expected[source][w], own[w], mode)
                 for got, own in others.values()
-                for w in WAGERS
+                for w in (ANTE, CALL, AA)
             ):
                 continue
             if _evident(mode, expected[source], others, wrong):
@@ -342,52 +343,52 @@ def settled_as_another(
 def attribute(
     want: Settlement,
     seat: SeatSettlement,
-    expected: dict[str, Any],
-    actual: dict[str, Any] | None,
-    dealer: dict[str, Any],
+    expected: SeatMoney,
+    actual: SeatMoney | None,
+    dealer: Dealer,
     copied: bool = False,
 ) -> tuple[str, str]:
     """(kind, detail) of a seat's disagreement, by the first matching row of the table;
     `copied`: the seat is one the game settled as another seat (row 6,
     settled_as_another)."""
-    if dealer.get("hand") != want.dealer_hand.wire:
-        return "hand-evaluation", f"dealer {want.dealer_hand.wire}->{dealer.get('hand')}"
-    if dealer.get("qualifies") != want.dealer_qualifies:
+    if dealer.hand != want.dealer_hand.wire:
+        return "hand-evaluation", f"dealer {want.dealer_hand.wire}->{dealer.hand}"
+    if dealer.qualifies != want.dealer_qualifies:
         return (
             "dealer-qualification",
             f"dealer {want.dealer_hand.wire} qualifies {want.dealer_qualifies}",
         )
-    if actual is None or any(actual.get(w) is None for w in ("ante", "call")):
+    if actual is None:
         return "result-shape", "seat or wager missing"
     called = seat.action is Action.CALL
-    if called and actual.get("hand") != expected["hand"]:
-        return "hand-evaluation", f"player {expected['hand']}->{actual.get('hand')}"
+    if called and actual.hand != expected.hand:
+        return "hand-evaluation", f"player {expected.hand}->{actual.hand}"
     if copied:
         return "comparison", COPIED
     if not called:
-        if [actual["ante"], actual["call"]] != [expected["ante"], expected["call"]]:
+        if (actual.ante, actual.call) != (expected.ante, expected.call):
             return "fold", "ante or call of a fold"
         return "fold-aa-bonus", "AA Bonus of a fold"
-    if actual.get("aa_bonus") != expected["aa_bonus"]:
-        return aa_bonus_fault(seat, actual.get("aa_bonus"))
-    if actual["call"][0] != expected["call"][0]:
+    if actual.aa_bonus != expected.aa_bonus:
+        return aa_bonus_fault(seat, actual.aa_bonus)
+    if actual.call[0] != expected.call[0]:
         return "call-stake", "call stake"
-    ante_out, call_out = _outcome(expected["ante"]), _outcome(expected["call"])
-    same_outcomes = _outcome(actual["ante"]) == ante_out and _outcome(actual["call"]) == call_out
+    ante_out, call_out = _outcome(expected.ante), _outcome(expected.call)
+    same_outcomes = _outcome(actual.ante) == ante_out and _outcome(actual.call) == call_out
     if not want.dealer_qualifies and not same_outcomes:
-        if _outcome(actual["ante"]) != ante_out:
-            return "nonqualifying-ante", f"ante {ante_out} as {_outcome(actual['ante'])}"
-        return "nonqualifying-call", f"call {call_out} as {_outcome(actual['call'])}"
+        if _outcome(actual.ante) != ante_out:
+            return "nonqualifying-ante", f"ante {ante_out} as {_outcome(actual.ante)}"
+        return "nonqualifying-call", f"call {call_out} as {_outcome(actual.call)}"
     if not same_outcomes:
         hands = f"{seat.hand.wire} vs {want.dealer_hand.wire}"
         if call_out == "pushed":
             return "tie", hands
-        if _outcome(actual["ante"]) == _outcome(actual["call"]):
+        if _outcome(actual.ante) == _outcome(actual.call):
             # The game settled the seat as one outcome, the wrong one: it compared the hands
             # otherwise than the rules (a kicker, a best five it chose wrongly).
-            return "comparison", f"{hands}: {call_out} as {_outcome(actual['call'])}"
+            return "comparison", f"{hands}: {call_out} as {_outcome(actual.call)}"
         return ("player-wins" if call_out == "won" else "dealer-wins"), hands
-    if actual["ante"] != expected["ante"]:
+    if actual.ante != expected.ante:
         return "ante-odds", f"ante {seat.hand.wire}"
     return "call-odds", f"call {seat.hand.wire}"
 
@@ -395,7 +396,7 @@ def attribute(
 SEVEN_CARDS = "AA Bonus judged on the seven cards, not hole + flop"  # row 9's detail: one cause
 
 
-def aa_bonus_fault(seat: SeatSettlement, paid: Any) -> tuple[str, str]:
+def aa_bonus_fault(seat: SeatSettlement, paid: Pair | None) -> tuple[str, str]:
     """Rows 9 to 11 of the table, by the cards judged as well as the amount. The rules
     judge the AA Bonus on hole + flop (000 "Side bets"). A payment that is the pay
     table's own for the best five of the seven cards, where hole + flop pays otherwise,
@@ -405,9 +406,8 @@ def aa_bonus_fault(seat: SeatSettlement, paid: Any) -> tuple[str, str]:
     the hand judged to win or lose otherwise (`aa-bonus-hand`)."""
     row = seat.aa_hand.wire if seat.aa_hand is not None else "none"
     seven = seat.aa_bonus_on_seven
-    if seven is not None and seven != seat.aa_bonus and paid == [seven.stake, seven.returned]:
+    if seven is not None and seven != seat.aa_bonus and paid == _owed(seven):
         return "aa-bonus-hand", SEVEN_CARDS
-    wanted = [seat.aa_bonus.stake, seat.aa_bonus.returned] if seat.aa_bonus else None
-    if _outcome(wanted) == "won" and _outcome(paid) == "won":
+    if _outcome(_owed(seat.aa_bonus)) == "won" and _outcome(paid) == "won":
         return "aa-bonus-odds", f"AA Bonus {row}"
     return "aa-bonus-hand", f"AA Bonus {row}"

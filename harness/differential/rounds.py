@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from harness.differential.pools import select_stratified
 from harness.differential.strata import aa_strata, card_strata, evaluate, strata_matrix
+from harness.protocol.messages import SeatStakes, StackedCards, seat_stakes
 from harness.rules.cards import FULL_DECK, Card
 from harness.rules.evaluator import CATEGORY_SHIFT, Category
 from harness.rules.game import Action, Deal
@@ -85,13 +86,10 @@ class PlannedRound:
     def plays(self) -> dict[int, SeatPlay]:
         return {s.seat: SeatPlay(s.seat, s.ante, s.aa_bonus, s.action) for s in self.seats}
 
-    def wagers(self) -> list[dict[str, int]]:
-        return [
-            {"seat": s.seat, "ante": s.ante, **({"aa_bonus": s.aa_bonus} if s.aa_bonus else {})}
-            for s in self.seats
-        ]
+    def wagers(self) -> list[SeatStakes]:
+        return [seat_stakes(s.seat, s.ante, s.aa_bonus) for s in self.seats]
 
-    def cards(self) -> dict[str, object]:
+    def cards(self) -> StackedCards:
         """The `cards` of a `round` request that stacks this round."""
         return {
             "seats": {str(s.seat): [str(c) for c in s.hole] for s in self.seats},

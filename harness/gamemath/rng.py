@@ -45,7 +45,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -54,6 +54,8 @@ import numpy.typing as npt
 
 from harness.defaults import MIN_DECKS
 from harness.errors import ProtocolViolation, Violation
+from harness.results.model import Dieharder, DieharderTest, RngSection, RngStage, StatTest
+from harness.results.outcomes import Status
 from harness.rules.evaluator import Category, evaluate_batch
 
 
@@ -112,8 +114,8 @@ class StatResult:
     p_adjusted: float = math.nan
     passed: bool = True
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def record(self) -> StatTest:
+        return StatTest(**asdict(self))
 
 
 @dataclass
@@ -123,7 +125,7 @@ class Battery:
     correction: str
     tests: list[StatResult] = field(default_factory=list)
     raw_bytes: int = 0
-    dieharder: dict[str, Any] = field(default_factory=lambda: {"ran": False})
+    dieharder: Dieharder | None = None
     # The card x position table and each position's p-value, recorded so the report can
     # draw them (docs/results.md `rng`): the tests above reduce them to one number each.
     position_counts: list[list[int]] = field(default_factory=list)
@@ -132,20 +134,6 @@ class Battery:
     @property
     def passed(self) -> bool:
         return all(t.passed for t in self.tests)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "decks": self.decks,
-            "raw_bytes": self.raw_bytes,
-            "alpha": self.alpha,
-            "correction": self.correction,
-            "power": POWER,
-            "passed": self.passed,
-            "tests": [t.to_json() for t in self.tests],
-            "dieharder": self.dieharder,
-            "position_counts": self.position_counts,
-            "position_p_values": self.position_p_values,
-        }
 
 
 NOT_CONFIRMED = "stage 1 rejected nothing, so no fresh sample was drawn"
@@ -185,36 +173,43 @@ class StagedBattery:
         """The most often a fair shuffle fails: a gross stage-1 rejection, or a pooled one."""
         return self.gross_alpha + self.confirm_alpha
 
-    def to_json(self) -> dict[str, Any]:
-        """Stage 1's battery as before (results.json `rng`), `passed` the two stages'
-        verdict, and the confirmation under `stage2` (docs/results.md `rng`)."""
-        second = self.stage2
+    def section(self) -> RngSection:
+        """The battery as results.json records it (`rng`, docs/results.md): stage 1's
+        table, `passed` the two stages' verdict, and the confirmation under `stage2`."""
+        first, second = self.stage1, self.stage2
         if second is None:
-            stage2: dict[str, Any] = {
-                "ran": False,
-                "reason": GROSS if self.gross else NOT_CONFIRMED,
-                "alpha": self.confirm_alpha,
-            }
+            stage2 = RngStage(
+                ran=False, reason=GROSS if self.gross else NOT_CONFIRMED, alpha=self.confirm_alpha
+            )
         else:
-            stage2 = {
-                "ran": True,
-                "decks": second.decks,
-                "fresh_decks": self.fresh_decks,
-                "raw_bytes": second.raw_bytes,
-                "alpha": second.alpha,
-                "correction": second.correction,
-                "passed": second.passed,
-                "tests": [t.to_json() for t in second.tests],
-            }
-        return {
-            **self.stage1.to_json(),
-            "passed": self.passed,
-            "stage1_passed": self.stage1.passed,
-            "gross_alpha": self.gross_alpha,
-            "gross": self.gross,
-            "false_fail_rate": self.false_fail_rate,
-            "stage2": stage2,
-        }
+            stage2 = RngStage(
+                ran=True,
+                decks=second.decks,
+                fresh_decks=self.fresh_decks,
+                raw_bytes=second.raw_bytes,
+                alpha=second.alpha,
+                correction=second.correction,
+                passed=second.passed,
+                tests=[t.record() for t in second.tests],
+            )
+        return RngSection(
+            status=Status.PASS if self.passed else Status.FAIL,
+            decks=first.decks,
+            raw_bytes=first.raw_bytes,
+            alpha=first.alpha,
+            correction=first.correction,
+            power=POWER,
+            passed=self.passed,
+            position_counts=first.position_counts,
+            position_p_values=first.position_p_values,
+            tests=[t.record() for t in first.tests],
+            dieharder=first.dieharder,
+            stage1_passed=first.passed,
+            gross_alpha=self.gross_alpha,
+            gross=self.gross,
+            stage2=stage2,
+            false_fail_rate=self.false_fail_rate,
+        )
 
 
 # ------------------------------------------------------------------ sampling
@@ -237,7 +232,7 @@ def decode_decks(data: str, count: int) -> Decks:
 
 
 def sample_decks(
-    request: Callable[..., dict[str, Any]],
+    request: Callable[..., Mapping[str, Any]],
     count: int,
     progress: Callable[[int], None] | None = None,
 ) -> Decks:
@@ -640,7 +635,7 @@ RAW_SEQUENCE_BITS = 100_000  # ... of this many bits each (10 million bits, 1.25
 RAW_CHUNK = 1 << 20
 
 
-def sample_bytes(request: Callable[..., dict[str, Any]], count: int) -> npt.NDArray[np.uint8]:
+def sample_bytes(request: Callable[..., Mapping[str, Any]], count: int) -> npt.NDArray[np.uint8]:
     """Raw RNG output through the `rng` op, in chunks of 1 MiB."""
     parts = []
     done = 0
@@ -802,10 +797,11 @@ RAW_BYTES = RAW_SEQUENCES * RAW_SEQUENCE_BITS // 8
 # ------------------------------------------------------------------ dieharder
 
 DIEHARDER_BYTES = 32 << 20
+NO_DIEHARDER = "dieharder is not installed (Debian package dieharder)"
 DIEHARDER_TESTS = {0: "diehard_birthdays", 15: "diehard_runs", 100: "sts_monobit", 101: "sts_runs"}
 
 
-def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str, Any]:
+def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> Dieharder:
     """Run a few dieharder tests on raw output when the program is installed.
 
     Informational: dieharder's own PASSED / WEAK / FAILED assessments are reported
@@ -814,8 +810,8 @@ def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str
     """
     program = shutil.which("dieharder")
     if program is None:
-        return {"ran": False, "reason": "dieharder is not installed (Debian package dieharder)"}
-    results: list[dict[str, Any]] = []
+        return Dieharder(ran=False, reason=NO_DIEHARDER)
+    results: list[DieharderTest] = []
     with tempfile.NamedTemporaryFile(suffix=".bin") as file:
         file.write(data.tobytes())
         file.flush()
@@ -833,7 +829,9 @@ def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str
                 try:  # the time left, and at least a second to read one already finished
                     out, _ = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
-                    results.append({"name": DIEHARDER_TESTS[number], "assessment": "TIMEOUT"})
+                    results.append(
+                        DieharderTest(name=DIEHARDER_TESTS[number], assessment="TIMEOUT")
+                    )
                     continue
                 results += parse_dieharder(out)
         finally:  # none outlives the file it reads, nor keeps its pipe open
@@ -843,27 +841,20 @@ def run_dieharder(data: npt.NDArray[np.uint8], timeout: float = 300) -> dict[str
                 process.wait()
                 if process.stdout is not None:
                     process.stdout.close()
-    return {
-        "ran": True,
-        "bytes": int(data.size),
-        "tests": results,
-        "passed": all(r["assessment"] != "FAILED" for r in results),
-    }
+    passed = all(r.assessment != "FAILED" for r in results)
+    return Dieharder(ran=True, bytes=int(data.size), tests=results, passed=passed)
 
 
-def parse_dieharder(output: str) -> list[dict[str, Any]]:
+def parse_dieharder(output: str) -> list[DieharderTest]:
     """The result rows of dieharder's table: name|ntup|tsamples|psamples|p-value|Assessment."""
     rows = []
     for line in output.splitlines():
         cells = [c.strip() for c in line.split("|")]
         if len(cells) == 6 and cells[5] in ("PASSED", "WEAK", "FAILED"):
             rows.append(
-                {
-                    "name": cells[0],
-                    "ntup": int(cells[1]),
-                    "p_value": float(cells[4]),
-                    "assessment": cells[5],
-                }
+                DieharderTest(
+                    name=cells[0], ntup=int(cells[1]), p_value=float(cells[4]), assessment=cells[5]
+                )
             )
     return rows
 
@@ -919,7 +910,7 @@ def two_stage(
 
 
 def sample_and_test(
-    request: Callable[..., dict[str, Any]],
+    request: Callable[..., Mapping[str, Any]],
     decks: int,
     capabilities: Set[str],
     progress: Callable[[int], None] | None = None,
@@ -939,12 +930,9 @@ def sample_and_test(
     staged = two_stage(draw)
     battery = staged.stage1
     if "rng" not in capabilities:
-        battery.dieharder = {"ran": False, "reason": "the game lacks capability rng"}
+        battery.dieharder = Dieharder(ran=False, reason="the game lacks capability rng")
     elif shutil.which("dieharder") is None:
-        battery.dieharder = {
-            "ran": False,
-            "reason": "dieharder is not installed (Debian package dieharder)",
-        }
+        battery.dieharder = Dieharder(ran=False, reason=NO_DIEHARDER)
     else:
         battery.dieharder = run_dieharder(sample_bytes(request, DIEHARDER_BYTES))
     return staged

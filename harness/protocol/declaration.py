@@ -60,6 +60,13 @@ class Declaration:
         """`config.limits` as sent ({} when not an object)."""
         return _object(self.config.get("limits"))
 
+    def limit(self, wager: str) -> tuple[int, int] | None:
+        """`config.limits.<wager>` as sent when it is a pair of integers, else None."""
+        pair = self.limits.get(wager)
+        if isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair):
+            return pair[0], pair[1]
+        return None
+
     @property
     def house_rules(self) -> dict[str, Any]:
         """`config.house_rules` as sent ({} when not an object)."""

@@ -74,6 +74,7 @@ from harness.results.model import (
     ClauseKind,
     ClauseRow,
     CorpusSection,
+    Dieharder,
     DifferentialSection,
     Failure,
     FailureKind,
@@ -624,12 +625,12 @@ def _rng_tests(tests: list[StatTest]) -> Flowable:
     return grid(rows, [32 * mm, 18 * mm, 15 * mm, 15 * mm, 10 * mm, 80 * mm])
 
 
-def _dieharder_line(die: dict[str, Any]) -> str:
+def _dieharder_line(die: Dieharder | None) -> str:
     """dieharder's assessments, informational: the section as harness/gamemath/rng.py wrote it."""
-    if not die.get("ran"):
-        return f"dieharder did not run: {die.get('reason', 'not installed')}"
-    shown = ", ".join(f"{t.get('name')} {t.get('assessment')}" for t in die.get("tests", []))
-    return f"dieharder ran on {die.get('bytes', 0):,} bytes (informational): {shown}"
+    if die is None or not die.ran:
+        return f"dieharder did not run: {die.reason if die else 'not installed'}"
+    shown = ", ".join(f"{t.name} {t.assessment}" for t in die.tests)
+    return f"dieharder ran on {die.bytes or 0:,} bytes (informational): {shown}"
 
 
 def _chart(drawing: Drawing | None, what: str) -> Flowable:

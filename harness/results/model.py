@@ -390,6 +390,24 @@ class RngStage(Model, frozen=True, kw_only=True, omit_defaults=True):
     tests: list[StatTest] = []
 
 
+class DieharderTest(Model, frozen=True, kw_only=True, omit_defaults=True):
+    name: str
+    assessment: str  # dieharder's PASSED, WEAK or FAILED; TIMEOUT when it did not answer
+    ntup: int | None = None
+    p_value: float | None = None
+
+
+class Dieharder(Model, frozen=True, kw_only=True, omit_defaults=True):
+    """dieharder's own assessments of the raw RNG output: informational, outside the
+    battery's corrected family (harness/gamemath/rng.py run_dieharder)."""
+
+    ran: bool
+    reason: str = ""  # why it did not run
+    bytes: int | None = None
+    tests: list[DieharderTest] = []
+    passed: bool | None = None  # no test FAILED
+
+
 # The battery's card x position table: 52 positions of 52 cards, each a count.
 DECK = msgspec.Meta(min_length=52, max_length=52)
 CardsByPosition = Annotated[list[Annotated[list[Annotated[int, msgspec.Meta(ge=0)]], DECK]], DECK]
@@ -413,7 +431,7 @@ class RngSection(Model, frozen=True, kw_only=True, omit_defaults=True):
     position_counts: CardsByPosition = []
     position_p_values: Annotated[list[Probability], DECK] = []
     tests: list[StatTest]
-    dieharder: dict[str, Any] = {}
+    dieharder: Dieharder | None = None
     stage1_passed: bool | None = None
     gross_alpha: float | None = None
     gross: bool | None = None

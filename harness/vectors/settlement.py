@@ -29,6 +29,7 @@ from harness._schema import (
 )
 from harness.errors import InvalidCards, SpecError
 from harness.paths import VECTORS_DIR, read_input
+from harness.protocol.messages import StackedCards
 from harness.rules.cards import Card, parse_cards
 from harness.rules.catalogs import Clause
 from harness.rules.game import Action, Deal, Wager
@@ -74,7 +75,7 @@ class Vector:
     def valid(self) -> bool:
         return self.result == "valid"
 
-    def stacked_cards(self) -> dict[str, Any]:
+    def stacked_cards(self) -> StackedCards:
         """The `cards` param of a `round` request that stacks this vector's deck."""
         d = self.deal
         return {
