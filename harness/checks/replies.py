@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-import msgspec
-
 from harness.checks.registry import CheckFailure, Context, NotTested
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
 from harness.protocol.messages import (
@@ -26,6 +24,7 @@ from harness.protocol.messages import (
     SeatStakes,
     Settled,
     StackedCards,
+    fields_of,
     misstated_amounts,
     read_dealt,
     read_history,
@@ -72,7 +71,7 @@ def settled_result(ctx: Context, round_id: str | int) -> Settled:
         raise CheckFailure(
             f"round {round_id!r}: result answered a round {result.status}, every seat decided",
             expected="a settled round",
-            actual=msgspec.to_builtins(result),
+            actual=fields_of(result),
         )
     return result
 
@@ -209,13 +208,16 @@ class Malformed:
     amounts: tuple[Misstated, ...]  # the amounts malformed
 
 
+Refusal = tuple[str, ErrorReply]  # the op refused, and the error the game answered
+
+
 @dataclass(frozen=True)
 class Played:
     """What the game answered: the round and result replies, or the refusal that stopped it."""
 
     dealt: Dealt | None  # None: the round request was refused
     result: Result | None  # None: refused, or its result malformed
-    refused: tuple[str, ErrorReply] | None = None  # (op, error) of a refused request
+    refused: Refusal | None = None
     malformed: Malformed | None = None  # a result reply out of protocol, the channel in step
 
     @property
@@ -266,9 +268,6 @@ def _checked(
         detail = f"seat {first.seat} {first.wager} {first.field} beyond 2^53 - 1"
         return Played(dealt, None, refused, Malformed(detail, as_evidence(result), bad))
     return Played(dealt, read_result(result), refused)
-
-
-Refusal = tuple[str, ErrorReply]
 
 
 def round_request(rnd: Stacked) -> tuple[str, dict[str, object]]:

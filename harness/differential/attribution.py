@@ -156,7 +156,7 @@ class SeatMoney(msgspec.Struct, frozen=True):
 
     def shown(self) -> dict[str, object]:
         """As evidence: the wire's names, a fold's hand left out (nothing is judged of it)."""
-        row = msgspec.to_builtins(self)
+        row = msgspec.json.decode(msgspec.json.encode(self))  # pairs as JSON's lists
         assert isinstance(row, dict)
         if self.action == Action.FOLD.value:
             del row["hand"]

@@ -147,7 +147,7 @@ Result = Settled | InProgress | Voided
 
 def fields_of(reply: msgspec.Struct) -> dict[str, object]:
     """A reply read, as JSON with protocol v1's names (evidence of what a check read)."""
-    fields = msgspec.to_builtins(reply)
+    fields = msgspec.json.decode(msgspec.json.encode(reply))  # lists, as JSON has them
     assert isinstance(fields, dict)
     return fields
 
