@@ -41,11 +41,10 @@ from harness.protocol.messages import (
     seat_stakes,
 )
 from harness.results.model import Finding, Outcome
-from harness.rules.cards import format_cards
 from harness.rules.game import Action, Deal
-from harness.rules.oracle import SeatPlay, SeatSettlement, Settlement, settle
+from harness.rules.oracle import SeatPlay, Settlement, settle
 from harness.rules.table import StakesKind, fit, stakes_kind
-from harness.vectors.settlement import Vector
+from harness.vectors.settlement import Vector, round_vector
 
 
 @dataclass(frozen=True)
@@ -531,51 +530,13 @@ def history_recall(ctx: Context) -> Outcome:
 def repro_vector(
     ctx: Context, name: str, deal: Deal, plays: dict[int, SeatPlay], want: Settlement
 ) -> dict[str, object]:
-    """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
-    expected values are the oracle's; the controller adds the clause and writes it."""
-
-    def expected(seat: SeatSettlement) -> dict[str, object]:
-        row: dict[str, object] = {
-            "seat": seat.seat,
-            "ante": [seat.ante.stake, seat.ante.returned],
-            "call": [seat.call.stake, seat.call.returned],
-        }
-        if seat.action is Action.CALL:
-            row["hand"] = seat.hand.wire
-        if seat.aa_bonus is not None and seat.aa_bonus.stake:
-            row["aa_bonus"] = [seat.aa_bonus.stake, seat.aa_bonus.returned]
-        return row
-
-    test = {
-        "id": f"repro-{name}-seed{ctx.seed}",
-        "clauses": [],
-        "comment": f"{name} with --seed {ctx.seed}, as the game showed it; the expected "
-        "values are the rules oracle's (harness/rules/oracle.py), not worked by hand.",
-        "flags": ["Repro"],
-        "result": "valid",
-        "seats": [
-            {
-                "seat": s,
-                "ante": plays[s].ante,
-                **({"aa_bonus": plays[s].aa_bonus} if plays[s].aa_bonus else {}),
-                "action": plays[s].action.value,
-                "hole": format_cards(deal.seats[s]),
-            }
-            for s in sorted(plays)
-        ],
-        "dealer": format_cards(deal.dealer),
-        "flop": format_cards(deal.flop),
-        "turn": str(deal.turn),
-        "river": str(deal.river),
-        "expected": {
-            "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
-            "seats": [expected(seat) for seat in want.seats],
-        },
-    }
-    return {
-        "schema": "settlement-vectors.schema.json",
-        "header": "A round in which the game's settlement differed from the rules, written "
-        "by chcert to replay the failure (docs/verdict.md, reproductions).",
-        "notes": {"Repro": "Found by a randomized check; expected values from the oracle."},
-        "groups": [{"profiles": [ctx.profile.clauses_from], "tests": [test]}],
-    }
+    """A round a randomized check played as a vector file whose expected values are the
+    oracle's (round_vector); the controller adds the clause and writes it."""
+    return round_vector(
+        f"repro-{name}-seed{ctx.seed}",
+        f"{name} with --seed {ctx.seed}, as the game showed it",
+        ctx.profile.clauses_from,
+        deal,
+        plays,
+        want,
+    )

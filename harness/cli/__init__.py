@@ -14,6 +14,8 @@
     chcert report  RESULTS_JSON [--pdf PATH] [--sign-key KEY --sign-cert CERT ...]
     chcert diff    OLD_JSON NEW_JSON [--json] [--summary-md FILE]
     chcert verify  REPORT_PDF [--trust CERT ...] [--trust-tsa CERT ...]
+    chcert audit   LOG... [--profile NAME|PATH] [--declared FILE] [--from DATE] [--to DATE]
+                   [--out DIR] [--adapter SPEC]
 
 Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md);
 diff: 1 when something regressed; verify: 1 when the report is not verified.
@@ -25,7 +27,7 @@ import argparse
 import sys
 
 from harness import __version__
-from harness.cli import certify, diff, math, report, rng, vectors, verify
+from harness.cli import audit, certify, diff, math, report, rng, vectors, verify
 from harness.cli.common import EXIT_HELP, Parser
 from harness.errors import SpecError, UserError
 from harness.results.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
@@ -33,7 +35,7 @@ from harness.results.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
 # One module per command, each adding its parser and the function that runs it. The
 # modules a command needs (the numerical stack, the schemas, the report) are imported
 # inside it: `chcert --help` answers without them (docs/command-line.md).
-COMMANDS = (certify, math, rng, vectors, report, diff, verify)
+COMMANDS = (certify, math, rng, vectors, report, diff, verify, audit)
 
 
 def build_parser() -> argparse.ArgumentParser:

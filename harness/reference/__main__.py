@@ -45,10 +45,12 @@ import importlib
 import sys
 from typing import Any
 
+from harness import __version__
 from harness.defaults import DEFAULT_PROFILE
 from harness.protocol import serve_http, serve_json_lines, take_stdio
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
+from harness.reference.roundlog import RoundLog
 from harness.reference.store import RoundStore, StoreError
 from harness.rules.profiles import load_profile
 from harness.rules.table import REFERENCE_TABLE
@@ -96,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         help="house rule: an AA Bonus at most M times the ante (declared in hello; "
         f"1 <= M <= {MAX_AA_CAP:,})",
     )
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="append every round it ends to this round log v1 (JSON Lines; docs/audit.md)",
+    )
     args = parser.parse_args(argv)
     table = dataclasses.replace(
         REFERENCE_TABLE,
@@ -121,7 +128,16 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 if args.db:
                     store = cleanup.enter_context(RoundStore(args.db))
-                game = factory(profile, store=store, recovery=args.recovery, table=table)
+                log = (
+                    RoundLog(args.log, build=f"{factory.__name__} {__version__}")
+                    if args.log
+                    else None
+                )
+                if log is not None:
+                    cleanup.callback(log.close)
+                game = factory(
+                    profile, store=store, recovery=args.recovery, table=table, round_log=log
+                )
             except StoreError as exc:
                 print(f"python -m harness.reference: {exc}", file=sys.stderr)
                 return 1

@@ -41,6 +41,7 @@ from harness import __version__
 from harness.defaults import DEFAULT_PROFILE
 from harness.errors import ErrorReply, InvalidCards
 from harness.protocol import PROTOCOL_VERSION, Capability, ErrorCode
+from harness.reference.roundlog import RoundLog
 from harness.reference.rounds import Dealt, Phase, Round, Seat
 from harness.rules.cards import DECK_SIZE, Card, format_cards, parse_card
 from harness.rules.evaluator import Category, category_of, strength_of
@@ -128,8 +129,10 @@ class ReferenceGame:
         store: RoundStore | None = None,
         recovery: str | None = None,
         table: Table = REFERENCE_TABLE,
+        round_log: RoundLog | None = None,
     ) -> None:
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        self.round_log = round_log  # every round ended, written as round log v1
         # The table's limits and house rules: the game's configuration, declared in hello
         # (no rules source gives limits); no AA Bonus limits where the rules have none.
         self.table = table if self.profile.aa_table else dataclasses.replace(table, aa_bonus=None)
@@ -416,6 +419,8 @@ class ReferenceGame:
         last HISTORY_KEPT rounds; the id of the round it forgets, if any."""
         self._open_rounds.discard(rnd.ident)
         self._interrupted.discard(rnd.ident)
+        if self.round_log is not None:
+            self.round_log.write(rnd, [(s, self.call_stake(s)) for s in rnd.seats.values()])
         self._history.append(rnd.ident)
         if len(self._history) <= HISTORY_KEPT:
             return None

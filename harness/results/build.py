@@ -577,7 +577,7 @@ def build_results(facts: RunFacts) -> Results:
         ],
         manifest=Manifest(
             harness_version=__version__,
-            profile_sha256=profile_digest(profile),
+            profile_sha256=profile.sha256,
             spec_sha256=tree_sha256(SPECS_DIR),
             vectors_sha256=tree_sha256(VECTORS_DIR),
             started=facts.started,
@@ -629,12 +629,6 @@ def table_section(
         house_rules_allowed=list(facts.profile.house_rules_allowed),
         stakes=dict(sorted(stakes.items())),
     )
-
-
-def profile_digest(profile: Profile) -> str:
-    """The SHA-256 of the profile file; of a variation, of its file and each file it
-    extends, in that order, joined (a bundled base is the spec tree's, hashed too)."""
-    return hashlib.sha256(b"".join(p.read_bytes() for p in profile.files)).hexdigest()
 
 
 def profile_sources(profile: Profile) -> list[Source]:

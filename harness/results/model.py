@@ -1047,22 +1047,9 @@ def results_schema() -> dict[str, Any]:
     of a record that omits its defaults (and a stub's missing sections); no key beyond
     the model's. Earlier versions are read by the model (`Results.from_json`), not by
     this schema."""
-    _, defs = msgspec.json.schema_components([Results], ref_template="#/$defs/{name}")
-    for name, component in defs.items():
-        kind = _STRUCTS.get(name)
-        if kind is None or component.get("type") != "object":
-            continue
-        info = msgspec.inspect.type_info(kind)
-        assert isinstance(info, msgspec.inspect.StructType)
-        config = kind.__struct_config__
-        written = [f.encode_name for f in info.fields if f.required or not config.omit_defaults]
-        if kind is Results:
-            written = [k for k in written if k not in _SECTIONS]
-        component["required"] = written
-        component["additionalProperties"] = False
-        if config.tag_field is not None:
-            component["required"] = [config.tag_field, *written]
+    defs = closed_components(Results)
     results = defs.pop("Results")
+    results["required"] = [k for k in results["required"] if k not in _SECTIONS]
     results["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
     # A stub (the runner stopped before the results were built) has no sections and no
     # manifest; a built file has them all.
@@ -1076,16 +1063,48 @@ def results_schema() -> dict[str, Any]:
     }
 
 
-def _structs() -> dict[str, type[msgspec.Struct]]:
-    """The model's records by name, as the schema's `$defs` name them."""
-    found: dict[str, type[msgspec.Struct]] = {}
-    for value in list(globals().values()):
-        if isinstance(value, type) and issubclass(value, msgspec.Struct):
-            found[value.__name__] = value
+def closed_components(root: type[msgspec.Struct]) -> dict[str, Any]:
+    """The `$defs` of a record and every record it holds, each closed as the record is
+    written: every field it writes required (all, or those without a default where it
+    omits its defaults), no key beyond its own."""
+    _, defs = msgspec.json.schema_components([root], ref_template="#/$defs/{name}")
+    kinds = {k.__name__: k for k in _records(root)}
+    for name, component in defs.items():
+        kind = kinds.get(name)
+        if kind is None or component.get("type") != "object":
+            continue
+        info = msgspec.inspect.type_info(kind)
+        assert isinstance(info, msgspec.inspect.StructType)
+        config = kind.__struct_config__
+        written = [f.encode_name for f in info.fields if f.required or not config.omit_defaults]
+        component["required"] = written
+        component["additionalProperties"] = False
+        if config.tag_field is not None:
+            component["required"] = [config.tag_field, *written]
+    return defs
+
+
+def _records(root: type[msgspec.Struct]) -> list[type[msgspec.Struct]]:
+    """The record types a record holds, itself included, at any depth."""
+    found: list[type[msgspec.Struct]] = []
+
+    def walk(info: msgspec.inspect.Type) -> None:
+        if isinstance(info, msgspec.inspect.StructType):
+            if info.cls in found:
+                return
+            found.append(info.cls)
+            for f in info.fields:
+                walk(f.type)
+            return
+        for name in ("type", "item_type", "key_type", "value_type"):  # Metadata, containers
+            if hasattr(info, name):
+                walk(getattr(info, name))
+        for name in ("types", "item_types"):  # unions, tuples
+            for inner in getattr(info, name, ()):
+                walk(inner)
+
+    walk(msgspec.inspect.type_info(root))
     return found
-
-
-_STRUCTS = _structs()
 
 
 def schema_text() -> str:

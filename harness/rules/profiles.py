@@ -12,6 +12,7 @@ profile's but the game's (harness/rules/table.py).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -170,6 +171,12 @@ class Profile:
         """The bundled profile whose clauses, vectors and corpus apply: its own name, or
         its base's for a variation (the clauses list the profiles they apply to by name)."""
         return self.base.name if self.base is not None else self.name
+
+    @property
+    def sha256(self) -> str:
+        """The SHA-256 of the profile file; of a variation, of its file and each file it
+        extends, in that order, joined (a bundled base is the spec tree's, hashed too)."""
+        return hashlib.sha256(b"".join(p.read_bytes() for p in self.files)).hexdigest()
 
     @property
     def qualifying_strength(self) -> int:

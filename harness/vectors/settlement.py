@@ -13,7 +13,7 @@ are explained, cards legal for one deck.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -30,9 +30,10 @@ from harness._schema import (
 from harness.errors import InvalidCards, SpecError
 from harness.paths import VECTORS_DIR, read_input
 from harness.protocol.messages import StackedCards
-from harness.rules.cards import Card, parse_cards
+from harness.rules.cards import Card, format_cards, parse_cards
 from harness.rules.catalogs import Clause
 from harness.rules.game import Action, Deal, Wager
+from harness.rules.oracle import SeatPlay, SeatSettlement, Settlement
 
 VECTOR_DIR = VECTORS_DIR
 
@@ -278,3 +279,62 @@ def verify_unique_ids(found: Iterable[Cited]) -> None:
                 vector.line,
                 f"vector id {vector.id!r} already used at {first.path}:{first.line}",
             )
+
+
+def round_vector(
+    vector_id: str,
+    found: str,
+    profile: str,
+    deal: Deal,
+    plays: Mapping[int, SeatPlay],
+    want: Settlement,
+) -> dict[str, object]:
+    """A round as a vector file (specs/schemas/settlement-vectors.schema.json) whose
+    expected values are the oracle's: what replays a failure a randomized check or the
+    production audit found (`found` says how) through `chcert certify --vectors`."""
+
+    def expected(seat: SeatSettlement) -> dict[str, object]:
+        row: dict[str, object] = {
+            "seat": seat.seat,
+            "ante": [seat.ante.stake, seat.ante.returned],
+            "call": [seat.call.stake, seat.call.returned],
+        }
+        if seat.action is Action.CALL:
+            row["hand"] = seat.hand.wire
+        if seat.aa_bonus is not None and seat.aa_bonus.stake:
+            row["aa_bonus"] = [seat.aa_bonus.stake, seat.aa_bonus.returned]
+        return row
+
+    test = {
+        "id": vector_id,
+        "clauses": [],
+        "comment": f"{found}; the expected values are the rules oracle's "
+        "(harness/rules/oracle.py), not worked by hand.",
+        "flags": ["Repro"],
+        "result": "valid",
+        "seats": [
+            {
+                "seat": s,
+                "ante": plays[s].ante,
+                **({"aa_bonus": plays[s].aa_bonus} if plays[s].aa_bonus else {}),
+                "action": plays[s].action.value,
+                "hole": format_cards(deal.seats[s]),
+            }
+            for s in sorted(plays)
+        ],
+        "dealer": format_cards(deal.dealer),
+        "flop": format_cards(deal.flop),
+        "turn": str(deal.turn),
+        "river": str(deal.river),
+        "expected": {
+            "dealer": {"hand": want.dealer_hand.wire, "qualifies": want.dealer_qualifies},
+            "seats": [expected(seat) for seat in want.seats],
+        },
+    }
+    return {
+        "schema": "settlement-vectors.schema.json",
+        "header": "A round in which the game's settlement differed from the rules, written "
+        "by chcert to replay the failure (docs/verdict.md, reproductions).",
+        "notes": {"Repro": "Found by a randomized check or the production audit."},
+        "groups": [{"profiles": [profile], "tests": [test]}],
+    }

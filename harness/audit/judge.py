@@ -1,0 +1,410 @@
+"""The integrity and settlement checks of the production audit, batch by batch, into
+partial tallies that merge exactly (docs/audit.md).
+
+Integrity looks at the rows as records: malformed rows, a round's seat rows that
+disagree on what they share, a seat twice, a card twice, a round id met again on its
+table, time running backwards on a table, a stake the declared table does not take, a
+void round that keeps a stake. Settlement re-settles every other row
+(harness/audit/settle.py) and hands each round with a row that differs to the rules
+oracle and the decision table of docs/differential.md, the same table certification
+attributes by: each cause is a finding of the clause that owns its fault kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.audit.log import SHARED, Malformed, Rows
+from harness.audit.settle import Owed, Payouts, misstated, owed
+from harness.differential.attribution import disagreements
+from harness.errors import InvalidBet, InvalidCards
+from harness.protocol.messages import Dealer, Settled, SettledSeat, Wager, Wagers
+from harness.rules.cards import Card, format_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import Profile
+from harness.rules.table import Table
+
+EXAMPLES = 3  # worked examples kept per finding
+
+# Integrity's kinds, and the fault kind of the decision table whose clause a kind breaks
+# (the catalogs' `differential:` lists name the clause); None: no rule of the game's
+# own, the log's record is what is wrong.
+INTEGRITY = {
+    "malformed-row": None,
+    "seats-disagree": None,
+    "seat-twice": None,
+    "card-twice": "deck",
+    "round-repeated": None,
+    "time-backwards": None,
+    "stake-outside-table": "refused",
+    "void-keeps-stake": None,
+}
+
+
+@dataclass(frozen=True)
+class Example:
+    """A row that shows a finding, where it is and what differs."""
+
+    file: str
+    row: int
+    table: str
+    round: str
+    seat: int | None
+    detail: str
+    expected: object = None
+    actual: object = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A round as the log dealt and staked it, and the rules' settlement of it: what a
+    stacked vector that replays a cause is written from."""
+
+    deal: Deal
+    plays: dict[int, SeatPlay]
+    want: Settlement
+
+
+@dataclass
+class Tally:
+    """One finding's count and its first examples, by build and by day."""
+
+    count: int = 0
+    examples: list[Example] = field(default_factory=list)
+    by_build: Counter[str] = field(default_factory=Counter)
+    by_day: Counter[str] = field(default_factory=Counter)
+    replay: Replay | None = None  # settlement: the first round that shows the cause
+
+    def add(self, example: Example, build: str, day: str, count: int = 1) -> None:
+        self.count += count
+        self.by_build[build] += count
+        self.by_day[day] += count
+        if len(self.examples) < EXAMPLES:
+            self.examples.append(example)
+
+    def merge(self, other: Tally) -> None:
+        self.count += other.count
+        self.by_build.update(other.by_build)
+        self.by_day.update(other.by_day)
+        self.examples = (self.examples + other.examples)[:EXAMPLES]
+        self.replay = self.replay or other.replay
+
+
+# (check, kind, detail, clause): what a finding is, never its words
+Key = tuple[str, str, str, str | None]
+
+
+@dataclass
+class Partial:
+    """What some rows of a log showed, to be merged with what the others showed."""
+
+    rows: int = 0
+    malformed: int = 0
+    judged: int = 0  # rows whose settlement was compared
+    unjudged: int = 0  # well-formed rows whose settlement could not be compared
+    void: int = 0
+    rounds: int = 0
+    tallies: dict[Key, Tally] = field(default_factory=dict)
+    first_time: int | None = None
+    last_time: int | None = None
+
+    def tally(self, key: Key) -> Tally:
+        return self.tallies.setdefault(key, Tally())
+
+    def merge(self, other: Partial) -> None:
+        for name in ("rows", "malformed", "judged", "unjudged", "void", "rounds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for key, tally in other.tallies.items():
+            self.tally(key).merge(tally)
+        times = [t for t in (self.first_time, other.first_time) if t is not None]
+        self.first_time = min(times, default=None)
+        times = [t for t in (self.last_time, other.last_time) if t is not None]
+        self.last_time = max(times, default=None)
+
+
+def day_of(micros: int) -> str:
+    return datetime.fromtimestamp(micros / 1e6, UTC).strftime("%Y-%m-%d")
+
+
+@dataclass
+class Auditor:
+    """The state that outlives a batch (the round ids met, each table's last time) and
+    what is fixed for the run: the profile, its payouts, the declared table, the clauses
+    that own each fault kind."""
+
+    profile: Profile
+    table: Table | None
+    owners: dict[str, str]
+    since: int | None = None  # microseconds, UTC: rows before it are left out
+    until: int | None = None
+    seen: set[tuple[str, str]] = field(default_factory=set)
+    last_time: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.payouts = Payouts.of(self.profile)
+
+    def clause(self, kind: str | None) -> str | None:
+        return None if kind is None else self.owners.get(kind)
+
+    def judge(self, item: Rows | Malformed, partial: Partial) -> None:
+        if isinstance(item, Malformed):
+            partial.rows += 1
+            partial.malformed += 1
+            example = Example(
+                item.file, item.row, "", "", None, f"{item.column} {item.value!r}: {item.why}"
+            )
+            partial.tally(("integrity", "malformed-row", item.column, None)).add(example, "", "")
+            return
+        rows = _in_period(item, self.since, self.until)
+        if rows is not None and len(rows):
+            self._judge_rows(rows, partial)
+
+    def _judge_rows(self, rows: Rows, partial: Partial) -> None:
+        n = len(rows)
+        partial.rows += n
+        partial.void += int(rows.void.sum())
+        times = (int(rows.time.min()), int(rows.time.max()))
+        partial.first_time = min(times[0], partial.first_time or times[0])
+        partial.last_time = max(times[1], partial.last_time or times[1])
+        start = np.ones(n, bool)
+        start[1:] = (rows.table[1:] != rows.table[:-1]) | (rows.round[1:] != rows.round[:-1])
+        group = np.cumsum(start) - 1
+        first = np.flatnonzero(start)
+        partial.rounds += len(first)
+        bad = np.zeros(len(first), bool)  # rounds integrity leaves out of settlement
+
+        def report(kind: str, where: npt.NDArray[np.bool_], detail: str, per_row: bool) -> None:
+            """Rows (per_row) or rounds (else) showing an integrity fault."""
+            at = np.flatnonzero(where)
+            if not len(at):
+                return
+            if per_row:
+                bad[group[at]] = True
+            else:
+                bad[at] = True
+                at = first[at]
+            key = ("integrity", kind, detail, self.clause(INTEGRITY[kind]))
+            tally = partial.tally(key)
+            for i in at:
+                tally.add(
+                    _example(rows, int(i), detail), str(rows.build[i]), day_of(int(rows.time[i]))
+                )
+
+        lead = first[group]  # each row's round's first row
+        for column in SHARED:
+            differs = (rows.cards[column] != rows.cards[column][lead]).any(axis=1)
+            report("seats-disagree", differs, f"{column} differs between seat rows", True)
+        for name, values in (("time", rows.time), ("build", rows.build), ("status", rows.void)):
+            report(
+                "seats-disagree", values != values[lead], f"{name} differs between seat rows", True
+            )
+        order = np.lexsort((rows.seat, group))
+        twice = np.zeros(n, bool)
+        same = (group[order][1:] == group[order][:-1]) & (
+            rows.seat[order][1:] == rows.seat[order][:-1]
+        )
+        twice[order[1:][same]] = True
+        report("seat-twice", twice, "a seat has two rows in one round", True)
+        report(
+            "card-twice", _card_twice(rows, group, first), "a card dealt twice in a round", False
+        )
+        again, backwards = self._ids_and_times(rows, first)
+        report("round-repeated", again, "a round id met again on its table", False)
+        report(
+            "time-backwards", backwards, "a round settled before its table's previous one", False
+        )
+        refused = _outside(self.table, rows)
+        for why in sorted(set(refused[refused != ""])):
+            report("stake-outside-table", refused == why, why, True)
+
+        due = owed(self.payouts, rows)
+        off = misstated(rows, due)
+        keeps = off & rows.void
+        report("void-keeps-stake", keeps, "a void round did not return every stake", True)
+        judged = due.judged & ~bad[group]
+        partial.judged += int(judged.sum())
+        partial.unjudged += int((~due.judged).sum())
+        for g in np.unique(group[off & judged & ~rows.void]):
+            self._settlement(rows, np.flatnonzero(group == g), due, partial)
+
+    def _ids_and_times(
+        self, rows: Rows, first: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """The rounds whose id was met before on their table; those settled before their
+        table's last round."""
+        again = np.zeros(len(first), bool)
+        backwards = np.zeros(len(first), bool)
+        for k, i in enumerate(first):
+            table = str(rows.table[i])
+            key = (table, str(rows.round[i]))
+            if key in self.seen:
+                again[k] = True
+            self.seen.add(key)
+            when = int(rows.time[i])
+            if when < self.last_time.get(table, when):
+                backwards[k] = True
+            self.last_time[table] = max(when, self.last_time.get(table, when))
+        return again, backwards
+
+    def _settlement(
+        self, rows: Rows, at: npt.NDArray[np.int64], due: Owed, partial: Partial
+    ) -> None:
+        """One round with a row the rules pay otherwise: the oracle settles it and the
+        decision table names each cause."""
+        i = int(at[0])
+        board = [
+            int(c)
+            for c in (*rows.cards["flop"][i], *rows.cards["turn"][i], *rows.cards["river"][i])
+        ]
+        try:
+            deal = Deal(
+                {int(rows.seat[j]): _hole(rows, int(j)) for j in at},
+                (Card(int(rows.cards["dealer"][i][0])), Card(int(rows.cards["dealer"][i][1]))),
+                (Card(board[0]), Card(board[1]), Card(board[2])),
+                Card(board[3]),
+                Card(board[4]),
+            )
+            plays = {
+                int(rows.seat[j]): SeatPlay(
+                    int(rows.seat[j]),
+                    int(rows.amounts["ante"][j]),
+                    int(rows.amounts["aa_bonus"][j]),
+                    Action.CALL if rows.call_made[j] else Action.FOLD,
+                )
+                for j in at
+            }
+            want = settle(self.profile, deal, plays)
+        except (InvalidCards, InvalidBet, ValueError) as exc:  # a board missing, a seat beyond
+            # the rules' seats: the sieve's word stands, unattributed
+            tally = partial.tally(("settlement", "unattributed", str(exc), None))
+            tally.add(_example(rows, i, str(exc)), str(rows.build[i]), day_of(int(rows.time[i])))
+            return
+        shown = Settled(
+            board=tuple(format_cards(deal.board)),
+            # The log names no hand: the decision table's rows about names cannot fire.
+            dealer=Dealer(
+                tuple(format_cards(deal.dealer)), want.dealer_hand.wire, want.dealer_qualifies
+            ),
+            seats=tuple(_seat(rows, int(j), want.seat(int(rows.seat[j])).hand.wire) for j in at),
+        )
+        by_seat = {int(rows.seat[j]): int(j) for j in at}
+        for d in disagreements(want, shown):
+            j = by_seat[d.seat]
+            key = ("settlement", d.kind, d.detail, self.owners.get(d.kind))
+            tally = partial.tally(key)
+            example = _example(rows, j, f"{d.kind} ({d.detail})", d.expected, d.actual)
+            tally.add(example, str(rows.build[j]), day_of(int(rows.time[j])))
+            if tally.replay is None:
+                tally.replay = Replay(deal, plays, want)
+
+
+def _hole(rows: Rows, j: int) -> tuple[Card, Card]:
+    return Card(int(rows.cards["hole"][j][0])), Card(int(rows.cards["hole"][j][1]))
+
+
+def _seat(rows: Rows, j: int, hand: str) -> SettledSeat:
+    a = rows.amounts
+    called = bool(rows.call_made[j])
+    return SettledSeat(
+        seat=int(rows.seat[j]),
+        action="call" if called else "fold",
+        wagers=Wagers(
+            ante=Wager(int(a["ante"][j]), int(a["ante_returned"][j])),
+            call=Wager(int(a["call"][j]), int(a["call_returned"][j])),
+            aa_bonus=Wager(int(a["aa_bonus"][j]), int(a["aa_bonus_returned"][j]))
+            if a["aa_bonus"][j] or a["aa_bonus_returned"][j]
+            else None,
+        ),
+        hand=hand if called else None,
+    )
+
+
+def _example(
+    rows: Rows, i: int, detail: str, expected: object = None, actual: object = None
+) -> Example:
+    return Example(
+        rows.file,
+        int(rows.row[i]),
+        str(rows.table[i]),
+        str(rows.round[i]),
+        int(rows.seat[i]),
+        detail,
+        expected,
+        actual,
+    )
+
+
+def _card_twice(
+    rows: Rows, group: npt.NDArray[np.int64], first: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """The rounds in which one card shows twice: among every seat's hole cards and the
+    cards the seats share (counted once a round)."""
+    hole = rows.cards["hole"]
+    shared = np.concatenate([rows.cards[c][first] for c in SHARED], axis=1)
+    rounds = np.concatenate(
+        [np.repeat(group, 2), np.repeat(np.arange(len(first)), shared.shape[1])]
+    )
+    cards = np.concatenate([hole.ravel(), shared.ravel()]).astype(np.int64)
+    dealt = cards >= 0
+    keys = np.sort(rounds[dealt] * 52 + cards[dealt])
+    repeated = np.unique(keys[1:][keys[1:] == keys[:-1]] // 52)
+    out = np.zeros(len(first), bool)
+    out[repeated] = True
+    return out
+
+
+def _outside(table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:
+    """Why the declared table refuses each row's stakes ("" where it takes them; where no
+    table is declared, nothing is refused)."""
+    out = np.full(len(rows), "", dtype=object)
+    if table is None:
+        return out
+    ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
+    lo, hi = table.ante
+    out[(ante < lo) | (ante > hi)] = f"an ante outside the table's {lo}..{hi}"
+    staked = (aa > 0) & (out == "")
+    if table.aa_bonus is None:
+        out[staked] = "an AA Bonus where the table takes none"
+        return out
+    aa_lo, aa_hi = table.aa_bonus
+    out[staked & ((aa < aa_lo) | (aa > aa_hi))] = (
+        f"an AA Bonus outside the table's {aa_lo}..{aa_hi}"
+    )
+    cap = table.aa_bonus_max_ante_multiple
+    if cap is not None:
+        over = staked & (out == "") & (aa > cap * ante)
+        out[over] = f"an AA Bonus above {cap} x the ante (house rule)"
+    return out
+
+
+def _in_period(rows: Rows, since: int | None, until: int | None) -> Rows | None:
+    """The rows settled from `since` to before `until` (UTC microseconds)."""
+    if since is None and until is None:
+        return rows
+    keep = np.ones(len(rows), bool)
+    if since is not None:
+        keep &= rows.time >= since
+    if until is not None:
+        keep &= rows.time < until
+    if keep.all():
+        return rows
+    return Rows(
+        file=rows.file,
+        row=rows.row[keep],
+        table=rows.table[keep],
+        round=rows.round[keep],
+        build=rows.build[keep],
+        time=rows.time[keep],
+        seat=rows.seat[keep],
+        cards={c: v[keep] for c, v in rows.cards.items()},
+        call_made=rows.call_made[keep],
+        void=rows.void[keep],
+        amounts={c: v[keep] for c, v in rows.amounts.items()},
+        groups={c: v[keep] for c, v in rows.groups.items()},
+    )

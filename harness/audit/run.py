@@ -1,0 +1,312 @@
+"""One audit: a log's files read in order, judged batch by batch, the tallies turned into
+audit.json, the vectors that replay its settlement findings, and a Markdown summary
+(docs/audit.md)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from harness import __version__
+from harness.atomic import write_bytes_atomic
+from harness.audit.judge import Auditor, Partial, Tally
+from harness.audit.log import read_log
+from harness.audit.model import (
+    Audit,
+    AuditCheck,
+    CheckResult,
+    Example,
+    Finding,
+    Period,
+    Rows,
+)
+from harness.errors import UsageError
+from harness.results.outcomes import Status, Verdict
+from harness.rules.catalogs import applicable, fault_owners, load_catalogs
+from harness.rules.profiles import Profile
+from harness.rules.table import Table, table_of
+from harness.vectors.settlement import round_vector
+
+VECTOR_DIR = "vectors"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What an audit is asked: the log, the configuration it was played under, the
+    period, and (for the commands that replay a finding) the game's adapter."""
+
+    files: list[Path]
+    profile: Profile
+    profile_sha256: str
+    declared: dict[str, Any] | None = None  # the game's hello config
+    since: datetime | None = None
+    until: datetime | None = None
+    adapter: str | None = None
+
+
+def declared_table(request: Request) -> Table | None:
+    """The table the declaration states, or None when none is given; a declaration that
+    states no table (ante limits not a range) is a usage error: no stake can be judged."""
+    if request.declared is None:
+        return None
+    table = table_of(request.declared)
+    if table is None:
+        raise UsageError("--declared: its limits.ante is not a range [min, max], 1 <= min <= max")
+    return table
+
+
+def differences(profile: Profile, declared: dict[str, Any]) -> list[str]:
+    """What a declaration pays or plays otherwise than the profile (read as protocol v1
+    reads a declaration: an ante row not listed pays 1 to 1, an AA row not listed
+    loses): the audit judges the rows by the profile, so the two must be one game."""
+    from harness.checks.declarations import same_meaning
+
+    wanted = profile.declared_config()
+    return [
+        name
+        for name in ("ante_pay_table", "aa_bonus_pay_table", "dealer_qualifier", "call_multiple")
+        if not same_meaning(name, wanted.get(name), declared.get(name))
+    ]
+
+
+def _micros(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1_000_000)
+
+
+def audit(request: Request, progress: Callable[[int], None] = lambda _: None) -> Partial:
+    """Every file of the log, in order, judged: the tallies of the whole log."""
+    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
+    owners = fault_owners(applicable(catalogs, request.profile).clauses)
+    auditor = Auditor(
+        request.profile,
+        declared_table(request),
+        owners,
+        since=_micros(request.since),
+        until=_micros(request.until),
+    )
+    partial = Partial()
+    for path in request.files:
+        for item in read_log(path):
+            auditor.judge(item, partial)
+            progress(partial.rows)
+    return partial
+
+
+def _time(micros: int | None) -> str | None:
+    if micros is None:
+        return None
+    return datetime.fromtimestamp(micros / 1e6, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
+
+
+def record(request: Request, partial: Partial, out: Path) -> Audit:
+    """audit.json from the tallies; each settlement cause's replay written beside it."""
+    findings = []
+    for (check, kind, detail, clause), tally in sorted(
+        partial.tallies.items(), key=lambda kv: (kv[0][0], -kv[1].count, kv[0][1], kv[0][2])
+    ):
+        vector, reproduce = _replay(request, out, kind, detail, clause, tally)
+        findings.append(
+            Finding(
+                check=AuditCheck(check),
+                kind=kind,
+                detail=detail,
+                clause=clause,
+                count=tally.count,
+                examples=[Example(**vars(e)) for e in tally.examples],
+                by_build=dict(sorted(tally.by_build.items())),
+                by_day=dict(sorted(tally.by_day.items())),
+                vector=vector,
+                reproduce=reproduce,
+            )
+        )
+    checks = [
+        _check(AuditCheck.INTEGRITY, partial.rows, findings),
+        _check(AuditCheck.SETTLEMENT, partial.judged, findings),
+    ]
+    reasons = []
+    if partial.rows == 0:
+        reasons.append("the log holds no row in the period: nothing was judged")
+    if partial.unjudged:
+        reasons.append(
+            f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
+            "where a seat called or an AA Bonus rests on the flop)"
+        )
+    verdict = Verdict.FAIL if findings else Verdict.INCOMPLETE if reasons else Verdict.PASS
+    return Audit(
+        tool=f"chcert {__version__}",
+        created=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        profile=request.profile.name,
+        profile_sha256=request.profile_sha256,
+        declared=request.declared,
+        files=[str(p) for p in request.files],
+        period=Period(
+            since=_time(_micros(request.since)),
+            until=_time(_micros(request.until)),
+            first=_time(partial.first_time),
+            last=_time(partial.last_time),
+        ),
+        rows=Rows(
+            read=partial.rows,
+            malformed=partial.malformed,
+            judged=partial.judged,
+            unjudged=partial.unjudged,
+            void=partial.void,
+            rounds=partial.rounds,
+        ),
+        checks=checks,
+        findings=findings,
+        verdict=verdict,
+        reasons=reasons,
+    )
+
+
+def _check(name: AuditCheck, rows: int, findings: list[Finding]) -> CheckResult:
+    mine = sum(f.count for f in findings if f.check is name)
+    if mine:
+        status = Status.FAIL
+    elif rows:
+        status = Status.PASS
+    else:
+        status = Status.NOT_TESTED
+    reason = "" if rows else "no row to look at"
+    return CheckResult(name=name, status=status, rows=rows, findings=mine, reason=reason)
+
+
+def _replay(
+    request: Request, out: Path, kind: str, detail: str, clause: str | None, tally: Tally
+) -> tuple[str | None, str | None]:
+    """A settlement cause's first round as a stacked vector beside audit.json, and the
+    command that replays it against the game (docs/audit.md, Replaying a finding)."""
+    if tally.replay is None:
+        return None, None
+    name = f"audit-{_slug(f'{kind} {detail}')}"
+    first = tally.examples[0]
+    found = f"the production audit's {kind} ({detail}), first met at {first.file} row {first.row}"
+    vector = round_vector(
+        name,
+        found,
+        request.profile.clauses_from,
+        tally.replay.deal,
+        tally.replay.plays,
+        tally.replay.want,
+    )
+    groups = vector["groups"]
+    assert isinstance(groups, list)
+    groups[0]["tests"][0]["clauses"] = [clause] if clause else []
+    path = out / VECTOR_DIR / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(path, yaml.safe_dump(vector, sort_keys=False).encode())
+    adapter = request.adapter or "ADAPTER"
+    command = [
+        "chcert",
+        "certify",
+        "--adapter",
+        adapter,
+        "--profile",
+        request.profile.name,
+        "--vectors",
+        str(path.resolve()),
+    ]
+    if clause:
+        command += ["--item", f"{clause}/{name}"]
+    return f"{VECTOR_DIR}/{path.name}", shlex.join(command)
+
+
+def summary(result: Audit) -> str:
+    """The Markdown summary: the verdict, the rows, each check and each finding."""
+    lines = [
+        f"# chcert audit: {result.verdict.value}",
+        "",
+        f"Profile `{result.profile}`; {len(result.files)} file(s); "
+        f"{result.rows.read:,} rows read ({result.rows.malformed:,} malformed), "
+        f"{result.rows.judged:,} re-settled, {result.rows.rounds:,} rounds.",
+        "",
+        "| check | status | rows | rows in findings |",
+        "|---|---|---|---|",
+        *(
+            f"| {c.name.value} | {c.status.value} | {c.rows:,} | {c.findings:,} |"
+            for c in result.checks
+        ),
+    ]
+    if result.reasons:
+        lines += ["", *(f"- {r}" for r in result.reasons)]
+    if result.findings:
+        lines += [
+            "",
+            "| check | kind | clause | detail | rows | first example |",
+            "|---|---|---|---|---|---|",
+        ]
+        for f in result.findings:
+            e = f.examples[0] if f.examples else None
+            where = f"{e.file} row {e.row}" if e else ""
+            row = [f.check.value, f.kind, f.clause or "", f.detail, f"{f.count:,}", where]
+            lines.append(f"| {' | '.join(row)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(result: Audit, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(
+        out / "audit.json", msgspec.json.format(msgspec.json.encode(result), indent=2) + b"\n"
+    )
+    write_bytes_atomic(out / "audit.md", summary(result).encode())
+
+
+def expected_rows(files: list[Path]) -> int:
+    """About how many rows the log holds, for the time left: a Parquet file's own count; a
+    text file's size over the length of its first lines."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path in files:
+        if path.suffix.lower() == ".parquet":
+            total += pq.ParquetFile(path).metadata.num_rows
+            continue
+        with path.open("rb") as file:
+            head = file.read(1 << 20)
+        lines = max(head.count(b"\n"), 1)
+        total += int(path.stat().st_size * lines / max(len(head), 1))
+    return total
+
+
+class Progress:
+    """Rows read, rows per second and time left, on one line of stderr."""
+
+    def __init__(self, expected: int, quiet: bool) -> None:
+        self.started = time.monotonic()
+        self.quiet = quiet
+        self.expected = expected
+        self.last = 0.0
+
+    def __call__(self, rows: int) -> None:
+        now = time.monotonic()
+        if self.quiet or now - self.last < 0.5:
+            return
+        self.last = now
+        rate = rows / max(now - self.started, 1e-9)
+        left = max(self.expected - rows, 0) / max(rate, 1e-9)
+        print(
+            f"\raudit: {rows:,} rows read, {rate:,.0f} rows/s, about {left:,.0f} s left",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def done(self, rows: int) -> None:
+        if not self.quiet:
+            seconds = time.monotonic() - self.started
+            print(f"\raudit: {rows:,} rows read in {seconds:.1f} s" + " " * 30, file=sys.stderr)

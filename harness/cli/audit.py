@@ -1,0 +1,117 @@
+"""`chcert audit`: every round a game played, from its round log, re-settled and tested
+(docs/audit.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.cli.common import UsageError
+from harness.defaults import DEFAULT_PROFILE
+from harness.results.outcomes import EXIT_CODES
+
+
+def register(sub: Any) -> None:
+    audit = sub.add_parser("audit", help="re-settle and test every round of a production round log")
+    audit.add_argument("logs", nargs="+", metavar="LOG", help="round-log files, folders or globs")
+    audit.add_argument(
+        "--profile", default=DEFAULT_PROFILE, help="the profile or approved variation the game runs"
+    )
+    audit.add_argument(
+        "--declared", metavar="FILE", help="the game's declaration: its hello config (JSON or YAML)"
+    )
+    audit.add_argument("--from", dest="since", metavar="DATE", help="first day or instant (UTC)")
+    audit.add_argument(
+        "--to", dest="until", metavar="DATE", help="the day or instant it ends before"
+    )
+    audit.add_argument("--out", default="audit", metavar="DIR", help="where audit.json goes")
+    audit.add_argument(
+        "--adapter", metavar="SPEC", help="the game's adapter, for the commands replaying a finding"
+    )
+    audit.add_argument("--quiet", action="store_true", help="no progress line")
+    audit.set_defaults(func=run)
+
+
+def _moment(text: str | None, flag: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"{flag} {text!r}: not a date (2026-01-31) or an ISO 8601 instant"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _declared(path: str | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    import yaml
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise UsageError(f"--declared {path}: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("config"), dict):
+        data = data["config"]  # a whole hello reply: its config
+    if not isinstance(data, dict):
+        raise UsageError(f"--declared {path}: not a hello config (an object)")
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.audit.log import log_files
+    from harness.audit.run import (
+        Progress,
+        Request,
+        audit,
+        differences,
+        expected_rows,
+        record,
+        write,
+    )
+    from harness.rules.profiles import load_profile
+
+    profile = load_profile(args.profile)
+    declared = _declared(args.declared)
+    if declared is not None:
+        differ = differences(profile, declared)
+        if differ:
+            raise UsageError(
+                f"--declared {args.declared} differs from profile {profile.name} in "
+                f"{', '.join(differ)}: audit under the profile (or approved variation) the "
+                "game runs"
+            )
+    files = log_files(args.logs)
+    out = Path(args.out)
+    for path in files:
+        if out.resolve() in path.resolve().parents:
+            raise UsageError(
+                f"--out {out}: it holds the log file {path}; nothing is written over an input"
+            )
+    request = Request(
+        files=files,
+        profile=profile,
+        profile_sha256=profile.sha256,
+        declared=declared,
+        since=_moment(args.since, "--from"),
+        until=_moment(args.until, "--to"),
+        adapter=args.adapter,
+    )
+    progress = Progress(expected_rows(files), args.quiet)
+    partial = audit(request, progress)
+    progress.done(partial.rows)
+    result = record(request, partial, out)
+    write(result, out)
+    print(
+        f"chcert audit: {result.verdict.value}: {result.rows.read:,} rows, "
+        f"{len(result.findings)} finding(s); {out / 'audit.json'}"
+    )
+    for f in result.findings:
+        print(f"  {f.check.value} {f.kind} {f.clause or ''} ({f.detail}): {f.count:,} row(s)")
+    return EXIT_CODES[result.verdict]
