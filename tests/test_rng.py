@@ -477,4 +477,4 @@ def test_a_shuffle_biased_for_a_while_fails_certification(tmp_path: Path) -> Non
     assert rng["gross"] is True and rng["stage1_passed"] is False and rng["passed"] is False
     assert rng["stage2"]["ran"] is False and rng["decks"] == DEFAULT_DECKS
     (failure,) = [f for f in results["failures"] if f["item"].endswith("rng-battery")]
-    assert "beyond what any fair shuffle gives" in failure[0]
+    assert "beyond what any fair shuffle gives" in failure["message"]
