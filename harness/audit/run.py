@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import yaml
@@ -48,7 +47,7 @@ class Request:
     files: list[Path]
     profile: Profile
     profile_sha256: str
-    declared: dict[str, Any] | None = None  # the game's hello config
+    declared: dict[str, object] | None = None  # the game's hello config
     since: datetime | None = None
     until: datetime | None = None
     adapter: str | None = None
@@ -65,7 +64,7 @@ def declared_table(request: Request) -> Table | None:
     return table
 
 
-def differences(profile: Profile, declared: dict[str, Any]) -> list[str]:
+def differences(profile: Profile, declared: dict[str, object]) -> list[str]:
     """What a declaration pays or plays otherwise than the profile (read as protocol v1
     reads a declaration: an ante row not listed pays 1 to 1, an AA row not listed
     loses): the audit judges the rows by the profile, so the two must be one game."""

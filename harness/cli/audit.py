@@ -47,7 +47,7 @@ def _moment(text: str | None, flag: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _declared(path: str | None) -> dict[str, Any] | None:
+def _declared(path: str | None) -> dict[str, object] | None:
     if path is None:
         return None
     import yaml
