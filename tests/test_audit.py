@@ -283,3 +283,14 @@ def test_a_certified_game_s_own_log_is_clean_and_a_finding_replays(tmp_path: Pat
     results = json.loads((replay / "results.json").read_text())
     failed = {c["id"] for c in results["clauses"] if c["status"] == "fail"}
     assert failed == {"s000-antewin"}
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_a_generated_log_of_each_kind_is_read_whole_and_clean(suffix: str, tmp_path: Path) -> None:
+    from harness.audit.generate import generate
+
+    log = tmp_path / f"log{suffix}"
+    assert generate(log, 3_000, seats=3, seed=5) == 3_000
+    code, data = _audit(tmp_path, str(log))
+    assert code == 0 and data["rows"]["read"] == data["rows"]["judged"] == 3_000
+    assert data["rows"]["rounds"] == 1_000

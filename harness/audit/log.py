@@ -12,6 +12,7 @@ inside one.
 
 from __future__ import annotations
 
+import csv
 import glob
 import json
 from collections.abc import Iterator
@@ -147,7 +148,7 @@ def _as_text(kind: pa.DataType) -> pa.DataType:
 
 def _csv_header(path: Path) -> list[str]:
     with path.open(encoding="utf-8", newline="") as file:
-        return [c.strip() for c in file.readline().rstrip("\r\n").split(",")]
+        return [c.strip() for c in next(csv.reader(file), [])]
 
 
 def _require(path: Path, present: list[str]) -> None:

@@ -89,7 +89,7 @@ class Audit(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     created: str
     profile: str
     profile_sha256: str
-    declared: dict[str, object] | None = None  # the game's hello config, as given
+    declared: dict[str, Any] | None = None  # the game's hello config, as given
     files: list[str]
     period: Period
     rows: Rows

@@ -1,0 +1,69 @@
+"""The production audit's speed and memory on a generated log, on demand.
+
+    python3 benchmarks/bench_audit.py [--rows 3000000] [--runs 3] [--format parquet]
+
+Writes a correct log of `--rows` rows (harness/audit/generate.py) in a temporary
+folder, then runs `chcert audit` on it `--runs` times in a fresh process each, and
+prints the medians: wall seconds, CPU seconds (user + system of the process), rows per
+second and rows per CPU-second, and the peak resident memory. Targets (docs/audit.md):
+3,000,000 rows per second and 1,500,000 per CPU-second from Parquet on the idle 2-core
+machine, peak memory under 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness.audit.generate import generate
+
+
+def one_run(log: Path, out: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one `chcert audit`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "harness.cli", "audit", str(log), "--out", str(out), "--quiet"],
+        check=True,
+        capture_output=True,
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=3_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--format", choices=("parquet", "csv", "jsonl"), default="parquet")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / f"log.{args.format}"
+        started = time.perf_counter()
+        rows = generate(log, args.rows)
+        print(
+            f"generated {rows:,} rows ({log.stat().st_size / 1e6:.0f} MB) in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+        runs = [one_run(log, Path(folder) / "out") for _ in range(args.runs)]
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    peak = max(r[2] for r in runs)
+    print(
+        f"chcert audit, median of {args.runs}: {wall:.2f} s wall, {cpu:.2f} CPU-s; "
+        f"{rows / wall:,.0f} rows/s, {rows / cpu:,.0f} rows per CPU-second; "
+        f"peak RSS {peak:,.0f} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
