@@ -1,6 +1,7 @@
 """The production audit's speed and memory on a generated log, on demand.
 
     python3 benchmarks/bench_audit.py [--rows 3000000] [--runs 3] [--format parquet]
+    python3 benchmarks/bench_audit.py --false-alarms 200 [--rows 30000]
 
 Writes a correct log of `--rows` rows (harness/audit/generate.py) in a temporary
 folder, then runs `chcert audit` on it `--runs` times in a fresh process each, and
@@ -8,6 +9,10 @@ prints the medians: wall seconds, CPU seconds (user + system of the process), ro
 second and rows per CPU-second, and the peak resident memory. Targets (docs/audit.md):
 3,000,000 rows per second and 1,500,000 per CPU-second from Parquet on the idle 2-core
 machine, peak memory under 1.5 GB.
+
+With `--false-alarms N` it audits N correct logs of `--rows` rows, each from its own
+seed, in process, and prints how many the card tests rejected: at their family-wise
+alpha of 0.01, about 1% or fewer (docs/audit.md).
 """
 
 from __future__ import annotations
@@ -39,12 +44,41 @@ def one_run(log: Path, out: Path) -> tuple[float, float, float]:
     return wall, cpu, after.ru_maxrss / 1024
 
 
+def false_alarms(runs: int, rows: int) -> None:
+    from harness.audit.cards import card_tests
+    from harness.audit.judge import Auditor, Partial
+    from harness.audit.log import read_log
+    from harness.rules.profiles import load_profile
+
+    profile = load_profile("standard")
+    rejected = 0
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "log.parquet"
+        for seed in range(runs):
+            generate(log, rows, seed=seed)
+            auditor, partial = Auditor(profile, None, {}), Partial()
+            for item in read_log(log):
+                auditor.judge(item, partial)
+            failed = [t.name for t in card_tests(partial.cards).tests if not t.passed]
+            if failed:
+                rejected += 1
+                print(f"seed {seed}: {', '.join(failed)}")
+    print(
+        f"card tests on correct logs of {rows:,} rows: {rejected} of {runs} rejected "
+        f"({rejected / runs:.1%}; family-wise alpha 1%)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--format", choices=("parquet", "csv", "jsonl"), default="parquet")
+    parser.add_argument("--false-alarms", type=int, metavar="N", default=0)
     args = parser.parse_args()
+    if args.false_alarms:
+        false_alarms(args.false_alarms, args.rows)
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / f"log.{args.format}"
         started = time.perf_counter()

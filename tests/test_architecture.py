@@ -34,7 +34,7 @@ ROOMS: dict[str, set[str]] = {
     "run": {"adapters", "checks", "gamemath", "protocol", "report", "results", "rules"}
     | {"vectors"},
     # the production audit: round logs re-settled by the rules and the decision table
-    "audit": {"rules", "protocol", "differential", "results", "vectors", "checks"},
+    "audit": {"rules", "protocol", "differential", "gamemath", "results", "vectors", "checks"},
     "cli": {"adapters", "checks", "diff", "gamemath", "protocol", "report", "results", "rules"}
     | {"run", "signing", "vectors", "audit"},
 }

@@ -29,7 +29,7 @@ from harness.rules.oracle import SeatPlay, settle
 from harness.rules.profiles import load_profile
 from harness.rules.table import REFERENCE_TABLE
 
-ROUNDS = 400
+ROUNDS = 1_000  # enough for every card test (harness/audit/cards.py)
 
 
 def _play(path: Path, profile: str = "standard", rounds: int = ROUNDS, seed: int = 1) -> None:
@@ -85,7 +85,11 @@ def test_the_reference_game_s_log_is_clean(reference_log: Path, tmp_path: Path) 
     assert {c["name"]: c["status"] for c in data["checks"]} == {
         "integrity": "pass",
         "settlement": "pass",
+        "cards": "pass",
     }
+    cards = next(c for c in data["checks"] if c["name"] == "cards")
+    assert cards["alpha"] == 0.01 and cards["correction"] == "Holm" and cards["power"] == 0.8
+    assert len(cards["tests"]) >= 7 and all(t["detects"] for t in cards["tests"])
 
 
 @pytest.mark.parametrize(
@@ -106,7 +110,8 @@ def test_each_production_mutant_is_found_by_exactly_its_check(
         return
     assert code == 1 and _found(data) == {mutant.finds}, data["findings"]
     (finding,) = data["findings"]
-    assert finding["examples"] and finding["count"] >= 1
+    assert finding["count"] >= 1
+    assert finding["examples"] or finding["check"] == "cards"  # a test names no row
 
 
 def test_a_game_mutant_s_log_fails_the_clause_of_its_fault(tmp_path: Path) -> None:
@@ -236,10 +241,12 @@ def test_bad_input_is_a_usage_error_and_an_empty_log_is_incomplete(tmp_path: Pat
 def test_a_period_keeps_only_its_rows(reference_log: Path, tmp_path: Path) -> None:
     rows = _rows(reference_log)
     for n, r in enumerate(rows):
-        r["time"] = f"2026-01-{1 + n // 300:02d}T12:00:00Z"
+        r["time"] = f"2026-01-{1 + n // 300:02d}T12:00:00Z"  # 300 rows a day
     log = _write(tmp_path / "days.jsonl", rows)
     code, data = _audit(tmp_path, str(log), "--from", "2026-01-02", "--to", "2026-01-03")
-    assert code == 0 and data["rows"]["read"] == 300
+    assert data["rows"]["read"] == data["rows"]["judged"] == 300 and not data["findings"]
+    # A hundred rounds are too few to read the card tests: judged, but not certified clean.
+    assert code == 2 and data["reasons"][0].startswith("too few rows for the card tests")
 
 
 def test_the_audit_schema_is_generated_from_the_model() -> None:

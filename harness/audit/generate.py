@@ -98,7 +98,7 @@ def batch(
 
 
 def generate(
-    path: Path, rows: int, seats: int = 3, seed: int = 1, profile: Profile | None = None
+    path: Path, rows: int, seats: int = 3, seed: int = 2026, profile: Profile | None = None
 ) -> int:
     """Write a log of about `rows` rows (whole rounds); the rows written."""
     profile = profile or load_profile(DEFAULT_PROFILE)
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="the log to write (.parquet, .csv or .jsonl)")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--seats", type=int, default=3, choices=range(1, 8))
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--profile", default=DEFAULT_PROFILE)
     args = parser.parse_args(argv)
     written = generate(args.out, args.rows, args.seats, args.seed, load_profile(args.profile))

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 import numpy as np
 import numpy.typing as npt
 
+from harness.audit.cards import CardCounts, count
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.settle import Owed, Payouts, misstated, owed
 from harness.differential.attribution import disagreements
@@ -111,6 +112,7 @@ class Partial:
     void: int = 0
     rounds: int = 0
     tallies: dict[Key, Tally] = field(default_factory=dict)
+    cards: CardCounts = field(default_factory=CardCounts)
     first_time: int | None = None
     last_time: int | None = None
 
@@ -122,6 +124,7 @@ class Partial:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for key, tally in other.tallies.items():
             self.tally(key).merge(tally)
+        self.cards.merge(other.cards)
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -145,6 +148,7 @@ class Auditor:
     until: int | None = None
     seen: set[tuple[str, str]] = field(default_factory=set)
     last_time: dict[str, int] = field(default_factory=dict)
+    first_hole: dict[str, int] = field(default_factory=dict)  # each table's last round's
 
     def __post_init__(self) -> None:
         self.payouts = Payouts.of(self.profile)
@@ -223,6 +227,8 @@ class Auditor:
         for why in sorted(set(refused[refused != ""])):
             report("stake-outside-table", refused == why, why, True)
 
+        days = rows.time.astype("datetime64[us]").astype("datetime64[D]").astype(str)
+        count(rows, first, ~bad, days, self.first_hole, partial.cards)
         due = owed(self.payouts, rows)
         off = misstated(rows, due)
         keeps = off & rows.void

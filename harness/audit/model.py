@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from harness._schema import SCHEMA_DIR, write_generated
-from harness.results.model import closed_components
+from harness.results.model import StatTest, closed_components
 from harness.results.outcomes import Status, Verdict
 
 AUDIT_SCHEMA_VERSION = 1
@@ -26,6 +26,7 @@ class AuditCheck(StrEnum):
 
     INTEGRITY = "integrity"
     SETTLEMENT = "settlement"
+    CARDS = "cards"
 
 
 class Example(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -58,11 +59,19 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class CheckResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A check's outcome; a statistical one (cards) with its family of tests, their alpha,
+    correction and stated power."""
+
     name: AuditCheck
     status: Status
     rows: int  # the rows it looked at
-    findings: int  # its findings' rows
+    findings: int  # its findings' rows (a statistical check: its failed tests)
     reason: str = ""
+    alpha: float | None = None  # family-wise
+    correction: str = ""
+    power: float | None = None  # each test's `detects` is the bias found with this power
+    tests: list[StatTest] = []
+    too_few: list[str] = []  # tests the counts are too small to read
 
 
 class Rows(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import groupby
 
-from harness.rules.cards import FULL_DECK
+from harness.rules.cards import FULL_DECK, Card, parse_card, parse_cards
+from harness.rules.game import Action, Deal
+from harness.rules.oracle import SeatPlay, settle
+from harness.rules.profiles import Profile, load_profile
 
 Row = dict[str, object]
 
@@ -123,6 +126,53 @@ def stake_outside_table(rows: list[Row]) -> list[Row]:
     return rows
 
 
+def _resettled(rnd: list[Row], profile: Profile) -> None:
+    """A round's money made what the rules pay on its cards (after a mutant moved one)."""
+    first = rnd[0]
+    deal = Deal(
+        {_int(r, "seat"): _two(str(r["hole"])) for r in rnd},
+        _two(str(first["dealer"])),
+        tuple(parse_cards(str(first["flop"]))),  # type: ignore[arg-type]
+        parse_card(str(first["turn"])),
+        parse_card(str(first["river"])),
+    )
+    plays = {
+        _int(r, "seat"): SeatPlay(
+            _int(r, "seat"), _int(r, "ante"), _int(r, "aa_bonus"), Action(str(r["action"]))
+        )
+        for r in rnd
+    }
+    want = settle(profile, deal, plays)
+    for r in rnd:
+        seat = want.seat(_int(r, "seat"))
+        r["ante_returned"], r["call_returned"] = seat.ante.returned, seat.call.returned
+        r["aa_bonus_returned"] = seat.aa_bonus.returned if seat.aa_bonus else 0
+
+
+def _two(text: str) -> tuple[Card, Card]:
+    first, second = parse_cards(text)
+    return first, second
+
+
+def biased_after_build_change(rows: list[Row]) -> list[Row]:
+    """A new build, from half-way through the log, deals the ace of spades as the turn
+    whenever the round's other cards leave it in the deck; every round settled as the
+    rules pay its cards."""
+    rounds = copy.deepcopy(_rounds(rows))
+    profile = load_profile("standard")
+    for rnd in rounds[len(rounds) // 2 :]:
+        shown = "".join(str(rnd[0][c]) for c in ("flop", "turn", "river", "dealer"))
+        shown += "".join(str(r["hole"]) for r in rnd)
+        for r in rnd:
+            r["build"] = "2.0"
+        if "As" in [shown[i : i + 2] for i in range(0, len(shown), 2)]:
+            continue
+        for r in rnd:
+            r["turn"] = "As"
+        _resettled(rnd, profile)
+    return _flat(rounds)
+
+
 def malformed_amount(rows: list[Row]) -> list[Row]:
     """An amount with a fraction."""
     rows = copy.deepcopy(rows)
@@ -144,5 +194,7 @@ MUTANTS = {
         Mutant("stake-outside-table", stake_outside_table,
                ("integrity", "stake-outside-table", "s000-r2"), declared=True),
         Mutant("malformed-amount", malformed_amount, ("integrity", "malformed-row", None)),
+        Mutant("biased-after-build-change", biased_after_build_change,
+               ("cards", "card-by-position", "s000-r1")),
     )
 }  # fmt: skip

@@ -18,6 +18,8 @@ import yaml
 
 from harness import __version__
 from harness.atomic import write_bytes_atomic
+from harness.audit.cards import ALPHA as CARD_ALPHA
+from harness.audit.cards import card_tests
 from harness.audit.judge import Auditor, Partial, Tally
 from harness.audit.log import read_log
 from harness.audit.model import (
@@ -30,6 +32,7 @@ from harness.audit.model import (
     Rows,
 )
 from harness.errors import UsageError
+from harness.gamemath.rng import POWER
 from harness.results.outcomes import Status, Verdict
 from harness.rules.catalogs import applicable, fault_owners, load_catalogs
 from harness.rules.profiles import Profile
@@ -132,13 +135,18 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
                 reproduce=reproduce,
             )
         )
+    cards, card_findings = _cards(request, partial)
+    findings += card_findings
     checks = [
         _check(AuditCheck.INTEGRITY, partial.rows, findings),
         _check(AuditCheck.SETTLEMENT, partial.judged, findings),
+        cards,
     ]
     reasons = []
     if partial.rows == 0:
         reasons.append("the log holds no row in the period: nothing was judged")
+    if cards.status is Status.NOT_TESTED and partial.rows:
+        reasons.append(f"too few rows for the card tests: {cards.reason}")
     if partial.unjudged:
         reasons.append(
             f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
@@ -171,6 +179,53 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         verdict=verdict,
         reasons=reasons,
     )
+
+
+def _cards(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
+    """The card tests' check, and a finding of the shuffle's clause for each it rejects
+    (the clause the RNG battery certifies)."""
+    family = card_tests(partial.cards)
+    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
+    clauses = applicable(catalogs, request.profile).clauses
+    clause = next((c.id for c in clauses if "rng-battery" in c.checks), None)
+    counted = int(partial.cards.by_position[0].sum()) // 2  # seat rows whose cards counted
+    main = [n for n in family.too_few if not n.startswith("hole cards on ")]
+    findings = [
+        Finding(
+            check=AuditCheck.CARDS,
+            kind=CARD_KINDS[t.name.split(":")[0].split(" on ")[0]],
+            detail=f"{t.name}: chi-square {t.statistic:.1f} ({t.df} df), Holm-adjusted p "
+            f"{t.p_adjusted:.2g} < {CARD_ALPHA}",
+            clause=clause,
+            count=counted,
+            examples=[],
+        )
+        for t in family.tests
+        if not t.passed
+    ]
+    status = Status.FAIL if findings else Status.NOT_TESTED if main else Status.PASS
+    result = CheckResult(
+        name=AuditCheck.CARDS,
+        status=status,
+        rows=counted,
+        findings=len(findings),
+        reason="; ".join(main),
+        alpha=CARD_ALPHA,
+        correction="Holm",
+        power=POWER,
+        tests=[t.record() for t in family.tests],
+        too_few=family.too_few,
+    )
+    return result, findings
+
+
+# A card test's finding kind, by the start of its name (harness/audit/cards.py).
+CARD_KINDS = {
+    "card by position": "card-by-position",
+    "hole cards' ranks together": "hole-ranks",
+    "consecutive rounds": "consecutive-rounds",
+    "hole cards": "card-by-day",
+}
 
 
 def _check(name: AuditCheck, rows: int, findings: list[Finding]) -> CheckResult:
