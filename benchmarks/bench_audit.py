@@ -56,7 +56,8 @@ def false_alarms(runs: int, rows: int) -> None:
         log = Path(folder) / "log.parquet"
         for seed in range(runs):
             generate(log, rows, seed=seed)
-            auditor, partial = Auditor(profile, None, {}), Partial()
+            spill = Path(tempfile.mkdtemp(dir=folder))
+            auditor, partial = Auditor(profile, None, {}, spill), Partial()
             for item in read_log(log):
                 auditor.judge(item, partial)
             failed = [t.name for t in card_tests(partial.cards).tests if not t.passed]

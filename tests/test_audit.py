@@ -301,3 +301,17 @@ def test_a_generated_log_of_each_kind_is_read_whole_and_clean(suffix: str, tmp_p
     code, data = _audit(tmp_path, str(log))
     assert code == 0 and data["rows"]["read"] == data["rows"]["judged"] == 3_000
     assert data["rows"]["rounds"] == 1_000
+
+
+def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Path) -> None:
+    """The ids met are hashed over their own bytes only: an id read in a batch of short
+    ids and again in a batch of long ones, in another file, is the same id."""
+    from harness.audit.ids import RoundIds
+
+    ids = RoundIds(tmp_path)
+    ids.add(["t1\x1fr1", "t1\x1fr2", ""], 0, np.array([1, 4, 7]))
+    ids.add(
+        ["t1\x1fr3-with-a-much-longer-id", "t1\x1fr1", "t2\x1fr2", ""], 1, np.array([1, 2, 3, 9])
+    )
+    found = sorted((r.key, r.first, r.again) for r in ids.repeated())
+    assert found == [("", (0, 7), (1, 9)), ("t1\x1fr1", (0, 1), (1, 2))]

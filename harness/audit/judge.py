@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from harness.audit.cards import CardCounts, count
+from harness.audit.ids import RoundIds
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.settle import Owed, Payouts, misstated, owed
 from harness.differential.attribution import disagreements
@@ -144,14 +146,27 @@ class Auditor:
     profile: Profile
     table: Table | None
     owners: dict[str, str]
+    spill: Path  # a folder of its own, for the round ids met (harness/audit/ids.py)
     since: int | None = None  # microseconds, UTC: rows before it are left out
     until: int | None = None
-    seen: set[tuple[str, str]] = field(default_factory=set)
+    files: dict[str, int] = field(default_factory=dict)  # each file read, by its index
     last_time: dict[str, int] = field(default_factory=dict)
     first_hole: dict[str, int] = field(default_factory=dict)  # each table's last round's
 
     def __post_init__(self) -> None:
         self.payouts = Payouts.of(self.profile)
+        self.ids = RoundIds(self.spill)
+
+    def finish(self, partial: Partial) -> None:
+        """What only the whole log shows: the round ids met more than once."""
+        names = {index: name for name, index in self.files.items()}
+        key = ("integrity", "round-repeated", "a round id met again on its table", None)
+        for repeat in self.ids.repeated():
+            table, _, ident = repeat.key.partition("\x1f")
+            (file, row), (first_file, first_row) = repeat.again, repeat.first
+            detail = f"met first at {names[first_file]} row {first_row}"
+            example = Example(names[file], row, table, ident, None, detail)
+            partial.tally(key).add(example, "", "")
 
     def clause(self, kind: str | None) -> str | None:
         return None if kind is None else self.owners.get(kind)
@@ -218,8 +233,10 @@ class Auditor:
         report(
             "card-twice", _card_twice(rows, group, first), "a card dealt twice in a round", False
         )
-        again, backwards = self._ids_and_times(rows, first)
-        report("round-repeated", again, "a round id met again on its table", False)
+        index = self.files.setdefault(rows.file, len(self.files))
+        keys = [f"{rows.table[i]}\x1f{rows.round[i]}" for i in first]
+        self.ids.add(keys, index, rows.row[first])
+        backwards = self._times(rows, first)
         report(
             "time-backwards", backwards, "a round settled before its table's previous one", False
         )
@@ -239,24 +256,16 @@ class Auditor:
         for g in np.unique(group[off & judged & ~rows.void]):
             self._settlement(rows, np.flatnonzero(group == g), due, partial)
 
-    def _ids_and_times(
-        self, rows: Rows, first: npt.NDArray[np.int64]
-    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """The rounds whose id was met before on their table; those settled before their
-        table's last round."""
-        again = np.zeros(len(first), bool)
+    def _times(self, rows: Rows, first: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        """The rounds settled before their table's previous round."""
         backwards = np.zeros(len(first), bool)
         for k, i in enumerate(first):
             table = str(rows.table[i])
-            key = (table, str(rows.round[i]))
-            if key in self.seen:
-                again[k] = True
-            self.seen.add(key)
             when = int(rows.time[i])
             if when < self.last_time.get(table, when):
                 backwards[k] = True
             self.last_time[table] = max(when, self.last_time.get(table, when))
-        return again, backwards
+        return backwards
 
     def _settlement(
         self, rows: Rows, at: npt.NDArray[np.int64], due: Owed, partial: Partial

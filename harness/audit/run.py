@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -89,18 +90,21 @@ def audit(request: Request, progress: Callable[[int], None] = lambda _: None) ->
     """Every file of the log, in order, judged: the tallies of the whole log."""
     catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
     owners = fault_owners(applicable(catalogs, request.profile).clauses)
-    auditor = Auditor(
-        request.profile,
-        declared_table(request),
-        owners,
-        since=_micros(request.since),
-        until=_micros(request.until),
-    )
     partial = Partial()
-    for path in request.files:
-        for item in read_log(path):
-            auditor.judge(item, partial)
-            progress(partial.rows)
+    with tempfile.TemporaryDirectory(prefix="chcert-audit-") as spill:
+        auditor = Auditor(
+            request.profile,
+            declared_table(request),
+            owners,
+            Path(spill),
+            since=_micros(request.since),
+            until=_micros(request.until),
+        )
+        for path in request.files:
+            for item in read_log(path):
+                auditor.judge(item, partial)
+                progress(partial.rows)
+        auditor.finish(partial)
     return partial
 
 
