@@ -34,7 +34,8 @@ ROOMS: dict[str, set[str]] = {
     "run": {"adapters", "checks", "gamemath", "protocol", "report", "results", "rules"}
     | {"vectors"},
     # the production audit: round logs re-settled by the rules and the decision table
-    "audit": {"rules", "protocol", "differential", "gamemath", "results", "vectors", "checks"},
+    "audit": {"rules", "protocol", "differential", "gamemath", "results", "vectors", "checks"}
+    | {"report"},
     "cli": {"adapters", "checks", "diff", "gamemath", "protocol", "report", "results", "rules"}
     | {"run", "signing", "vectors", "audit"},
 }

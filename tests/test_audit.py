@@ -28,6 +28,7 @@ from harness.rules.game import Action, Deal
 from harness.rules.oracle import SeatPlay, settle
 from harness.rules.profiles import load_profile
 from harness.rules.table import REFERENCE_TABLE
+from tests.pdftext import pdf_text
 
 ROUNDS = 1_000  # enough for every card test (harness/audit/cards.py)
 
@@ -132,6 +133,9 @@ def test_a_game_mutant_s_log_fails_the_clause_of_its_fault(tmp_path: Path) -> No
     assert finding["detail"] == "ante flush" and finding["vector"].startswith("vectors/")
     vector = tmp_path / "out" / finding["vector"]
     assert vector.exists() and "--vectors" in finding["reproduce"]
+    text = pdf_text(tmp_path / "out" / "audit.pdf")  # the compliance file's copy
+    assert "Verdict: FAIL" in text and "s000-antewin" in text and "ante flush" in text
+    assert "Card tests" in text and "Holm" in text
     assert draw  # the draw is the round's only randomness: the game deals
 
 

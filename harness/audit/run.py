@@ -322,6 +322,9 @@ def write(result: Audit, out: Path) -> None:
         out / "audit.json", msgspec.json.format(msgspec.json.encode(result), indent=2) + b"\n"
     )
     write_bytes_atomic(out / "audit.md", summary(result).encode())
+    from harness.audit.pdf import write_pdf  # reportlab, only when writing
+
+    write_pdf(result, out / "audit.pdf")
 
 
 def expected_rows(files: list[Path]) -> int:

@@ -1,0 +1,151 @@
+"""audit.pdf: what an audit found, for an operator's compliance file (docs/audit.md).
+
+Drawn from audit.json's records alone, with the certification report's styles and its
+escaping of every string a log may carry (harness/report/style.py): the verdict and the
+rows first, then each check, each finding with its first rows, and the card tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
+from reportlab.platypus.flowables import Flowable
+
+from harness.atomic import atomic_path
+from harness.audit.model import Audit, Finding
+from harness.report.style import (
+    BODY,
+    CELL_LIMIT,
+    H1,
+    H2,
+    LEAD,
+    SMALL,
+    VERDICT_COLOURS,
+    colour_status,
+    esc,
+    grid,
+    para,
+)
+
+MARGIN = 20 * mm
+
+
+def _verdict(result: Audit) -> Paragraph:
+    colour = VERDICT_COLOURS[result.verdict.value].hexval()[2:]
+    return Paragraph(f'Verdict: <font color="#{colour}"><b>{result.verdict.value}</b></font>', H2)
+
+
+def _finding_rows(findings: list[Finding]) -> list[list[object]]:
+    rows: list[list[object]] = [["check", "kind", "clause", "detail", "rows", "first example"]]
+    for f in findings:
+        first = f.examples[0] if f.examples else None
+        where = f"{first.file} row {first.row}" if first else ""
+        rows.append(
+            [
+                para(f.check.value, SMALL),
+                para(f.kind, SMALL),
+                para(f.clause or "", SMALL),
+                para(f.detail, SMALL),
+                para(f"{f.count:,}", SMALL),
+                para(where, SMALL),
+            ]
+        )
+    return rows
+
+
+def _examples(finding: Finding) -> list[Flowable]:
+    title = f"<b>{esc(finding.kind)}</b> ({esc(finding.detail)}): {finding.count:,} row(s)"
+    out: list[Flowable] = [Paragraph(title, BODY)]
+    for e in finding.examples:
+        line = f"{esc(e.file)} row {e.row}"
+        if e.table or e.round:
+            line += f", table {esc(e.table)} round {esc(e.round)}"
+        if e.seat is not None:
+            line += f", seat {e.seat}"
+        line += f": {esc(e.detail)}"
+        if e.expected is not None or e.actual is not None:
+            rules, log = esc(e.expected, CELL_LIMIT), esc(e.actual, CELL_LIMIT)
+            line += f"<br/>rules: {rules}<br/>log: {log}"
+        out.append(Paragraph(line, SMALL))
+    if finding.reproduce:
+        out.append(para(f"Replays it: {finding.reproduce}", SMALL))
+    return out
+
+
+def story(result: Audit) -> list[Flowable]:
+    rows = result.rows
+    flow: list[Flowable] = [
+        Paragraph("chcert production audit", H1),
+        _verdict(result),
+        para(
+            f"Profile {result.profile} (SHA-256 {result.profile_sha256[:16]}...); "
+            f"{len(result.files)} log file(s); {rows.read:,} rows read ({rows.malformed:,} "
+            f"malformed), {rows.judged:,} re-settled, {rows.rounds:,} rounds; from "
+            f"{result.period.first or '-'} to {result.period.last or '-'}.",
+            LEAD,
+        ),
+        *(para(f"- {r}") for r in result.reasons),
+        Spacer(1, 3 * mm),
+        Paragraph("Checks", H2),
+    ]
+    checks = [["check", "status", "rows", "in findings", "note"]] + [
+        [c.name.value, c.status.value, f"{c.rows:,}", f"{c.findings:,}", para(c.reason, SMALL)]
+        for c in result.checks
+    ]
+    flow.append(
+        colour_status(
+            grid(checks, [25 * mm, 22 * mm, 25 * mm, 22 * mm, 76 * mm]),
+            1,
+            [c.status.value for c in result.checks],
+        )
+    )
+    if result.findings:
+        flow += [Spacer(1, 3 * mm), Paragraph("Findings", H2)]
+        widths = [18 * mm, 28 * mm, 22 * mm, 52 * mm, 16 * mm, 34 * mm]
+        flow.append(grid(_finding_rows(result.findings), widths))
+        for finding in result.findings:
+            flow += [Spacer(1, 2 * mm), *_examples(finding)]
+    cards = next((c for c in result.checks if c.tests), None)
+    if cards is not None:
+        flow += [
+            Spacer(1, 3 * mm),
+            Paragraph("Card tests", H2),
+            para(
+                f"One family, family-wise alpha {cards.alpha}, {cards.correction} "
+                f"correction; each test detects the bias it names with "
+                f"{(cards.power or 0):.0%} power at the size read.",
+                BODY,
+            ),
+        ]
+        tests = [["test", "chi-square", "df", "p", "p (Holm)", "detects"]] + [
+            [
+                para(t.name, SMALL),
+                f"{t.statistic:.1f}",
+                str(t.df),
+                f"{t.p_value:.3g}",
+                f"{t.p_adjusted:.3g}",
+                para(t.detects, SMALL),
+            ]
+            for t in cards.tests
+        ]
+        widths = [45 * mm, 20 * mm, 10 * mm, 17 * mm, 17 * mm, 61 * mm]
+        flow.append(grid(tests, widths))
+    return flow
+
+
+def write_pdf(result: Audit, path: Path) -> None:
+    with atomic_path(path) as temporary:
+        doc = SimpleDocTemplate(
+            str(temporary),
+            pagesize=A4,
+            leftMargin=MARGIN,
+            rightMargin=MARGIN,
+            topMargin=MARGIN,
+            bottomMargin=MARGIN,
+            title="chcert production audit",
+            author=result.tool,
+        )
+        doc.build(story(result))
