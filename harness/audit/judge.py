@@ -22,6 +22,8 @@ import numpy.typing as npt
 
 from harness.audit.cards import CardCounts, count
 from harness.audit.ids import RoundIds
+from harness.audit.leak import LeakCounts
+from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.settle import Owed, Payouts, misstated, owed
 from harness.differential.attribution import disagreements
@@ -115,6 +117,7 @@ class Partial:
     rounds: int = 0
     tallies: dict[Key, Tally] = field(default_factory=dict)
     cards: CardCounts = field(default_factory=CardCounts)
+    leak: LeakCounts = field(default_factory=LeakCounts.empty)
     first_time: int | None = None
     last_time: int | None = None
 
@@ -127,6 +130,7 @@ class Partial:
         for key, tally in other.tallies.items():
             self.tally(key).merge(tally)
         self.cards.merge(other.cards)
+        self.leak.merge(other.leak)
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -246,6 +250,8 @@ class Auditor:
 
         days = rows.time.astype("datetime64[us]").astype("datetime64[D]").astype(str)
         count(rows, first, ~bad, days, self.first_hole, partial.cards)
+        face_up = self.profile.hole_cards_face_up
+        count_decisions(rows, group, ~bad[group], face_up, partial.leak)
         due = owed(self.payouts, rows)
         off = misstated(rows, due)
         keeps = off & rows.void

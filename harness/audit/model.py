@@ -27,6 +27,7 @@ class AuditCheck(StrEnum):
     INTEGRITY = "integrity"
     SETTLEMENT = "settlement"
     CARDS = "cards"
+    LEAK = "leak"
 
 
 class Example(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

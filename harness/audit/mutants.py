@@ -173,6 +173,25 @@ def biased_after_build_change(rows: list[Row]) -> list[Row]:
     return _flat(rounds)
 
 
+def leaked_dealer_cards(rows: list[Row]) -> list[Row]:
+    """A client that shows the dealer's cards: every other seat that called into a dealer
+    who beat it folds instead; every round settled as the rules pay it."""
+    rounds = copy.deepcopy(_rounds(rows))
+    profile = load_profile("standard")
+    flip = False
+    for rnd in rounds:
+        changed = False
+        for r in rnd:
+            lost = r["action"] == "call" and r["ante_returned"] == 0 and r["call_returned"] == 0
+            if lost:
+                flip = not flip
+                if flip:
+                    r["action"], r["call"], changed = "fold", 0, True
+        if changed:
+            _resettled(rnd, profile)
+    return _flat(rounds)
+
+
 def malformed_amount(rows: list[Row]) -> list[Row]:
     """An amount with a fraction."""
     rows = copy.deepcopy(rows)
@@ -196,5 +215,7 @@ MUTANTS = {
         Mutant("malformed-amount", malformed_amount, ("integrity", "malformed-row", None)),
         Mutant("biased-after-build-change", biased_after_build_change,
                ("cards", "card-by-position", "s000-r1")),
+        Mutant("leaked-dealer-cards", leaked_dealer_cards,
+               ("leak", "decisions-follow-hidden-cards", "s000-r3")),
     )
 }  # fmt: skip

@@ -15,7 +15,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from reportlab.platypus.flowables import Flowable
 
 from harness.atomic import atomic_path
-from harness.audit.model import Audit, Finding
+from harness.audit.model import Audit, AuditCheck, Finding
 from harness.report.style import (
     BODY,
     CELL_LIMIT,
@@ -108,7 +108,7 @@ def story(result: Audit) -> list[Flowable]:
         flow.append(grid(_finding_rows(result.findings), widths))
         for finding in result.findings:
             flow += [Spacer(1, 2 * mm), *_examples(finding)]
-    cards = next((c for c in result.checks if c.tests), None)
+    cards = next((c for c in result.checks if c.name is AuditCheck.CARDS and c.tests), None)
     if cards is not None:
         flow += [
             Spacer(1, 3 * mm),

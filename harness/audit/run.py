@@ -22,6 +22,8 @@ from harness.atomic import write_bytes_atomic
 from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
 from harness.audit.judge import Auditor, Partial, Tally
+from harness.audit.leak import ALPHA as LEAK_ALPHA
+from harness.audit.leak import leak_test
 from harness.audit.log import read_log
 from harness.audit.model import (
     Audit,
@@ -140,17 +142,21 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
             )
         )
     cards, card_findings = _cards(request, partial)
-    findings += card_findings
+    leak, leak_findings = _leak(request, partial)
+    findings += card_findings + leak_findings
     checks = [
         _check(AuditCheck.INTEGRITY, partial.rows, findings),
         _check(AuditCheck.SETTLEMENT, partial.judged, findings),
         cards,
+        leak,
     ]
     reasons = []
     if partial.rows == 0:
         reasons.append("the log holds no row in the period: nothing was judged")
     if cards.status is Status.NOT_TESTED and partial.rows:
         reasons.append(f"too few rows for the card tests: {cards.reason}")
+    if leak.status is Status.NOT_TESTED and partial.rows:
+        reasons.append(f"too few rows for the leak test: {leak.reason}")
     if partial.unjudged:
         reasons.append(
             f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
@@ -185,13 +191,51 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
     )
 
 
+def _clause_of_check(request: Request, check: str) -> str | None:
+    """The clause that certifies `check` under the profile (the catalogs' `checks:`)."""
+    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
+    clauses = applicable(catalogs, request.profile).clauses
+    return next((c.id for c in clauses if check in c.checks), None)
+
+
+def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
+    """The leak test's check, and a finding of the information-hiding clause if it
+    rejects (harness/audit/leak.py)."""
+    test = leak_test(partial.leak)
+    counted = int(partial.leak.n.sum())
+    findings = []
+    if test.result is not None and not test.result.passed:
+        t = test.result
+        findings.append(
+            Finding(
+                check=AuditCheck.LEAK,
+                kind="decisions-follow-hidden-cards",
+                detail=f"{t.name}: chi-square {t.statistic:.1f} (1 df), p {t.p_value:.2g} "
+                f"< {LEAK_ALPHA}",
+                clause=_clause_of_check(request, "information-hiding"),
+                count=counted,
+                examples=[],
+            )
+        )
+    status = Status.NOT_TESTED if test.result is None else Status.FAIL if findings else Status.PASS
+    return CheckResult(
+        name=AuditCheck.LEAK,
+        status=status,
+        rows=counted,
+        findings=len(findings),
+        reason=test.too_few,
+        alpha=LEAK_ALPHA,
+        correction="none (one test)",
+        power=POWER,
+        tests=[] if test.result is None else [test.result.record()],
+    ), findings
+
+
 def _cards(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
     """The card tests' check, and a finding of the shuffle's clause for each it rejects
     (the clause the RNG battery certifies)."""
     family = card_tests(partial.cards)
-    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
-    clauses = applicable(catalogs, request.profile).clauses
-    clause = next((c.id for c in clauses if "rng-battery" in c.checks), None)
+    clause = _clause_of_check(request, "rng-battery")
     counted = int(partial.cards.by_position[0].sum()) // 2  # seat rows whose cards counted
     main = [n for n in family.too_few if not n.startswith("hole cards on ")]
     findings = [
