@@ -320,3 +320,125 @@ def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Pa
     )
     found = sorted((r.key, r.first, r.again) for r in ids.repeated())
     assert found == [("", (0, 7), (1, 9)), ("t1\x1fr1", (0, 1), (1, 2))]
+
+
+def _csv(path: Path, rows: list[dict[str, Any]], header: str | None = None) -> Path:
+    with path.open("w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    if header is not None:
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text(header + "\r\n" + "".join(lines[1:]))
+    return path
+
+
+def _folded_round(rows: list[dict[str, Any]], paid: bool = False) -> list[dict[str, Any]]:
+    """The log with its first round folded by every seat and no board dealt (as a game
+    that stops there writes it); `paid`: one fold's ante handed back."""
+    first = rows[0]["round"]
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r["round"] == first:
+            r.update(action="fold", call=0, call_returned=0, ante_returned=0,
+                     turn=None, river=None, dealer=None)  # fmt: skip
+            if r["aa_bonus"]:  # standard: a fold forfeits its AA Bonus
+                r["aa_bonus_returned"] = 0
+        out.append(r)
+    if paid:
+        out[0]["ante_returned"] = out[0]["ante"]
+    return out
+
+
+def test_logs_a_sound_game_may_write_are_clean(reference_log: Path, tmp_path: Path) -> None:
+    """Seats beyond seven, a board never dealt when all fold (empty in CSV, null in JSON),
+    hole cards written high card first, a header with spaces, rotated files: no finding."""
+    rows = _rows(reference_log)
+    seat8 = [dict(r, seat=8) if r["seat"] == 3 else r for r in rows]
+    code, data = _audit(tmp_path, str(_write(tmp_path / "seat8.jsonl", seat8)))
+    assert code == 0 and not data["findings"], data["findings"]
+    folded = _folded_round(rows)
+    for log in (_write(tmp_path / "fold.jsonl", folded), _csv(tmp_path / "fold.csv", folded)):
+        code, data = _audit(tmp_path, str(log))
+        assert code == 0 and not data["findings"], (log, data["findings"])
+    high_first = [
+        dict(r, hole=r["hole"][2:] + r["hole"][:2]) if r["seat"] == 1 else r for r in rows
+    ]
+    code, data = _audit(tmp_path, str(_write(tmp_path / "sorted.jsonl", high_first)))
+    assert code == 0 and not data["findings"], data["findings"]
+    spaced = _csv(tmp_path / "spaced.csv", rows, header=", ".join(rows[0]))
+    assert _audit(tmp_path, str(spaced))[0] == 0
+    rotated = tmp_path / "rotated"
+    rotated.mkdir()
+    for n, part in enumerate((rows[:600], rows[600:1200], rows[1200:]), start=1):
+        _write(rotated / f"game-{[2, 9, 10][n - 1]}.jsonl", part)
+    code, data = _audit(tmp_path, str(rotated))
+    assert code == 0 and not data["findings"], data["findings"]
+
+
+def test_what_a_log_gets_wrong_is_a_finding_never_a_crash(
+    reference_log: Path, tmp_path: Path
+) -> None:
+    rows = _rows(reference_log)
+    cases = {
+        "paid-fold": (_folded_round(rows, paid=True), {("settlement", "fold", "s000-r5")}),
+        "no-ante": ([dict(rows[0], ante=0, ante_returned=0), *rows[1:]],
+                    {("integrity", "stake-outside-table", "s000-r2")}),
+        "not-ascii": ([dict(rows[0], hole="Aé"), *rows[1:]],
+                      {("integrity", "malformed-row", None)}),
+        "long-id": ([*(dict(r, round="x" * 300) if r["round"] == "r7" else r for r in rows)],
+                    {("integrity", "malformed-row", None)}),
+    }  # fmt: skip
+    for name, (mutated, finds) in cases.items():
+        code, data = _audit(tmp_path, str(_write(tmp_path / f"{name}.jsonl", mutated)))
+        assert code == 1 and _found(data) == finds, (name, data["findings"])
+    lines = [json.dumps(r) for r in rows]
+    lines[4] = "<not json>"
+    broken = tmp_path / "broken.jsonl"  # a line that is not UTF-8, inside a round
+    broken.write_bytes("\n".join(lines).encode("utf-8").replace(b"<not json>", b"\xff\xfe"))
+    code, data = _audit(tmp_path, str(broken))
+    assert code == 1 and _found(data) == {("integrity", "malformed-row", None)}
+    assert data["findings"][0]["examples"][0]["row"] == 5
+    extra = _csv(tmp_path / "extra.csv", rows)
+    text = extra.read_text().splitlines()
+    text[3] += ",surplus"
+    extra.write_text("\n".join(text) + "\n")
+    code, data = _audit(tmp_path, str(extra))
+    assert code == 1 and [e["row"] for e in data["findings"][0]["examples"]] == [3]
+
+
+def test_a_period_leaves_out_the_malformed_rows_outside_it(
+    reference_log: Path, tmp_path: Path
+) -> None:
+    rows = _rows(reference_log)
+    for n, r in enumerate(rows):
+        r["time"] = f"2026-01-{1 + n // 1500:02d}T12:00:00Z"
+    rows[3]["ante_returned"] = "1.5"  # on January 1st
+    log = _write(tmp_path / "p.jsonl", rows)
+    data = _audit(tmp_path, str(log), "--from", "2026-01-02")[1]
+    assert not data["findings"] and data["rows"]["read"] == 1500
+
+
+def test_other_files_are_not_round_logs(reference_log: Path, tmp_path: Path) -> None:
+    rows = _rows(reference_log)
+    as_jsonl = tmp_path / "csv.jsonl"
+    as_jsonl.write_text(_csv(tmp_path / "x.csv", rows).read_text())
+    assert main(["audit", str(as_jsonl), "--out", str(tmp_path / "o")]) == 4
+    table = pa.table({"table": [["a"]], **{c: [str(rows[0][c])] for c in rows[0] if c != "table"}})
+    pq.write_table(table, tmp_path / "list.parquet")
+    assert main(["audit", str(tmp_path / "list.parquet"), "--out", str(tmp_path / "o")]) == 4
+
+
+def test_parquet_nanoseconds_and_a_column_that_stops_are_read(
+    reference_log: Path, tmp_path: Path
+) -> None:
+    rows = _rows(reference_log)
+    table = pa.Table.from_pylist(rows)
+    times = pa.array([r["time"] for r in rows]).cast(pa.timestamp("ns", tz="UTC"))
+    pq.write_table(table.set_column(table.schema.get_field_index("time"), "time", times),
+                   tmp_path / "ns.parquet")  # fmt: skip
+    assert _audit(tmp_path, str(tmp_path / "ns.parquet"))[0] == 0
+    with_player = [dict(r, player="p1") if n < 10 else r for n, r in enumerate(rows)]
+    items = list(read_log(_write(tmp_path / "player.jsonl", with_player), batch_rows=7))
+    assert sum(len(i) for i in items if isinstance(i, Rows)) == len(rows)

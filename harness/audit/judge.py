@@ -25,7 +25,7 @@ from harness.audit.ids import RoundIds
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
-from harness.audit.settle import Owed, Payouts, misstated, owed
+from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
 from harness.errors import InvalidBet, InvalidCards
 from harness.protocol.messages import Dealer, Settled, SettledSeat, Wager, Wagers
@@ -177,6 +177,9 @@ class Auditor:
 
     def judge(self, item: Rows | Malformed, partial: Partial) -> None:
         if isinstance(item, Malformed):
+            when = item.time
+            if when is not None and not _within(when, self.since, self.until):
+                return
             partial.rows += 1
             partial.malformed += 1
             example = Example(
@@ -244,7 +247,7 @@ class Auditor:
         report(
             "time-backwards", backwards, "a round settled before its table's previous one", False
         )
-        refused = _outside(self.table, rows)
+        refused = _outside(self.profile, self.table, rows)
         for why in sorted(set(refused[refused != ""])):
             report("stake-outside-table", refused == why, why, True)
 
@@ -253,7 +256,7 @@ class Auditor:
         face_up = self.profile.hole_cards_face_up
         count_decisions(rows, group, ~bad[group], face_up, partial.leak)
         due = owed(self.payouts, rows)
-        off = misstated(rows, due)
+        off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)
         judged = due.judged & ~bad[group]
@@ -279,14 +282,17 @@ class Auditor:
         """One round with a row the rules pay otherwise: the oracle settles it and the
         decision table names each cause."""
         i = int(at[0])
-        board = [
-            int(c)
-            for c in (*rows.cards["flop"][i], *rows.cards["turn"][i], *rows.cards["river"][i])
-        ]
+        holes = [int(c) for j in at for c in rows.cards["hole"][j]]
+        shared = [int(c) for n in ("flop", "turn", "river", "dealer") for c in rows.cards[n][i]]
+        # Cards a round where every seat folded never dealt: settling folds reads none of
+        # them (an AA Bonus reads the flop, which is there), so any cards left in the
+        # deck stand in, and the oracle and the decision table judge the money.
+        spare = iter(c for c in range(52) if c not in {*holes, *shared})
+        board = [c if c >= 0 else next(spare) for c in shared]
         try:
             deal = Deal(
                 {int(rows.seat[j]): _hole(rows, int(j)) for j in at},
-                (Card(int(rows.cards["dealer"][i][0])), Card(int(rows.cards["dealer"][i][1]))),
+                (Card(board[5]), Card(board[6])),
                 (Card(board[0]), Card(board[1]), Card(board[2])),
                 Card(board[3]),
                 Card(board[4]),
@@ -380,15 +386,19 @@ def _card_twice(
     return out
 
 
-def _outside(table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:
-    """Why the declared table refuses each row's stakes ("" where it takes them; where no
-    table is declared, nothing is refused)."""
+def _outside(profile: Profile, table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:
+    """Why the rules or the declared table refuse each row's stakes ("" where they take
+    them; where no table is declared, only the rules' refusals: harness/rules/oracle.py
+    verify_wagers)."""
     out = np.full(len(rows), "", dtype=object)
+    ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
+    out[ante <= 0] = "no ante: the rules require one"
+    if profile.aa_table is None:
+        out[(aa > 0) & (out == "")] = f"an AA Bonus where profile {profile.name} has none"
     if table is None:
         return out
-    ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
     lo, hi = table.ante
-    out[(ante < lo) | (ante > hi)] = f"an ante outside the table's {lo}..{hi}"
+    out[((ante < lo) | (ante > hi)) & (out == "")] = f"an ante outside the table's {lo}..{hi}"
     staked = (aa > 0) & (out == "")
     if table.aa_bonus is None:
         out[staked] = "an AA Bonus where the table takes none"
@@ -402,6 +412,10 @@ def _outside(table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:
         over = staked & (out == "") & (aa > cap * ante)
         out[over] = f"an AA Bonus above {cap} x the ante (house rule)"
     return out
+
+
+def _within(when: int, since: int | None, until: int | None) -> bool:
+    return (since is None or when >= since) and (until is None or when < until)
 
 
 def _in_period(rows: Rows, since: int | None, until: int | None) -> Rows | None:

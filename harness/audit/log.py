@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import glob
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,6 @@ import pyarrow.parquet as pq
 
 from harness.errors import UsageError
 from harness.rules.cards import RANK_CHARS, SUIT_CHARS
-from harness.rules.game import MAX_SEATS
 
 # The columns of round log v1, in order, and how many cards each card column holds.
 TEXT = ("table", "round", "build")
@@ -40,6 +40,8 @@ SHARED = ("flop", "turn", "river", "dealer")  # every seat row of a round repeat
 ACTIONS = ("call", "fold")
 STATUSES = ("settled", "void")
 MAX_AMOUNT = 2**53 - 1  # the largest integer every reader of the log keeps exact
+MAX_SEAT = 22  # protocol v1's seats:N: two hole cards a seat, the dealer's and the board
+MAX_TEXT = 200  # characters of a table, round or build: a longer one is malformed
 BATCH_ROWS = 65_536
 SUFFIXES = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _CARD_TEXT = "^(?:[2-9TJQKA][cdhs])"
@@ -59,6 +61,7 @@ class Malformed:
     column: str
     value: str
     why: str
+    time: int | None = None  # its time when that could be read (the period is applied)
 
 
 @dataclass
@@ -88,11 +91,12 @@ def log_files(patterns: list[str]) -> list[Path]:
     for pattern in patterns:
         path = Path(pattern)
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES)
+            logs = [p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES]
+            found += sorted(logs, key=_natural)
         elif path.exists():
             found.append(path)
         else:
-            matched = sorted(Path(p) for p in glob.glob(pattern, recursive=True))
+            matched = sorted((Path(p) for p in glob.glob(pattern, recursive=True)), key=_natural)
             if not matched:
                 raise LogError(f"{pattern}: no such file, folder or glob match")
             found += [p for p in matched if p.is_file()]
@@ -106,7 +110,13 @@ def log_files(patterns: list[str]) -> list[Path]:
     return found
 
 
-def _tables(path: Path, batch_rows: int) -> Iterator[pa.Table]:
+def _natural(path: Path) -> list[object]:
+    """A file name's order with its numbers read as numbers: game-2 before game-10 (a
+    rotated log's files)."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(path))]
+
+
+def _tables(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
     """The file's rows, every column as text (a value is checked, never coerced by the
     reader), in tables of about `batch_rows`."""
     kind = SUFFIXES[path.suffix.lower()]
@@ -120,25 +130,79 @@ def _tables(path: Path, batch_rows: int) -> Iterator[pa.Table]:
                     pa.schema([(c, _as_text(batch.schema.field(c).type)) for c in present])
                 )
         elif kind == "csv":
-            names = _csv_header(path)
-            _require(path, names)
-            wanted = [c for c in names if c in (*COLUMNS, *OPTIONAL)]
-            stream = pacsv.open_csv(
-                path,
-                read_options=pacsv.ReadOptions(block_size=1 << 22),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={c: pa.string() for c in names},
-                    include_columns=wanted,
-                    strings_can_be_null=False,
-                    null_values=[""],
-                ),
-            )
-            for batch in stream:
-                yield pa.Table.from_batches([batch])
+            yield from _csv(path, batch_rows)
         else:
             yield from _json_lines(path, batch_rows)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as exc:
+    except (pa.ArrowException, OSError) as exc:
         raise LogError(f"{path}: not readable as {kind}: {exc}") from exc
+
+
+def _csv(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
+    """CSV read fast by pyarrow; from the first block it cannot parse (a row of another
+    number of fields, bytes that are not UTF-8), row by row, each such row malformed."""
+    names = _csv_header(path)
+    _require(path, names)
+    wanted = [c for c in names if c in (*COLUMNS, *OPTIONAL)]
+    done = 0
+    try:
+        stream = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(block_size=1 << 22, column_names=names, skip_rows=1),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in names},
+                include_columns=wanted,
+                strings_can_be_null=True,
+                null_values=[""],
+            ),
+        )
+        for batch in stream:
+            done += batch.num_rows
+            yield pa.Table.from_batches([batch])
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        yield from _csv_rows(path, names, wanted, done, batch_rows)
+
+
+def _csv_rows(
+    path: Path, names: list[str], wanted: list[str], skip: int, batch_rows: int
+) -> Iterator[pa.Table | Malformed]:
+    """The rows after the first `skip`, by Python's csv module: a row of another number
+    of fields, or not UTF-8, is malformed."""
+    columns: dict[str, list[str | None]] = {c: [] for c in wanted}
+    with path.open("rb") as file:
+        file.readline()  # the header
+        for number, raw in enumerate(file, 1):
+            if number <= skip:
+                continue
+            try:
+                line = raw.decode("utf-8")
+                fields = next(csv.reader([line]), [])
+            except (UnicodeDecodeError, csv.Error) as exc:
+                yield from _flush(columns)
+                yield Malformed(str(path), number, "line", _shown(raw), f"not CSV text ({exc})")
+                continue
+            if len(fields) != len(names):
+                yield from _flush(columns)
+                why = f"{len(fields)} fields, the header names {len(names)}"
+                yield Malformed(str(path), number, "line", _shown(raw), why)
+                continue
+            row = dict(zip(names, fields, strict=True))
+            for c in wanted:
+                columns[c].append(row[c] or None)
+            if len(columns[wanted[0]]) >= batch_rows:
+                yield from _flush(columns)
+    yield from _flush(columns)
+
+
+def _flush(columns: dict[str, list[str | None]]) -> Iterator[pa.Table]:
+    """The rows gathered so far as a table, and the lists emptied."""
+    if any(columns.values()):
+        yield pa.table({c: pa.array(v, pa.string()) for c, v in columns.items()})
+        for values in columns.values():
+            values.clear()
+
+
+def _shown(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace").rstrip("\r\n")[:200]
 
 
 def _as_text(kind: pa.DataType) -> pa.DataType:
@@ -147,8 +211,12 @@ def _as_text(kind: pa.DataType) -> pa.DataType:
 
 
 def _csv_header(path: Path) -> list[str]:
-    with path.open(encoding="utf-8", newline="") as file:
-        return [c.strip() for c in next(csv.reader(file), [])]
+    """The header's names, spaces around them and a byte-order mark taken off."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as file:
+            return [c.strip() for c in next(csv.reader(file), [])]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise LogError(f"{path}: not a round log v1: its header is not CSV text ({exc})") from exc
 
 
 def _require(path: Path, present: list[str]) -> None:
@@ -157,37 +225,39 @@ def _require(path: Path, present: list[str]) -> None:
         raise LogError(f"{path}: not a round log v1: no column {', '.join(missing)}")
 
 
-def _json_lines(path: Path, batch_rows: int) -> Iterator[pa.Table]:
+def _json_lines(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
     """JSON Lines, one object a line, each value kept as its JSON text (a string's own
     text), so that the checks below judge it as they judge CSV's. A line that is not a
-    JSON object is a row of nothing: malformed. A file whose first line is an object
-    without the log's columns is no round log."""
+    JSON object (or not UTF-8) is malformed; a file whose first line is not an object
+    holding the log's columns is no round log."""
     names = (*COLUMNS, *OPTIONAL)
     columns: dict[str, list[str | None]] = {c: [] for c in names}
-    with path.open(encoding="utf-8") as file:
-        for number, line in enumerate(file, 1):
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, 1):
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
                 record = None
+            if number == 1 and not (isinstance(record, dict) and _has_columns(record)):
+                raise LogError(
+                    f"{path}: not a round log v1: its first line is not a JSON object "
+                    f"holding the columns {', '.join(COLUMNS)}"
+                )
             if not isinstance(record, dict):
-                record = {}
-            elif number == 1:
-                _require(path, list(record))
+                yield from _flush(columns)
+                yield Malformed(str(path), number, "line", _shown(raw), "not a JSON object")
+                continue
             for c in names:
                 value = record.get(c)
                 text = value if isinstance(value, str) or value is None else json.dumps(value)
                 columns[c].append(text)
             if len(columns["table"]) >= batch_rows:
-                yield _json_table(columns)
-                columns = {c: [] for c in names}
-    if columns["table"]:
-        yield _json_table(columns)
+                yield from _flush(columns)
+    yield from _flush(columns)
 
 
-def _json_table(columns: dict[str, list[str | None]]) -> pa.Table:
-    present = {c: v for c, v in columns.items() if c in COLUMNS or any(x is not None for x in v)}
-    return pa.table({c: pa.array(v, pa.string()) for c, v in present.items()})
+def _has_columns(record: dict[str, object]) -> bool:
+    return all(c in record for c in COLUMNS)
 
 
 # Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
@@ -205,7 +275,8 @@ def _cards(
     """(indices of shape (rows, count), -1 where null; rows whose text is not `count`
     cards)."""
     valid = pc.match_substring_regex(column, f"{_CARD_TEXT}{{{count}}}$").fill_null(True)
-    text = column.fill_null("").to_numpy(zero_copy_only=False).astype(f"S{2 * count}")
+    shown = pc.if_else(valid, column.fill_null(""), "")  # only card text reaches the bytes
+    text = shown.to_numpy(zero_copy_only=False).astype(f"S{2 * count}")
     codes = text.view(np.uint8).reshape(len(text), 2 * count)
     cards = 4 * _RANK[codes[:, 0::2]] + _SUIT[codes[:, 1::2]]
     cards[column.is_null().to_numpy(zero_copy_only=False)] = -1
@@ -226,7 +297,8 @@ def _time(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
     if pa.types.is_timestamp(column.type):
         if column.type.tz is None:  # an instant, but in no stated zone: read as UTC
             column = column.cast(pa.timestamp(column.type.unit, tz="UTC"))
-        values = column.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
+        # nanoseconds (pandas' default) kept to the microsecond
+        values = column.cast(pa.timestamp("us", tz="UTC"), safe=False).cast(pa.int64())
         bad = column.is_null().to_numpy(zero_copy_only=False)
         return values.fill_null(0).to_numpy(zero_copy_only=False), bad
     iso = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$"
@@ -248,30 +320,36 @@ def _micros(text: str) -> int:
     return int(instant.timestamp()) * 1_000_000 + instant.microsecond
 
 
+ROW = "__row__"  # each row's number in its file, carried beside its columns
+
+
 def read_log(path: Path, batch_rows: int = BATCH_ROWS) -> Iterator[Rows | Malformed]:
-    """A file's rows in batches of whole rounds, and its malformed rows as they come."""
+    """A file's rows in batches of whole rounds, and its malformed rows as they come.
+
+    A batch's last round may go on in the next: its rows are carried over, each with its
+    row number (a row the reader itself cannot take apart, a CSV row of another number of
+    fields or a JSON line that is not an object, takes a number of its own)."""
     carry: pa.Table | None = None
-    first = 1  # the number of the next table's first row in the file
-    carried_from = 1
+    number = 1  # the number of the next row in the file
     for table in _tables(path, batch_rows):
-        count = table.num_rows
+        if isinstance(table, Malformed):
+            number += 1
+            yield table
+            continue
+        rows = pa.array(np.arange(number, number + table.num_rows, dtype=np.int64))
+        number += table.num_rows
+        table = table.append_column(ROW, rows)
         if carry is not None:
-            table = pa.concat_tables(
-                [carry, table.select(carry.column_names)], promote_options="default"
-            )
-            start = carried_from
-        else:
-            start = first
-        first += count
+            table = pa.concat_tables([carry, table.select(carry.column_names)])
         keys = pc.binary_join_element_wise(
             table["table"].fill_null(""), table["round"].fill_null(""), "\x1f"
         ).to_numpy(zero_copy_only=False)
         cut = _last_round_start(keys)
-        carry, carried_from = table.slice(cut), start + cut
+        carry = table.slice(cut)
         if cut:
-            yield from _checked(str(path), table.slice(0, cut), start)
+            yield from _checked(str(path), table.slice(0, cut))
     if carry is not None and carry.num_rows:
-        yield from _checked(str(path), carry, carried_from)
+        yield from _checked(str(path), carry)
 
 
 def _last_round_start(keys: npt.NDArray[np.object_]) -> int:
@@ -282,9 +360,10 @@ def _last_round_start(keys: npt.NDArray[np.object_]) -> int:
     return last
 
 
-def _checked(file: str, table: pa.Table, start: int) -> Iterator[Rows | Malformed]:
+def _checked(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
     """The table's rows checked column by column: the malformed ones, then the others."""
     n = table.num_rows
+    number = table[ROW].to_numpy(zero_copy_only=False)
     bad = np.zeros(n, bool)
     found: list[tuple[int, str, str]] = []  # (index, column, why), the first of each row
 
@@ -294,17 +373,18 @@ def _checked(file: str, table: pa.Table, start: int) -> Iterator[Rows | Malforme
         bad[new] = True
 
     for column in TEXT:
-        empty = pc.equal(pc.utf8_length(table[column].fill_null("")), 0)
-        mark(empty.to_numpy(zero_copy_only=False), column, "empty")
-    time, wrong = _time(table["time"])
-    mark(wrong, "time", "not an ISO 8601 instant with its zone")
+        length = pc.utf8_length(table[column].fill_null("")).to_numpy(zero_copy_only=False)
+        mark(length == 0, column, "empty")
+        mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
+    time, wrong_time = _time(table["time"])
+    mark(wrong_time, "time", "not an ISO 8601 instant with its zone")
     seat_text = table["seat"]
     seat_ok = pc.match_substring_regex(seat_text, r"^[0-9]{1,2}$").fill_null(False)
     seat = pc.cast(pc.if_else(seat_ok, seat_text, "0"), pa.int64()).to_numpy(zero_copy_only=False)
     mark(
-        ~seat_ok.to_numpy(zero_copy_only=False) | (seat < 1) | (seat > MAX_SEATS),
+        ~seat_ok.to_numpy(zero_copy_only=False) | (seat < 1) | (seat > MAX_SEAT),
         "seat",
-        f"not a seat 1..{MAX_SEATS}",
+        f"not a seat 1..{MAX_SEAT}",
     )
     cards = {}
     for column, count in CARDS.items():
@@ -330,7 +410,9 @@ def _checked(file: str, table: pa.Table, start: int) -> Iterator[Rows | Malforme
         mark(wrong, column, "not an integer amount from 0 to 2^53 - 1")
     for index, column, why in sorted(found):
         value = table[column][index].as_py()
-        yield Malformed(file, start + index, column, "" if value is None else str(value), why)
+        shown = "" if value is None else str(value)[:MAX_TEXT]
+        when = None if wrong_time[index] else int(time[index])
+        yield Malformed(file, int(number[index]), column, shown, why, when)
     keep = ~bad
     if not keep.any():
         return
@@ -341,7 +423,7 @@ def _checked(file: str, table: pa.Table, start: int) -> Iterator[Rows | Malforme
 
     yield Rows(
         file=file,
-        row=(start + np.arange(n, dtype=np.int64))[keep],
+        row=number[keep],
         table=text("table"),
         round=text("round"),
         build=text("build"),

@@ -135,3 +135,15 @@ def misstated(rows: Rows, due: Owed) -> npt.NDArray[np.bool_]:
         | (a["aa_bonus_returned"] != due.aa_bonus_returned)
     )
     return off
+
+
+def beyond_arrays(rules: Payouts, rows: Rows) -> npt.NDArray[np.bool_]:
+    """The rows whose stakes are so large that a return might not fit the arrays' 64-bit
+    integers (stakes up to 2^53 at odds up to the tables' largest): the oracle, with
+    Python's exact integers, judges them instead."""
+    ante = rows.amounts["ante"].astype(float)
+    aa = rows.amounts["aa_bonus"].astype(float)
+    most_ante = ante * (1 + float(rules.ante_odds.max())) * max(rules.call_multiple, 2)
+    most_aa = aa * (1 + float(max(rules.aa_odds.max(), 0)))
+    huge: npt.NDArray[np.bool_] = (most_ante > 2.0**62) | (most_aa > 2.0**62)
+    return huge
