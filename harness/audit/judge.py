@@ -25,6 +25,7 @@ from harness.audit.ids import RoundIds
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
+from harness.audit.model import Example
 from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
 from harness.errors import InvalidBet, InvalidCards
@@ -50,20 +51,6 @@ INTEGRITY = {
     "stake-outside-table": "refused",
     "void-keeps-stake": None,
 }
-
-
-@dataclass(frozen=True)
-class Example:
-    """A row that shows a finding, where it is and what differs."""
-
-    file: str
-    row: int
-    table: str
-    round: str
-    seat: int | None
-    detail: str
-    expected: object = None
-    actual: object = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +156,7 @@ class Auditor:
             table, _, ident = repeat.key.partition("\x1f")
             (file, row), (first_file, first_row) = repeat.again, repeat.first
             detail = f"met first at {names[first_file]} row {first_row}"
-            example = Example(names[file], row, table, ident, None, detail)
+            example = Example(file=names[file], row=row, table=table, round=ident, detail=detail)
             partial.tally(key).add(example, "", "")
 
     def clause(self, kind: str | None) -> str | None:
@@ -182,9 +169,8 @@ class Auditor:
                 return
             partial.rows += 1
             partial.malformed += 1
-            example = Example(
-                item.file, item.row, "", "", None, f"{item.column} {item.value!r}: {item.why}"
-            )
+            detail = f"{item.column} {item.value!r}: {item.why}"
+            example = Example(file=item.file, row=item.row, detail=detail)
             partial.tally(("integrity", "malformed-row", item.column, None)).add(example, "", "")
             return
         rows = _in_period(item, self.since, self.until)
@@ -356,14 +342,14 @@ def _example(
     rows: Rows, i: int, detail: str, expected: object = None, actual: object = None
 ) -> Example:
     return Example(
-        rows.file,
-        int(rows.row[i]),
-        str(rows.table[i]),
-        str(rows.round[i]),
-        int(rows.seat[i]),
-        detail,
-        expected,
-        actual,
+        file=rows.file,
+        row=int(rows.row[i]),
+        table=str(rows.table[i]),
+        round=str(rows.round[i]),
+        seat=int(rows.seat[i]),
+        detail=detail,
+        expected=expected,
+        actual=actual,
     )
 
 
