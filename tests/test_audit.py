@@ -140,7 +140,13 @@ def test_a_game_mutant_s_log_fails_the_clause_of_its_fault(tmp_path: Path) -> No
     assert draw  # the draw is the round's only randomness: the game deals
 
 
-@pytest.mark.parametrize("profile", available_profiles())
+@pytest.mark.parametrize(
+    "profile",
+    [
+        p if p == "standard" else pytest.param(p, marks=pytest.mark.slow)
+        for p in available_profiles()
+    ],
+)  # the standard profile in the fast tier, every other in the slow
 def test_the_sieve_pays_what_the_oracle_pays(profile: str, tmp_path: Path) -> None:
     """Random rounds of every bundled profile, every seat calling or folding, AA Bonus or
     not: the arrays owe each row exactly the oracle's settlement."""
