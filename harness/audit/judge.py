@@ -73,10 +73,13 @@ class Tally:
     by_day: Counter[str] = field(default_factory=Counter)
     replay: Replay | None = None  # settlement: the first round that shows the cause
 
-    def add(self, example: Example, build: str, day: str, count: int = 1) -> None:
+    def add(self, example: Example, build: str | None, day: str | None, count: int = 1) -> None:
+        """Count `count` rows; by build and by day where the row's are known."""
         self.count += count
-        self.by_build[build] += count
-        self.by_day[day] += count
+        if build is not None:
+            self.by_build[build] += count
+        if day is not None:
+            self.by_day[day] += count
         if len(self.examples) < EXAMPLES:
             self.examples.append(example)
 
@@ -157,7 +160,7 @@ class Auditor:
             (file, row), (first_file, first_row) = repeat.again, repeat.first
             detail = f"met first at {names[first_file]} row {first_row}"
             example = Example(file=names[file], row=row, table=table, round=ident, detail=detail)
-            partial.tally(key).add(example, "", "")
+            partial.tally(key).add(example, None, None)  # the rows are not read again
 
     def clause(self, kind: str | None) -> str | None:
         return None if kind is None else self.owners.get(kind)
@@ -171,7 +174,8 @@ class Auditor:
             partial.malformed += 1
             detail = f"{item.column} {item.value!r}: {item.why}"
             example = Example(file=item.file, row=item.row, detail=detail)
-            partial.tally(("integrity", "malformed-row", item.column, None)).add(example, "", "")
+            day = None if item.time is None else day_of(item.time)
+            partial.tally(("integrity", "malformed-row", item.column, None)).add(example, None, day)
             return
         rows = _in_period(item, self.since, self.until)
         if rows is not None and len(rows):

@@ -4,6 +4,7 @@ audit.json, the vectors that replay its settlement findings, and a Markdown summ
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import sys
@@ -36,7 +37,7 @@ from harness.audit.model import (
 from harness.errors import UsageError
 from harness.gamemath.rng import POWER
 from harness.results.outcomes import Status, Verdict
-from harness.rules.catalogs import applicable, fault_owners, load_catalogs
+from harness.rules.catalogs import Clause, applicable, fault_owners, load_catalogs
 from harness.rules.profiles import Profile
 from harness.rules.table import Table, table_of
 from harness.vectors.settlement import round_vector
@@ -56,6 +57,13 @@ class Request:
     since: datetime | None = None
     until: datetime | None = None
     adapter: str | None = None
+
+    @functools.cached_property
+    def clauses(self) -> list[Clause]:
+        """The clauses the profile is certified under (its catalogs' applicable ones),
+        read once: the fault kinds' owners and the statistical checks' clauses."""
+        catalogs = [c for c in load_catalogs() if c.name in self.profile.catalogs]
+        return applicable(catalogs, self.profile).clauses
 
 
 def declared_table(request: Request) -> Table | None:
@@ -89,8 +97,7 @@ def _micros(moment: datetime | None) -> int | None:
 
 def audit(request: Request, progress: Callable[[int], None] = lambda _: None) -> Partial:
     """Every file of the log, in order, judged: the tallies of the whole log."""
-    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
-    owners = fault_owners(applicable(catalogs, request.profile).clauses)
+    owners = fault_owners(request.clauses)
     partial = Partial()
     with tempfile.TemporaryDirectory(prefix="chcert-audit-") as spill:
         auditor = Auditor(
@@ -144,7 +151,9 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
     leak, leak_findings = _leak(request, partial)
     findings += card_findings + leak_findings
     checks = [
-        _check(AuditCheck.INTEGRITY, partial.rows, findings),
+        _check(
+            AuditCheck.INTEGRITY, partial.rows, findings, NO_TABLE if not request.declared else ""
+        ),
         _check(AuditCheck.SETTLEMENT, partial.judged, findings),
         cards,
         leak,
@@ -192,9 +201,7 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
 
 def _clause_of_check(request: Request, check: str) -> str | None:
     """The clause that certifies `check` under the profile (the catalogs' `checks:`)."""
-    catalogs = [c for c in load_catalogs() if c.name in request.profile.catalogs]
-    clauses = applicable(catalogs, request.profile).clauses
-    return next((c.id for c in clauses if check in c.checks), None)
+    return next((c.id for c in request.clauses if check in c.checks), None)
 
 
 def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
@@ -275,7 +282,11 @@ CARD_KINDS = {
 }
 
 
-def _check(name: AuditCheck, rows: int, findings: list[Finding]) -> CheckResult:
+# What integrity could not look at without the game's declaration (docs/audit.md).
+NO_TABLE = "stakes checked against the rules only: no --declared table to check them against"
+
+
+def _check(name: AuditCheck, rows: int, findings: list[Finding], note: str = "") -> CheckResult:
     mine = sum(f.count for f in findings if f.check is name)
     if mine:
         status = Status.FAIL
@@ -283,7 +294,7 @@ def _check(name: AuditCheck, rows: int, findings: list[Finding]) -> CheckResult:
         status = Status.PASS
     else:
         status = Status.NOT_TESTED
-    reason = "" if rows else "no row to look at"
+    reason = note if rows else "no row to look at"
     return CheckResult(name=name, status=status, rows=rows, findings=mine, reason=reason)
 
 
