@@ -45,7 +45,6 @@ from harness.protocol.messages import (
     Settled,
     StackedCards,
     Voided,
-    Wager,
     Wagers,
     fields_of,
     seat_stakes,
@@ -299,13 +298,10 @@ def _money(wagers: Wagers | None) -> dict[str, list[int] | None]:
     """A seat's wagers as [stake, returned] (an AA Bonus not staked None); all None for
     a seat the game did not report."""
 
-    def pair(wager: Wager | None) -> list[int] | None:
-        return None if wager is None or wager.pair == (0, 0) else list(wager.pair)
-
     if wagers is None:
         return {"ante": None, "call": None, "aa_bonus": None}
     return {"ante": list(wagers.ante.pair), "call": list(wagers.call.pair)} | {
-        "aa_bonus": pair(wagers.aa_bonus)
+        "aa_bonus": list(wagers.aa_bonus_staked or ()) or None
     }
 
 

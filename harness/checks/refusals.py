@@ -47,7 +47,6 @@ from harness.protocol.messages import (
     Result,
     Settled,
     StackedCards,
-    Wager,
     fields_of,
     read_dealt,
     seat_stakes,
@@ -509,10 +508,6 @@ def _completed(
     return result
 
 
-def _pair(wager: Wager | None) -> list[int] | None:
-    return None if wager is None or wager.pair == (0, 0) else list(wager.pair)
-
-
 def _settlement(dealt: Dealt, result: Settled) -> dict[str, object]:
     """What a round settled to, as compared before and after the request: each seat's
     hole cards, action, hand and wagers [stake, returned], the dealer's hand and
@@ -525,7 +520,7 @@ def _settlement(dealt: Dealt, result: Settled) -> dict[str, object]:
             "hand": seat.hand,
             "ante": list(seat.wagers.ante.pair),
             "call": list(seat.wagers.call.pair),
-            "aa_bonus": _pair(seat.wagers.aa_bonus),
+            "aa_bonus": list(seat.wagers.aa_bonus_staked or ()) or None,
         }
         for seat in result.seats
     }

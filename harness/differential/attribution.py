@@ -16,7 +16,6 @@ from fractions import Fraction
 import msgspec
 
 from harness.protocol.messages import Dealer, Dealt, Result, Settled, SettledSeat, StackedCards
-from harness.protocol.messages import Wager as WireWager
 from harness.rules.game import Action, Wager
 from harness.rules.oracle import SeatSettlement, Settlement
 
@@ -175,10 +174,6 @@ def _owed(wager: Wager | None) -> Pair | None:
     return None if wager is None else (wager.stake, wager.returned)
 
 
-def _paid(wager: WireWager | None) -> Pair | None:
-    return None if wager is None or wager.pair == (0, 0) else wager.pair
-
-
 def expected_seat(seat: SeatSettlement) -> SeatMoney:
     """A seat's settlement by the rules."""
     return SeatMoney(
@@ -195,7 +190,7 @@ def actual_seat(reported: SettledSeat) -> SeatMoney:
     wagers = reported.wagers
     hand = reported.hand if reported.action == Action.CALL.value else None
     return SeatMoney(
-        reported.action, hand, wagers.ante.pair, wagers.call.pair, _paid(wagers.aa_bonus)
+        reported.action, hand, wagers.ante.pair, wagers.call.pair, wagers.aa_bonus_staked
     )
 
 

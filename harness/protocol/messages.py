@@ -62,6 +62,13 @@ class Wagers(msgspec.Struct, frozen=True):
     call: Wager
     aa_bonus: Wager | None = None
 
+    @property
+    def aa_bonus_staked(self) -> tuple[int, int] | None:
+        """The AA Bonus as (stake, returned); None for a seat that staked none (the wager
+        absent, null, or 0 staked and 0 returned)."""
+        aa = self.aa_bonus
+        return None if aa is None or aa.pair == (0, 0) else aa.pair
+
 
 class DealtSeat(msgspec.Struct, frozen=True):
     seat: int
