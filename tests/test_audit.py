@@ -367,7 +367,12 @@ def test_logs_a_sound_game_may_write_are_clean(reference_log: Path, tmp_path: Pa
     folded = _folded_round(rows)
     for log in (_write(tmp_path / "fold.jsonl", folded), _csv(tmp_path / "fold.csv", folded)):
         code, data = _audit(tmp_path, str(log))
-        assert code == 0 and not data["findings"], (log, data["findings"])
+        assert not data["findings"], (log, data["findings"])
+        # The dealer's cards not shown in every round: the leak test cannot be exact, so
+        # it is not tested (exit 2), never a finding against the game.
+        assert code == 2 and [r.split(":")[0] for r in data["reasons"]] == [
+            "the leak test not tested"
+        ]
     high_first = [
         dict(r, hole=r["hole"][2:] + r["hole"][:2]) if r["seat"] == 1 else r for r in rows
     ]

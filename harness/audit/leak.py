@@ -39,12 +39,14 @@ class LeakCounts:
     n: npt.NDArray[np.int64]
     residual: npt.NDArray[np.float64]
     variance: npt.NDArray[np.float64]
+    unshown: int = 0  # seats with a flop whose round's log shows no dealer's cards
 
     @classmethod
     def empty(cls) -> LeakCounts:
         return cls(np.zeros(2, np.int64), np.zeros(2), np.zeros(2))
 
     def merge(self, other: LeakCounts) -> None:
+        self.unshown += other.unshown
         self.n += other.n
         self.residual += other.residual
         self.variance += other.variance
@@ -68,7 +70,9 @@ def count(
 ) -> None:
     """Add the rows of sound rounds (`keep`, a row each) whose flop and dealer were dealt."""
     c = rows.cards
-    used = keep & (c["flop"] >= 0).all(axis=1) & (c["dealer"] >= 0).all(axis=1)
+    flopped = keep & (c["flop"] >= 0).all(axis=1)
+    used = flopped & (c["dealer"] >= 0).all(axis=1)
+    into.unshown += int((flopped & ~used).sum())
     if not used.any():
         return
     flop = _rank_counts(c["flop"])
@@ -105,6 +109,13 @@ class LeakTest:
 
 
 def leak_test(counts: LeakCounts) -> LeakTest:
+    if counts.unshown:  # the rounds that show them are chosen by the seats' decisions,
+        # through cards the chance p does not condition on: the test would not be exact
+        return LeakTest(
+            None,
+            f"{counts.unshown:,} seats' rounds do not show the dealer's cards (dealt only "
+            "when a seat calls): the rounds that show them are chosen by the decisions",
+        )
     folds, calls = (int(v) for v in counts.n)
     if min(folds, calls) < LEAST_ROWS:
         return LeakTest(

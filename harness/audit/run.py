@@ -164,7 +164,7 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
     if cards.status is Status.NOT_TESTED and partial.rows:
         reasons.append(f"too few rows for the card tests: {cards.reason}")
     if leak.status is Status.NOT_TESTED and partial.rows:
-        reasons.append(f"too few rows for the leak test: {leak.reason}")
+        reasons.append(f"the leak test not tested: {leak.reason}")
     if partial.unjudged:
         reasons.append(
             f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
