@@ -4,11 +4,14 @@ correct log found clean, and bad input told apart from findings."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pyarrow as pa
@@ -33,21 +36,37 @@ from tests.pdftext import pdf_text
 ROUNDS = 1_000  # enough for every card test (harness/audit/cards.py)
 
 
+@contextlib.contextmanager
+def _seeded_decks(seed: int) -> Iterator[None]:
+    """The reference game's decks drawn from `seed`, not the OS: a test of a statistical
+    check must not pass or fail by the draw of its run (each test family has alpha 0.01)."""
+    draw = random.Random(seed)
+
+    def shuffle() -> list[int]:
+        deck = list(range(52))
+        draw.shuffle(deck)
+        return deck
+
+    with mock.patch("harness.reference.engine.production_shuffle", shuffle):
+        yield
+
+
 def _play(path: Path, profile: str = "standard", rounds: int = ROUNDS, seed: int = 1) -> None:
     """The reference game plays `rounds` rounds of three seats, writing its round log."""
     log = RoundLog(path, build="reference")
     game = ReferenceGame(profile, round_log=log)
     draw = random.Random(seed)
     aa = game.profile.aa_table is not None
-    for _ in range(rounds):
-        seats = [
-            {"seat": s, "ante": draw.choice([100, 250, 1000]),
-             **({"aa_bonus": 100} if aa and draw.random() < 0.4 else {})}
-            for s in (1, 2, 3)
-        ]  # fmt: skip
-        ident = game.round(seats=seats)["round"]
-        for s in (1, 2, 3):
-            game.act(round=ident, seat=s, action=draw.choice(["call", "fold"]))
+    with _seeded_decks(seed):
+        for _ in range(rounds):
+            seats = [
+                {"seat": s, "ante": draw.choice([100, 250, 1000]),
+                 **({"aa_bonus": 100} if aa and draw.random() < 0.4 else {})}
+                for s in (1, 2, 3)
+            ]  # fmt: skip
+            ident = game.round(seats=seats)["round"]
+            for s in (1, 2, 3):
+                game.act(round=ident, seat=s, action=draw.choice(["call", "fold"]))
     log.close()
 
 
@@ -116,17 +135,23 @@ def test_each_production_mutant_is_found_by_exactly_its_check(
     assert finding["examples"] or finding["check"] in ("cards", "leak")  # a test names no row
 
 
+def _play_flush_mutant(log: RoundLog) -> None:
+    """1,500 rounds of one seat calling, from the mutant paying a flush at even money."""
+    from harness.reference.mutants import MUTANTS as GAMES
+
+    game = GAMES["flush-pays-even-money"]("standard", round_log=log)
+    with _seeded_decks(7):
+        for _ in range(1500):
+            ident = game.round(seats=[{"seat": 1, "ante": 100}])["round"]
+            game.act(round=ident, seat=1, action="call")
+    log.close()
+
+
 def test_a_game_mutant_s_log_fails_the_clause_of_its_fault(tmp_path: Path) -> None:
     """A game that pays a flush at even money writes a log whose audit names ante-odds of
     the ante pay table's clause, with a vector that replays the first such round."""
-    from harness.reference.mutants import MUTANTS as GAMES
-
     log = RoundLog(tmp_path / "flush.jsonl", build="mutant")
-    game = GAMES["flush-pays-even-money"]("standard", round_log=log)
-    for _ in range(1500):
-        ident = game.round(seats=[{"seat": 1, "ante": 100}])["round"]
-        game.act(round=ident, seat=1, action="call")
-    log.close()
+    _play_flush_mutant(log)
     code, data = _audit(tmp_path, str(tmp_path / "flush.jsonl"), "--adapter", "reference")
     assert code == 1 and _found(data) == {("settlement", "ante-odds", "s000-antewin")}
     (finding,) = data["findings"]
@@ -284,13 +309,7 @@ def test_a_certified_game_s_own_log_is_clean_and_a_finding_replays(tmp_path: Pat
 
     mutant = tmp_path / "mutant.jsonl"
     log = RoundLog(mutant, build="mutant")
-    from harness.reference.mutants import MUTANTS as GAMES
-
-    game = GAMES["flush-pays-even-money"]("standard", round_log=log)
-    for _ in range(1500):
-        ident = game.round(seats=[{"seat": 1, "ante": 100}])["round"]
-        game.act(round=ident, seat=1, action="call")
-    log.close()
+    _play_flush_mutant(log)
     adapter = f"subprocess:{sys.executable} -m harness.reference --mutant flush-pays-even-money"
     code, data = _audit(tmp_path, str(mutant), "--adapter", adapter)
     (finding,) = data["findings"]
