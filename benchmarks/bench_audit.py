@@ -47,29 +47,37 @@ def one_run(log: Path, out: Path) -> tuple[float, float, float]:
 def false_alarms(runs: int, rows: int) -> None:
     from harness.audit.cards import card_tests
     from harness.audit.judge import Auditor, Partial
-    from harness.audit.leak import leak_test
+    from harness.audit.leak import leak_family
     from harness.audit.log import read_log
+    from harness.audit.returns import ALPHA, Moments, return_test
     from harness.rules.profiles import load_profile
 
     profile = load_profile("standard")
-    rejected = 0
+    moments = Moments.of(profile)
+    rejected = {"cards": 0, "return": 0, "leak": 0}
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "log.parquet"
         for seed in range(runs):
             generate(log, rows, seed=seed)
             spill = Path(tempfile.mkdtemp(dir=folder))
-            auditor, partial = Auditor(profile, None, {}, spill), Partial()
+            auditor, partial = Auditor(profile, None, {}, moments, spill), Partial()
             for item in read_log(log):
                 auditor.judge(item, partial)
-            failed = [t.name for t in card_tests(partial.cards).tests if not t.passed]
-            leak = leak_test(partial.leak).result
-            failed += [leak.name] if leak is not None and not leak.passed else []
-            if failed:
-                rejected += 1
-                print(f"seed {seed}: {', '.join(failed)}")
+            below = return_test(partial.returns, ALPHA, above=False)
+            failed = {
+                "cards": [t.name for t in card_tests(partial.cards).tests if not t.passed],
+                "return": [below.name] if not isinstance(below, str) and not below.passed else [],
+                "leak": [
+                    t.name for t in leak_family(partial.leak, partial.returns).tests if not t.passed
+                ],
+            }
+            for check, names in failed.items():
+                rejected[check] += bool(names)
+                if names:
+                    print(f"seed {seed}: {check}: {', '.join(names)}")
     print(
-        f"card and leak tests on correct logs of {rows:,} rows: {rejected} of {runs} rejected "
-        f"({rejected / runs:.1%}; each at alpha 1%)"
+        f"correct logs of {rows:,} rows, rejected by each check (each at alpha 1%): "
+        + ", ".join(f"{check} {n} of {runs}" for check, n in rejected.items())
     )
 
 

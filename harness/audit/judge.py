@@ -26,6 +26,8 @@ from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.model import Example
+from harness.audit.returns import Moments, ReturnCounts
+from harness.audit.returns import count as count_returns
 from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
 from harness.errors import InvalidBet, InvalidCards
@@ -108,6 +110,7 @@ class Partial:
     tallies: dict[Key, Tally] = field(default_factory=dict)
     cards: CardCounts = field(default_factory=CardCounts)
     leak: LeakCounts = field(default_factory=LeakCounts.empty)
+    returns: ReturnCounts = field(default_factory=ReturnCounts)
     first_time: int | None = None
     last_time: int | None = None
 
@@ -121,6 +124,7 @@ class Partial:
             self.tally(key).merge(tally)
         self.cards.merge(other.cards)
         self.leak.merge(other.leak)
+        self.returns.merge(other.returns)
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -140,6 +144,7 @@ class Auditor:
     profile: Profile
     table: Table | None
     owners: dict[str, str]
+    moments: Moments  # the profile's expected returns, by situation
     spill: Path  # a folder of its own, for the round ids met (harness/audit/ids.py)
     since: int | None = None  # microseconds, UTC: rows before it are left out
     until: int | None = None
@@ -243,9 +248,9 @@ class Auditor:
 
         days = rows.time.astype("datetime64[us]").astype("datetime64[D]").astype(str)
         count(rows, first, ~bad, days, self.first_hole, partial.cards)
-        face_up = self.profile.hole_cards_face_up
-        count_decisions(rows, group, ~bad[group], face_up, partial.leak)
+        count_decisions(rows, group, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
+        count_returns(rows, group, ~bad[group], due, self.moments, partial.returns)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)

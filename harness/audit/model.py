@@ -27,6 +27,7 @@ class AuditCheck(StrEnum):
     INTEGRITY = "integrity"
     SETTLEMENT = "settlement"
     CARDS = "cards"
+    RETURN = "return"
     LEAK = "leak"
 
 

@@ -10,11 +10,15 @@ whole rounds in order, and changes the fewest rows that show its fault.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import combinations, groupby
+
+import numpy as np
 
 from harness.rules.cards import FULL_DECK, Card, parse_card, parse_cards
+from harness.rules.evaluator import evaluate_batch
 from harness.rules.game import Action, Deal
 from harness.rules.oracle import SeatPlay, settle
 from harness.rules.profiles import Profile, load_profile
@@ -192,6 +196,33 @@ def leaked_dealer_cards(rows: list[Row]) -> list[Row]:
     return _flat(rounds)
 
 
+def adaptive_dealer(rows: list[Row]) -> list[Row]:
+    """A game that, one round in four, deals the dealer a hand beating the first seat's
+    call where the cards left allow one (an adaptive game); every round settled as the
+    rules pay its cards."""
+    rounds = copy.deepcopy(_rounds(rows))
+    profile = load_profile("standard")
+    for k, rnd in enumerate(rounds[::4]):
+        first = min(rnd, key=lambda r: _int(r, "seat"))
+        if first["action"] != "call":
+            continue
+        board = [c.index for n in ("flop", "turn", "river") for c in parse_cards(str(first[n]))]
+        hole = [c.index for c in parse_cards(str(first["hole"]))]
+        seen = {c.index for r in rnd for c in parse_cards(str(r["hole"]))} | set(board)
+        pairs = [p for p in combinations(range(52), 2) if not seen & set(p)]
+        random.Random(k).shuffle(pairs)  # which of the beating hands: none favoured
+        hands = np.array([[*p, *board] for p in pairs], np.uint8)
+        dealer = evaluate_batch(hands)
+        player = int(evaluate_batch(np.array([[*hole, *board]], np.uint8))[0])
+        beats = np.flatnonzero((dealer >= profile.qualifying_strength) & (dealer > player))
+        if len(beats):
+            chosen = pairs[int(beats[0])]
+            for r in rnd:
+                r["dealer"] = "".join(str(Card(c)) for c in chosen)
+            _resettled(rnd, profile)
+    return _flat(rounds)
+
+
 def malformed_amount(rows: list[Row]) -> list[Row]:
     """An amount with a fraction."""
     rows = copy.deepcopy(rows)
@@ -215,6 +246,8 @@ MUTANTS = {
         Mutant("malformed-amount", malformed_amount, ("integrity", "malformed-row", None)),
         Mutant("biased-after-build-change", biased_after_build_change,
                ("cards", "card-by-position", "s000-r1")),
+        Mutant("adaptive-dealer", adaptive_dealer,
+               ("return", "dealt-against-the-player", "s000-r1")),
         Mutant("leaked-dealer-cards", leaked_dealer_cards,
                ("leak", "decisions-follow-hidden-cards", "s000-r3")),
     )

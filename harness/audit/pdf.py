@@ -2,7 +2,8 @@
 
 Drawn from audit.json's records alone, with the certification report's styles and its
 escaping of every string a log may carry (harness/report/style.py): the verdict and the
-rows first, then each check, each finding with its first rows, and the card tests.
+rows first, then each check, each finding with its first rows, and each statistical
+check's tests.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from reportlab.platypus.flowables import Flowable
 
 from harness.atomic import atomic_path
-from harness.audit.model import Audit, AuditCheck, Finding
+from harness.audit.model import Audit, AuditCheck, CheckResult, Finding
 from harness.report.style import (
     BODY,
     CELL_LIMIT,
@@ -75,6 +76,38 @@ def _examples(finding: Finding) -> list[Flowable]:
     return out
 
 
+TESTS_TITLE = {AuditCheck.CARDS: "Card tests", AuditCheck.RETURN: "Return test",
+               AuditCheck.LEAK: "Leak tests"}  # fmt: skip
+
+
+def _tests(check: CheckResult) -> list[Flowable]:
+    """A statistical check's tests: statistic, p-values and the effect each detects."""
+    family = "One test" if len(check.tests) == 1 else "One family"
+    rows = [["test", "statistic", "p", "p (adjusted)", "detects"]] + [
+        [
+            para(t.name, SMALL),
+            para(
+                f"chi-square {t.statistic:.1f} ({t.df} df)" if t.df else f"z {t.statistic:.2f}",
+                SMALL,
+            ),
+            f"{t.p_value:.3g}",
+            f"{t.p_adjusted:.3g}",
+            para(t.detects, SMALL),
+        ]
+        for t in check.tests
+    ]
+    return [
+        Paragraph(TESTS_TITLE.get(check.name, check.name.value), H2),
+        para(
+            f"{family}, alpha {check.alpha}, correction: {check.correction}; each test "
+            f"detects the effect it names with {(check.power or 0):.0%} power at the size "
+            "read.",
+            BODY,
+        ),
+        grid(rows, [46 * mm, 30 * mm, 18 * mm, 18 * mm, 58 * mm]),
+    ]
+
+
 def story(result: Audit) -> list[Flowable]:
     rows = result.rows
     flow: list[Flowable] = [
@@ -108,31 +141,8 @@ def story(result: Audit) -> list[Flowable]:
         flow.append(grid(_finding_rows(result.findings), widths))
         for finding in result.findings:
             flow += [Spacer(1, 2 * mm), *_examples(finding)]
-    cards = next((c for c in result.checks if c.name is AuditCheck.CARDS and c.tests), None)
-    if cards is not None:
-        flow += [
-            Spacer(1, 3 * mm),
-            Paragraph("Card tests", H2),
-            para(
-                f"One family, family-wise alpha {cards.alpha}, {cards.correction} "
-                f"correction; each test detects the bias it names with "
-                f"{(cards.power or 0):.0%} power at the size read.",
-                BODY,
-            ),
-        ]
-        tests = [["test", "chi-square", "df", "p", "p (Holm)", "detects"]] + [
-            [
-                para(t.name, SMALL),
-                f"{t.statistic:.1f}",
-                str(t.df),
-                f"{t.p_value:.3g}",
-                f"{t.p_adjusted:.3g}",
-                para(t.detects, SMALL),
-            ]
-            for t in cards.tests
-        ]
-        widths = [45 * mm, 20 * mm, 10 * mm, 17 * mm, 17 * mm, 61 * mm]
-        flow.append(grid(tests, widths))
+    for check in (c for c in result.checks if c.tests):
+        flow += [Spacer(1, 3 * mm), *_tests(check)]
     return flow
 
 

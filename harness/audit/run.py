@@ -24,7 +24,7 @@ from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
 from harness.audit.judge import Auditor, Partial, Tally
 from harness.audit.leak import ALPHA as LEAK_ALPHA
-from harness.audit.leak import leak_test
+from harness.audit.leak import leak_family
 from harness.audit.log import read_log
 from harness.audit.model import (
     Audit,
@@ -34,7 +34,10 @@ from harness.audit.model import (
     Period,
     Rows,
 )
+from harness.audit.returns import ALPHA as RETURN_ALPHA
+from harness.audit.returns import Moments, return_test
 from harness.errors import UsageError
+from harness.gamemath.census import Progress as CensusProgress
 from harness.gamemath.rng import POWER
 from harness.results.outcomes import Status, Verdict
 from harness.rules.catalogs import Clause, applicable, fault_owners, load_catalogs
@@ -95,8 +98,13 @@ def _micros(moment: datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp() * 1_000_000)
 
 
-def audit(request: Request, progress: Callable[[int], None] = lambda _: None) -> Partial:
-    """Every file of the log, in order, judged: the tallies of the whole log."""
+def audit(
+    request: Request,
+    progress: Callable[[int], None] = lambda _: None,
+    census: CensusProgress | None = None,
+) -> Partial:
+    """Every file of the log, in order, judged: the tallies of the whole log (`census`:
+    the progress of the census's computation, where its cache has none)."""
     owners = fault_owners(request.clauses)
     partial = Partial()
     with tempfile.TemporaryDirectory(prefix="chcert-audit-") as spill:
@@ -104,6 +112,7 @@ def audit(request: Request, progress: Callable[[int], None] = lambda _: None) ->
             request.profile,
             declared_table(request),
             owners,
+            Moments.of(request.profile, census),
             Path(spill),
             since=_micros(request.since),
             until=_micros(request.until),
@@ -148,14 +157,16 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
             )
         )
     cards, card_findings = _cards(request, partial)
+    returns, return_findings = _returns(request, partial)
     leak, leak_findings = _leak(request, partial)
-    findings += card_findings + leak_findings
+    findings += card_findings + return_findings + leak_findings
     checks = [
         _check(
             AuditCheck.INTEGRITY, partial.rows, findings, NO_TABLE if not request.declared else ""
         ),
         _check(AuditCheck.SETTLEMENT, partial.judged, findings),
         cards,
+        returns,
         leak,
     ]
     reasons = []
@@ -163,8 +174,10 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         reasons.append("the log holds no row in the period: nothing was judged")
     if cards.status is Status.NOT_TESTED and partial.rows:
         reasons.append(f"too few rows for the card tests: {cards.reason}")
-    if leak.status is Status.NOT_TESTED and partial.rows:
-        reasons.append(f"the leak test not tested: {leak.reason}")
+    if returns.status is Status.NOT_TESTED and partial.rows:
+        reasons.append(f"the return test not tested: {returns.reason}")
+    if leak.too_few and partial.rows:
+        reasons += [f"a leak test not tested: {why}" for why in leak.too_few]
     if partial.unjudged:
         reasons.append(
             f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
@@ -204,36 +217,72 @@ def _clause_of_check(request: Request, check: str) -> str | None:
     return next((c.id for c in request.clauses if check in c.checks), None)
 
 
-def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
-    """The leak test's check, and a finding of the information-hiding clause if it
-    rejects (harness/audit/leak.py)."""
-    test = leak_test(partial.leak)
-    counted = int(partial.leak.n.sum())
+def _returns(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
+    """The return check's test, and a finding of the shuffle's clause if the callers'
+    return falls below what their cards allow (harness/audit/returns.py)."""
+    test = return_test(partial.returns, RETURN_ALPHA, above=False)
     findings = []
-    if test.result is not None and not test.result.passed:
-        t = test.result
+    if not isinstance(test, str) and not test.passed:
+        findings.append(
+            Finding(
+                check=AuditCheck.RETURN,
+                kind="dealt-against-the-player",
+                detail=f"{test.name}: z {test.statistic:.2f}, p {test.p_value:.2g} < "
+                f"{RETURN_ALPHA}",
+                clause=_clause_of_check(request, "rng-battery"),
+                count=partial.returns.calls,
+                examples=[],
+            )
+        )
+    read = test if not isinstance(test, str) else None
+    status = Status.FAIL if findings else Status.PASS if read else Status.NOT_TESTED
+    return CheckResult(
+        name=AuditCheck.RETURN,
+        status=status,
+        rows=partial.returns.calls,
+        findings=len(findings),
+        reason="" if read else str(test),
+        alpha=RETURN_ALPHA,
+        correction="none (one test)",
+        power=POWER,
+        tests=[read.record()] if read else [],
+    ), findings
+
+
+def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
+    """The leak family's check, and one finding of the information-hiding clause naming
+    the tests that reject (harness/audit/leak.py)."""
+    family = leak_family(partial.leak, partial.returns)
+    counted = int(partial.leak.n.sum())
+    rejected = [t for t in family.tests if not t.passed]
+    findings = []
+    if rejected:
         findings.append(
             Finding(
                 check=AuditCheck.LEAK,
                 kind="decisions-follow-hidden-cards",
-                detail=f"{t.name}: chi-square {t.statistic:.1f} (1 df), p {t.p_value:.2g} "
-                f"< {LEAK_ALPHA}",
+                detail="; ".join(
+                    f"{t.name}: z {t.statistic:.2f}, Holm-adjusted p {t.p_adjusted:.2g} < "
+                    f"{LEAK_ALPHA}"
+                    for t in rejected
+                ),
                 clause=_clause_of_check(request, "information-hiding"),
                 count=counted,
                 examples=[],
             )
         )
-    status = Status.NOT_TESTED if test.result is None else Status.FAIL if findings else Status.PASS
+    status = Status.FAIL if findings else Status.PASS if not family.too_few else Status.NOT_TESTED
     return CheckResult(
         name=AuditCheck.LEAK,
         status=status,
         rows=counted,
         findings=len(findings),
-        reason=test.too_few,
+        reason="; ".join(family.too_few),
         alpha=LEAK_ALPHA,
-        correction="none (one test)",
+        correction="Holm",
         power=POWER,
-        tests=[] if test.result is None else [test.result.record()],
+        tests=[t.record() for t in family.tests],
+        too_few=family.too_few,
     ), findings
 
 

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         record,
         write,
     )
+    from harness.gamemath.census import census_progress
     from harness.rules.profiles import load_profile
 
     profile = load_profile(args.profile)
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         adapter=args.adapter,
     )
     progress = Progress(expected_rows(files), args.quiet)
-    partial = audit(request, progress)
+    partial = audit(request, progress, census_progress(args.quiet))
     progress.done(partial.rows)
     result = record(request, partial, out)
     write(result, out)
