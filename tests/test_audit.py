@@ -474,3 +474,63 @@ def test_parquet_nanoseconds_and_a_column_that_stops_are_read(
     with_player = [dict(r, player="p1") if n < 10 else r for n, r in enumerate(rows)]
     items = list(read_log(_write(tmp_path / "player.jsonl", with_player[:300]), batch_rows=7))
     assert sum(len(i) for i in items if isinstance(i, Rows)) == 300
+
+
+def test_the_situation_of_a_row_is_the_census_s() -> None:
+    from harness.audit.returns import Moments
+
+    moments = Moments.of(load_profile("standard"))
+    draw = np.random.default_rng(3)
+    cards = np.array([draw.permutation(52)[:5] for _ in range(500)], np.int16)
+    got = moments.situations(cards[:, :2], cards[:, 2:])
+    sym = moments.symmetry
+    assert got.tolist() == [
+        sym.situation((int(c[0]), int(c[1])), (int(c[2]), int(c[3]), int(c[4]))) for c in cards
+    ]
+
+
+def _completions(profile: str, hole: list[int], flop: list[int]) -> tuple[int, int]:
+    """Every turn, river and dealer hand after `hole` and `flop`, settled as the sieve
+    settles a call of one unit: the sum of the net returns and of their squares."""
+    from itertools import combinations
+
+    from harness.rules.evaluator import CATEGORY_SHIFT, evaluate_batch
+
+    rules = Payouts.of(load_profile(profile))
+    rest = [c for c in range(52) if c not in hole + flop]
+    total = square = 0
+    for turn, river in combinations(rest, 2):
+        board = [*flop, turn, river]
+        dealers = np.array([d for d in combinations(rest, 2) if not {turn, river} & set(d)])
+        n = len(dealers)
+        player = int(evaluate_batch(np.array([[*hole, *board]], np.uint8))[0])
+        dealer = evaluate_batch(np.hstack([dealers, np.tile(board, (n, 1))]).astype(np.uint8))
+        odds = int(rules.ante_odds[player >> CATEGORY_SHIFT])
+        m = rules.call_multiple
+        qualifies, wins, ties = dealer >= rules.qualifying, player > dealer, player == dealer
+        ante = np.where(qualifies, np.where(wins, odds, np.where(ties, 0, -1)), odds)
+        if rules.even_unless_player_wins:
+            ante = np.where(~qualifies & ~wins, 1, ante)
+        call = np.where(qualifies, np.where(wins, m, np.where(ties, 0, -m)), 0)
+        net = (ante + call).astype(np.int64)
+        total += int(net.sum())
+        square += int((net * net).sum())
+    return total, square
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["standard", "source-003"])
+def test_a_call_s_expected_return_is_every_completion_s(profile: str) -> None:
+    """The census's expectation of a call equals the sum over all 1,070,190 completions of
+    a situation, and the true second moment lies within the bounds the census gives."""
+    from harness.audit.returns import Moments
+
+    moments = Moments.of(load_profile(profile))
+    draw = random.Random(profile)
+    for _ in range(2):
+        cards = draw.sample(range(52), 5)
+        hole, flop = cards[:2], cards[2:]
+        s = int(moments.situations(np.array([hole], np.int16), np.array([flop], np.int16))[0])
+        total, square = _completions(profile, hole, flop)
+        assert total == int(moments.value[s])
+        assert moments.square_low[s] <= square <= moments.square_high[s]
