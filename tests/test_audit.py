@@ -113,6 +113,13 @@ def test_the_reference_game_s_log_is_clean(reference_log: Path, tmp_path: Path) 
     cards = next(c for c in data["checks"] if c["name"] == "cards")
     assert cards["alpha"] == 0.01 and cards["correction"] == "Holm" and cards["power"] == 0.8
     assert len(cards["tests"]) >= 7 and all(t["detects"] for t in cards["tests"])
+    bands = {(b["group"], b["value"]): b for b in data["bands"]}
+    assert set(bands) == {("stake", "100"), ("stake", "250"), ("stake", "1000"),
+                          ("build", "reference")}  # fmt: skip
+    assert sum(bands["stake", v]["seats"] for v in ("100", "250", "1000")) == 3 * ROUNDS
+    for b in bands.values():  # the log pays as the rules do, and inside its bands
+        assert b["returned"] == b["rules_returned"] and b["outside"] != "99%"
+        assert b["band_99"][0] < b["band_95"][0] < b["expected_rtp"] < b["band_95"][1]
 
 
 @pytest.mark.parametrize(
@@ -131,6 +138,8 @@ def test_each_production_mutant_is_found_by_exactly_its_check(
     if mutant.finds is None:
         assert code == 0 and _found(data) == set(), data["findings"]
         return
+    if mutant.name == "adaptive-dealer":  # its return is below every band
+        assert {b["outside"] for b in data["bands"]} == {"99%"}
     assert code == 1 and _found(data) == {mutant.finds}, data["findings"]
     (finding,) = data["findings"]
     assert finding["count"] >= 1

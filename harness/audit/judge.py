@@ -26,7 +26,7 @@ from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.model import Example
-from harness.audit.returns import Moments, ReturnCounts
+from harness.audit.returns import GroupSums, Moments, ReturnCounts, count_groups
 from harness.audit.returns import count as count_returns
 from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
@@ -111,6 +111,7 @@ class Partial:
     cards: CardCounts = field(default_factory=CardCounts)
     leak: LeakCounts = field(default_factory=LeakCounts.empty)
     returns: ReturnCounts = field(default_factory=ReturnCounts)
+    groups: dict[tuple[str, str], GroupSums] = field(default_factory=dict)  # return bands
     first_time: int | None = None
     last_time: int | None = None
 
@@ -125,6 +126,8 @@ class Partial:
         self.cards.merge(other.cards)
         self.leak.merge(other.leak)
         self.returns.merge(other.returns)
+        for cell, sums in other.groups.items():
+            self.groups.setdefault(cell, GroupSums()).merge(sums)
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -251,6 +254,7 @@ class Auditor:
         count_decisions(rows, group, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
         count_returns(rows, group, ~bad[group], due, self.moments, partial.returns)
+        count_groups(rows, group, ~bad[group], due, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)

@@ -76,6 +76,24 @@ class CheckResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     too_few: list[str] = []  # tests the counts are too small to read
 
 
+class Band(msgspec.Struct, frozen=True, kw_only=True):
+    """One group's return against the exact mathematics of the decisions its seats took
+    (docs/audit.md, Return bands): money in minor units, returns as a share of the stakes."""
+
+    group: str  # stake (the ante), build, channel or currency
+    value: str
+    seats: int
+    staked: int
+    returned: int  # as the log says
+    rules_returned: int  # as the rules pay the cards dealt
+    expected: float  # given the cards each seat saw and its decision
+    rtp: float  # returned / staked
+    expected_rtp: float
+    band_95: tuple[float, float]
+    band_99: tuple[float, float]
+    outside: str  # "", "95%" or "99%": the narrowest band the log's return is outside of
+
+
 class Rows(msgspec.Struct, frozen=True, kw_only=True):
     read: int  # every row of the period, malformed ones too
     malformed: int
@@ -106,6 +124,7 @@ class Audit(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     rows: Rows
     checks: list[CheckResult]
     findings: list[Finding]
+    bands: list[Band] = []
     verdict: Verdict
     reasons: list[str] = []  # why the verdict is not PASS, in words
 

@@ -2,8 +2,8 @@
 
 Drawn from audit.json's records alone, with the certification report's styles and its
 escaping of every string a log may carry (harness/report/style.py): the verdict and the
-rows first, then each check, each finding with its first rows, and each statistical
-check's tests.
+rows first, then each check, each finding with its first rows, each statistical check's
+tests, and the return bands.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from reportlab.platypus.flowables import Flowable
 
 from harness.atomic import atomic_path
-from harness.audit.model import Audit, AuditCheck, CheckResult, Finding
+from harness.audit.model import Audit, AuditCheck, Band, CheckResult, Finding
 from harness.report.style import (
     BODY,
     CELL_LIMIT,
@@ -108,6 +108,36 @@ def _tests(check: CheckResult) -> list[Flowable]:
     ]
 
 
+def _bands(bands: list[Band]) -> list[Flowable]:
+    """Each group's return beside the return the cards its seats saw and their decisions
+    lead one to expect, with its 95% and 99% bands."""
+    rows = [["group", "value", "seats", "return", "expected", "95% band", "99% band", ""]] + [
+        [
+            b.group,
+            para(b.value, SMALL),
+            f"{b.seats:,}",
+            f"{b.rtp:.2%}",
+            f"{b.expected_rtp:.2%}",
+            f"{b.band_95[0]:.2%} to {b.band_95[1]:.2%}",
+            f"{b.band_99[0]:.2%} to {b.band_99[1]:.2%}",
+            f"outside {b.outside}" if b.outside else "",
+        ]
+        for b in bands
+    ]
+    widths = [15 * mm, 26 * mm, 15 * mm, 16 * mm, 16 * mm, 30 * mm, 30 * mm, 22 * mm]
+    return [
+        Paragraph("Return bands", H2),
+        para(
+            "The return of each stake level, build, channel and currency (returned over "
+            "staked, as the log says) against its exact expectation given the cards each "
+            "seat saw and its decision; the bands hold whatever the covariance of a round's "
+            "seats.",
+            BODY,
+        ),
+        grid(rows, widths),
+    ]
+
+
 def story(result: Audit) -> list[Flowable]:
     rows = result.rows
     flow: list[Flowable] = [
@@ -143,6 +173,8 @@ def story(result: Audit) -> list[Flowable]:
             flow += [Spacer(1, 2 * mm), *_examples(finding)]
     for check in (c for c in result.checks if c.tests):
         flow += [Spacer(1, 3 * mm), *_tests(check)]
+    if result.bands:
+        flow += [Spacer(1, 3 * mm), *_bands(result.bands)]
     return flow
 
 

@@ -199,3 +199,99 @@ def return_test(counts: ReturnCounts, alpha: float, above: bool) -> StatResult |
         p_adjusted=p_value,
         passed=p_value >= alpha,
     )
+
+
+# The groups a return band is drawn for: the stake level (the ante), the build, and the
+# optional columns a log may carry (docs/audit.md, The round log).
+BAND_GROUPS = ("stake", "build", "channel", "currency")
+BAND_Z = {95: 1.959963984540054, 99: 2.5758293035489004}  # two-sided normal quantiles
+
+
+@dataclass
+class GroupSums:
+    """One group's seats: what they staked, what the log and the rules return, what the
+    cards they saw and their decisions lead one to expect, and a bound on the variance.
+    Money in minor units; merged by addition."""
+
+    seats: int = 0
+    staked: int = 0
+    returned: int = 0  # as the log says
+    rules: int = 0  # as the rules pay the cards dealt
+    expected: float = 0.0
+    variance: float = 0.0  # at most: each round's seats' deviations summed as if one
+
+    def merge(self, other: GroupSums) -> None:
+        self.seats += other.seats
+        self.staked += other.staked
+        self.returned += other.returned
+        self.rules += other.rules
+        self.expected += other.expected
+        self.variance += other.variance
+
+
+def count_groups(
+    rows: Rows,
+    group: npt.NDArray[np.int64],
+    keep: npt.NDArray[np.bool_],
+    due: Owed,
+    moments: Moments,
+    into: dict[tuple[str, str], GroupSums],
+) -> None:
+    """Add every settled seat of the sound rounds (`keep`) to its groups' sums.
+
+    A call's return has the census's expectation and variance given its situation; a
+    fold's and an AA Bonus's return is fixed by the cards the seat saw, so the rules'
+    return is its expectation. The seats of a round share its cards, and the census does
+    not give how their returns covary: a round's standard deviations are summed, the
+    variance of a sum at its largest (Cauchy-Schwarz), so the band is wide enough
+    whatever the covariance.
+    """
+    a, c = rows.amounts, rows.cards
+    dealt = np.concatenate([c["flop"], c["turn"], c["river"], c["dealer"]], axis=1)
+    read = keep & ~rows.void & due.judged
+    called = read & rows.call_made & (dealt >= 0).all(axis=1)
+    read &= ~rows.call_made | called
+    if not read.any():
+        return
+    j = np.flatnonzero(read)
+    ante = a["ante"][j].astype(float)
+    rules = due.ante_returned[j] + due.call_returned[j] + due.aa_bonus_returned[j]
+    expected = rules.astype(float)
+    sd = np.zeros(len(j))
+    calls = rows.call_made[j]
+    if calls.any():
+        k = j[calls]
+        s = moments.situations(c["hole"][k], c["flop"][k])
+        mean = moments.value[s] / COMPLETIONS
+        var = moments.square_high[s] / COMPLETIONS - mean * mean
+        stake = ante[calls] + due.call[k]
+        expected[calls] = stake + ante[calls] * mean + due.aa_bonus_returned[k]
+        sd[calls] = ante[calls] * np.sqrt(np.maximum(var, 0))
+    staked = a["ante"][j] + a["call"][j] + a["aa_bonus"][j]
+    returned = a["ante_returned"][j] + a["call_returned"][j] + a["aa_bonus_returned"][j]
+    values: dict[str, npt.NDArray[np.object_]] = {
+        "stake": a["ante"][j].astype(str).astype(object),
+        "build": rows.build[j],
+        **{name: rows.groups[name][j] for name in ("channel", "currency") if name in rows.groups},
+    }
+    for name, column in values.items():
+        labels, code = np.unique(_labels(column), return_inverse=True)
+        cell, inverse = np.unique(group[j] * len(labels) + code, return_inverse=True)
+        spread = np.bincount(inverse, weights=sd) ** 2  # a round's seats of one group, at most
+        variance = np.bincount(cell % len(labels), weights=spread, minlength=len(labels))
+        for v, label in enumerate(labels):
+            if not label:  # rows that do not name their channel or currency
+                continue
+            mine = code == v
+            sums = into.setdefault((name, str(label)), GroupSums())
+            sums.seats += int(mine.sum())
+            sums.staked += int(staked[mine].sum())
+            sums.returned += int(returned[mine].sum())
+            sums.rules += int(rules[mine].sum())
+            sums.expected += float(expected[mine].sum())
+            sums.variance += float(variance[v])
+
+
+def _labels(column: npt.NDArray[np.object_]) -> npt.NDArray[np.str_]:
+    """A group column's values as text, a null as "" (a row that names no channel)."""
+    return np.array(["" if v is None else str(v) for v in column.tolist()], dtype=str)

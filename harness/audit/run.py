@@ -29,13 +29,14 @@ from harness.audit.log import read_log
 from harness.audit.model import (
     Audit,
     AuditCheck,
+    Band,
     CheckResult,
     Finding,
     Period,
     Rows,
 )
 from harness.audit.returns import ALPHA as RETURN_ALPHA
-from harness.audit.returns import Moments, return_test
+from harness.audit.returns import BAND_GROUPS, BAND_Z, GroupSums, Moments, return_test
 from harness.errors import UsageError
 from harness.gamemath.census import Progress as CensusProgress
 from harness.gamemath.rng import POWER
@@ -207,9 +208,50 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         ),
         checks=checks,
         findings=findings,
+        bands=bands(partial.groups),
         verdict=verdict,
         reasons=reasons,
     )
+
+
+def bands(groups: dict[tuple[str, str], GroupSums]) -> list[Band]:
+    """Each group's return and its 95% and 99% bands around the expected return."""
+    out = []
+    for (group, value), g in sorted(groups.items(), key=lambda kv: _band_order(*kv[0])):
+        if not g.staked:
+            continue
+        sd = g.variance**0.5
+        band = {
+            level: ((g.expected - z * sd) / g.staked, (g.expected + z * sd) / g.staked)
+            for level, z in BAND_Z.items()
+        }
+        rtp = g.returned / g.staked
+        outside = next(
+            (f"{level}%" for level in (99, 95) if not band[level][0] <= rtp <= band[level][1]),
+            "",
+        )
+        out.append(
+            Band(
+                group=group,
+                value=value,
+                seats=g.seats,
+                staked=g.staked,
+                returned=g.returned,
+                rules_returned=g.rules,
+                expected=g.expected,
+                rtp=rtp,
+                expected_rtp=g.expected / g.staked,
+                band_95=band[95],
+                band_99=band[99],
+                outside=outside,
+            )
+        )
+    return out
+
+
+def _band_order(group: str, value: str) -> tuple[int, int, str]:
+    """Groups in BAND_GROUPS' order; stakes by amount, other values by name."""
+    return BAND_GROUPS.index(group), int(value) if group == "stake" else 0, value
 
 
 def _clause_of_check(request: Request, check: str) -> str | None:
@@ -415,8 +457,33 @@ def summary(result: Audit) -> str:
             e = f.examples[0] if f.examples else None
             where = f"{e.file} row {e.row}" if e else ""
             row = [f.check.value, f.kind, f.clause or "", f.detail, f"{f.count:,}", where]
-            lines.append(f"| {' | '.join(row)} |")
+            lines.append(f"| {' | '.join(map(_cell, row))} |")
+    if result.bands:
+        head = ("group", "value", "seats", "staked", "return", "expected", "95%", "99%", "outside")
+        lines += ["", f"| {' | '.join(head)} |", "|---" * len(head) + "|"]
+        for b in result.bands:
+            row = [
+                b.group,
+                b.value,
+                f"{b.seats:,}",
+                f"{b.staked:,}",
+                f"{b.rtp:.4f}",
+                f"{b.expected_rtp:.4f}",
+                _interval(b.band_95),
+                _interval(b.band_99),
+                b.outside,
+            ]
+            lines.append(f"| {' | '.join(map(_cell, row))} |")
     return "\n".join(lines) + "\n"
+
+
+def _interval(band: tuple[float, float]) -> str:
+    return f"{band[0]:.4f} to {band[1]:.4f}"
+
+
+def _cell(text: str) -> str:
+    """Text a log may carry, kept in its Markdown table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def write(result: Audit, out: Path) -> None:
