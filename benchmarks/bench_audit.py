@@ -11,8 +11,9 @@ second and rows per CPU-second, and the peak resident memory. Targets (docs/audi
 machine, peak memory under 1.5 GB.
 
 With `--false-alarms N` it audits N correct logs of `--rows` rows, each from its own
-seed, in process, and prints how many the card tests or the leak test rejected: each at
-alpha 0.01, so about 2% or fewer (docs/audit.md).
+seed, over 30 days, in process, and prints how many each statistical check (cards,
+return, drift, leak) rejected: each at alpha 0.01, so about 1% of the logs or fewer
+(docs/audit.md).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def one_run(log: Path, out: Path) -> tuple[float, float, float]:
 
 def false_alarms(runs: int, rows: int) -> None:
     from harness.audit.cards import card_tests
+    from harness.audit.drift import drift_test
     from harness.audit.judge import Auditor, Partial
     from harness.audit.leak import leak_family
     from harness.audit.log import read_log
@@ -54,7 +56,7 @@ def false_alarms(runs: int, rows: int) -> None:
 
     profile = load_profile("standard")
     moments = Moments.of(profile)
-    rejected = {"cards": 0, "return": 0, "leak": 0}
+    rejected = {"cards": 0, "return": 0, "drift": 0, "leak": 0}
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "log.parquet"
         for seed in range(runs):
@@ -64,9 +66,11 @@ def false_alarms(runs: int, rows: int) -> None:
             for item in read_log(log):
                 auditor.judge(item, partial)
             below = return_test(partial.returns, ALPHA, above=False)
+            drift = drift_test(partial.returns.by_day).result
             failed = {
                 "cards": [t.name for t in card_tests(partial.cards).tests if not t.passed],
                 "return": [below.name] if not isinstance(below, str) and not below.passed else [],
+                "drift": [drift.name] if drift is not None and not drift.passed else [],
                 "leak": [
                     t.name for t in leak_family(partial.leak, partial.returns).tests if not t.passed
                 ],

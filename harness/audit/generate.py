@@ -3,7 +3,7 @@ test with): rounds dealt from a seed, each seat deciding by a coin, settled by t
 audit's arrays (harness/audit/settle.py, held equal to the rules oracle by
 tests/test_audit.py), written as Parquet, CSV or JSON Lines in batches.
 
-    python -m harness.audit.generate OUT.parquet --rows 1000000 [--seats 3] [--seed 1]
+    python -m harness.audit.generate OUT.parquet --rows 1000000 [--seats 3] [--seed 1] [--days 30]
 
 A log from the reference game itself (`python -m harness.reference --log FILE`) is the
 one a test of the audit's correctness uses; this one is for size.
@@ -42,9 +42,15 @@ def _text(cards: npt.NDArray[np.int16]) -> npt.NDArray[np.str_]:
 
 
 def batch(
-    profile: Profile, rounds: int, seats: int, first: int, draw: np.random.Generator
+    profile: Profile,
+    rounds: int,
+    seats: int,
+    first: int,
+    draw: np.random.Generator,
+    spacing: int = 1_000_000,
 ) -> pa.Table:
-    """`rounds` rounds of `seats` seats, numbered from `first`, one row a seat."""
+    """`rounds` rounds of `seats` seats, numbered from `first`, one row a seat, a round
+    every `spacing` microseconds."""
     need = 2 * seats + 7
     deals = np.argsort(draw.random((rounds, 52)), axis=1)[:, :need].astype(np.int16)
     n = rounds * seats
@@ -68,7 +74,7 @@ def batch(
         table=np.array([f"t{k % 4}" for k in range(rounds)], dtype=object)[per_round],
         round=number.astype(str).astype(object),
         build=np.full(n, "generated", dtype=object),
-        time=START + number * 1_000_000,
+        time=START + number * spacing,
         seat=seat,
         cards=cards,
         call_made=call_made,
@@ -98,18 +104,25 @@ def batch(
 
 
 def generate(
-    path: Path, rows: int, seats: int = 3, seed: int = 2026, profile: Profile | None = None
+    path: Path,
+    rows: int,
+    seats: int = 3,
+    seed: int = 2026,
+    profile: Profile | None = None,
+    days: int = 30,
 ) -> int:
-    """Write a log of about `rows` rows (whole rounds); the rows written."""
+    """Write a log of about `rows` rows (whole rounds) over `days` days (the drift check
+    reads a week at least); the rows written."""
     profile = profile or load_profile(DEFAULT_PROFILE)
     draw = np.random.default_rng(seed)
     rounds = max(rows // seats, 1)
+    spacing = max(days * 86_400_000_000 // rounds, 1)
     kind = path.suffix.lower()
     written = 0
     writer = None
     try:
         for first in range(0, rounds, BATCH_ROUNDS):
-            table = batch(profile, min(BATCH_ROUNDS, rounds - first), seats, first, draw)
+            table = batch(profile, min(BATCH_ROUNDS, rounds - first), seats, first, draw, spacing)
             if kind == ".parquet":
                 writer = writer or pq.ParquetWriter(path, table.schema)
                 writer.write_table(table)
@@ -146,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=3, choices=range(1, 8))
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--profile", default=DEFAULT_PROFILE)
+    parser.add_argument("--days", type=int, default=30, help="the days the log spans")
     args = parser.parse_args(argv)
-    written = generate(args.out, args.rows, args.seats, args.seed, load_profile(args.profile))
+    profile = load_profile(args.profile)
+    written = generate(args.out, args.rows, args.seats, args.seed, profile, args.days)
     print(f"wrote {written:,} rows to {args.out}")
     return 0
 

@@ -112,6 +112,7 @@ class Partial:
     leak: LeakCounts = field(default_factory=LeakCounts.empty)
     returns: ReturnCounts = field(default_factory=ReturnCounts)
     groups: dict[tuple[str, str], GroupSums] = field(default_factory=dict)  # return bands
+    build_days: dict[str, str] = field(default_factory=dict)  # each build's first day
     first_time: int | None = None
     last_time: int | None = None
 
@@ -128,6 +129,8 @@ class Partial:
         self.returns.merge(other.returns)
         for cell, sums in other.groups.items():
             self.groups.setdefault(cell, GroupSums()).merge(sums)
+        for build, day in other.build_days.items():
+            self.build_days[build] = min(day, self.build_days.get(build, day))
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -250,6 +253,9 @@ class Auditor:
             report("stake-outside-table", refused == why, why, True)
 
         days = rows.time.astype("datetime64[us]").astype("datetime64[D]").astype(str)
+        for build in np.unique(rows.build[first]):
+            day = str(np.unique(days[first][rows.build[first] == build])[0])
+            partial.build_days[str(build)] = min(day, partial.build_days.get(str(build), day))
         count(rows, first, ~bad, days, self.first_hole, partial.cards)
         count_decisions(rows, group, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)

@@ -28,6 +28,7 @@ class AuditCheck(StrEnum):
     SETTLEMENT = "settlement"
     CARDS = "cards"
     RETURN = "return"
+    DRIFT = "drift"
     LEAK = "leak"
 
 

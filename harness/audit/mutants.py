@@ -33,6 +33,7 @@ class Mutant:
     finds: tuple[str, str, str | None] | None  # (check, kind, clause); None: no finding
     declared: bool = False  # audited with the game's declaration (its table)
     why: str = ""
+    also: tuple[tuple[str, str, str | None], ...] = ()  # the same fault, rightly seen again
 
 
 def _rounds(rows: list[Row]) -> list[list[Row]]:
@@ -201,8 +202,27 @@ def adaptive_dealer(rows: list[Row]) -> list[Row]:
     call where the cards left allow one (an adaptive game); every round settled as the
     rules pay its cards."""
     rounds = copy.deepcopy(_rounds(rows))
+    _adapt(rounds[::4])
+    return _flat(rounds)
+
+
+def adaptive_after_build_change(rows: list[Row]) -> list[Row]:
+    """A new build, from half-way through the log, that one round in three deals the
+    dealer a hand beating the first seat's call: the return falls from that day on."""
+    rounds = copy.deepcopy(_rounds(rows))
+    later = rounds[len(rounds) // 2 :]
+    for rnd in later:
+        for r in rnd:
+            r["build"] = "2.0"
+    _adapt(later[::3])
+    return _flat(rounds)
+
+
+def _adapt(rounds: list[list[Row]]) -> None:
+    """Each round's dealer dealt a hand beating its first seat's call, where the cards
+    left allow one, and the round settled as the rules pay it."""
     profile = load_profile("standard")
-    for k, rnd in enumerate(rounds[::4]):
+    for k, rnd in enumerate(rounds):
         first = min(rnd, key=lambda r: _int(r, "seat"))
         if first["action"] != "call":
             continue
@@ -220,7 +240,6 @@ def adaptive_dealer(rows: list[Row]) -> list[Row]:
             for r in rnd:
                 r["dealer"] = "".join(str(Card(c)) for c in chosen)
             _resettled(rnd, profile)
-    return _flat(rounds)
 
 
 def malformed_amount(rows: list[Row]) -> list[Row]:
@@ -248,6 +267,10 @@ MUTANTS = {
                ("cards", "card-by-position", "s000-r1")),
         Mutant("adaptive-dealer", adaptive_dealer,
                ("return", "dealt-against-the-player", "s000-r1")),
+        Mutant("adaptive-after-build-change", adaptive_after_build_change,
+               ("drift", "return-drifts", "s000-r1"),
+               also=(("return", "dealt-against-the-player", "s000-r1"),),
+               why="the return falls from a day on (drift), and over the period (return)"),
         Mutant("leaked-dealer-cards", leaked_dealer_cards,
                ("leak", "decisions-follow-hidden-cards", "s000-r3")),
     )

@@ -27,7 +27,7 @@ family's (harness/audit/leak.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -129,8 +129,8 @@ def _most(
 
 
 @dataclass
-class ReturnCounts:
-    """Sums over the calls read (a seat a round), mergeable by addition."""
+class DaySums:
+    """One day's calls read: how many, their antes, and the sums the tests need."""
 
     calls: int = 0
     staked: int = 0  # their antes, minor units
@@ -138,12 +138,26 @@ class ReturnCounts:
     variance: float = 0.0  # at the larger second moment, minor units squared
     spread: float = 0.0  # the larger less the smaller
 
-    def merge(self, other: ReturnCounts) -> None:
+    def merge(self, other: DaySums) -> None:
         self.calls += other.calls
         self.staked += other.staked
         self.residual += other.residual
         self.variance += other.variance
         self.spread += other.spread
+
+
+@dataclass
+class ReturnCounts(DaySums):
+    """Sums over the calls read (a seat a round), in all and by day (UTC), mergeable by
+    addition."""
+
+    by_day: dict[str, DaySums] = field(default_factory=dict)
+
+    def merge(self, other: DaySums) -> None:
+        super().merge(other)
+        if isinstance(other, ReturnCounts):
+            for day, sums in other.by_day.items():
+                self.by_day.setdefault(day, DaySums()).merge(sums)
 
 
 def count(
@@ -169,11 +183,26 @@ def count(
     mean = moments.value[s] / COMPLETIONS
     high = moments.square_high[s] / COMPLETIONS - mean * mean
     low = moments.square_low[s] / COMPLETIONS - mean * mean
+    residual, variance = net - ante * mean, ante * ante * high
+    spread = ante * ante * (high - low)
+    days = rows.time[j].astype("datetime64[us]").astype("datetime64[D]").astype(str)
+    for day in np.unique(days):
+        mine = days == day
+        sums = into.by_day.setdefault(str(day), DaySums())
+        sums.merge(
+            DaySums(
+                int(mine.sum()),
+                int(rows.amounts["ante"][j][mine].sum()),
+                float(residual[mine].sum()),
+                float(variance[mine].sum()),
+                float(spread[mine].sum()),
+            )
+        )
     into.calls += len(j)
     into.staked += int(rows.amounts["ante"][j].sum())
-    into.residual += float((net - ante * mean).sum())
-    into.variance += float((ante * ante * high).sum())
-    into.spread += float((ante * ante * (high - low)).sum())
+    into.residual += float(residual.sum())
+    into.variance += float(variance.sum())
+    into.spread += float(spread.sum())
 
 
 def return_test(counts: ReturnCounts, alpha: float, above: bool) -> StatResult | str:

@@ -22,6 +22,8 @@ from harness import __version__
 from harness.atomic import write_bytes_atomic
 from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
+from harness.audit.drift import ALPHA as DRIFT_ALPHA
+from harness.audit.drift import LEAST_CALLS_A_DAY, drift_test
 from harness.audit.judge import Auditor, Partial, Tally
 from harness.audit.leak import ALPHA as LEAK_ALPHA
 from harness.audit.leak import leak_family
@@ -159,8 +161,9 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         )
     cards, card_findings = _cards(request, partial)
     returns, return_findings = _returns(request, partial)
+    drift, drift_findings = _drift(request, partial)
     leak, leak_findings = _leak(request, partial)
-    findings += card_findings + return_findings + leak_findings
+    findings += card_findings + return_findings + drift_findings + leak_findings
     checks = [
         _check(
             AuditCheck.INTEGRITY, partial.rows, findings, NO_TABLE if not request.declared else ""
@@ -168,6 +171,7 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         _check(AuditCheck.SETTLEMENT, partial.judged, findings),
         cards,
         returns,
+        drift,
         leak,
     ]
     reasons = []
@@ -177,6 +181,8 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         reasons.append(f"too few rows for the card tests: {cards.reason}")
     if returns.status is Status.NOT_TESTED and partial.rows:
         reasons.append(f"the return test not tested: {returns.reason}")
+    if drift.status is Status.NOT_TESTED and partial.rows:
+        reasons.append(f"the drift test not tested: {drift.reason}")
     if leak.too_few and partial.rows:
         reasons += [f"a leak test not tested: {why}" for why in leak.too_few]
     if partial.unjudged:
@@ -288,6 +294,50 @@ def _returns(request: Request, partial: Partial) -> tuple[CheckResult, list[Find
         correction="none (one test)",
         power=POWER,
         tests=[read.record()] if read else [],
+    ), findings
+
+
+def _drift(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
+    """The drift test's check, with each build's first day as a change point, and a
+    finding of the shuffle's clause if the return moved (harness/audit/drift.py)."""
+    test = drift_test(partial.returns.by_day)
+    first = min(test.days, default="")
+    builds = sorted(partial.build_days.items(), key=lambda b: b[1])
+    changes = ", ".join(f"{build} from {day}" for build, day in builds if day > first)
+    findings = []
+    t = test.result
+    if t is not None and not t.passed:
+        findings.append(
+            Finding(
+                check=AuditCheck.DRIFT,
+                kind="return-drifts",
+                detail=f"{t.name}: CUSUM {t.statistic:.2f} above h {test.limit:.2f}, p "
+                f"{t.p_value:.2g} < {DRIFT_ALPHA}; moving from {test.change}"
+                + (f" (builds: {changes})" if changes else ""),
+                clause=_clause_of_check(request, "rng-battery"),
+                count=sum(partial.returns.by_day[d].calls for d in test.days),
+                examples=[],
+            )
+        )
+    if t is None:
+        note = test.too_few
+    else:
+        note = (
+            f"{len(test.days)} days; decision limit h {test.limit:.2f}, in-control run length "
+            f"{test.run_length:,.0f} days; build changes: {changes or 'none'}"
+        )
+    status = Status.FAIL if findings else Status.PASS if t is not None else Status.NOT_TESTED
+    return CheckResult(
+        name=AuditCheck.DRIFT,
+        status=status,
+        rows=sum(partial.returns.by_day[d].calls for d in test.days),
+        findings=len(findings),
+        reason=note,
+        alpha=DRIFT_ALPHA,
+        correction="none (one test)",
+        power=POWER,
+        tests=[] if t is None else [t.record()],
+        too_few=[f"{day}: fewer than {LEAST_CALLS_A_DAY} calls read" for day in test.left_out],
     ), findings
 
 
