@@ -51,7 +51,8 @@ def false_alarms(runs: int, rows: int) -> None:
     from harness.audit.judge import Auditor, Partial
     from harness.audit.leak import leak_family
     from harness.audit.log import read_log
-    from harness.audit.returns import ALPHA, Moments, return_test
+    from harness.audit.returns import ALPHA, Moments, return_tests
+    from harness.gamemath.rng import holm
     from harness.rules.profiles import load_profile
 
     profile = load_profile("standard")
@@ -65,11 +66,12 @@ def false_alarms(runs: int, rows: int) -> None:
             auditor, partial = Auditor(profile, None, {}, moments, spill), Partial()
             for item in read_log(log):
                 auditor.judge(item, partial)
-            below = return_test(partial.returns, ALPHA, above=False)
+            below = return_tests(partial.returns, above=False).tests
+            holm(below, ALPHA)
             drift = drift_test(partial.returns.by_day).result
             failed = {
                 "cards": [t.name for t in card_tests(partial.cards).tests if not t.passed],
-                "return": [below.name] if not isinstance(below, str) and not below.passed else [],
+                "return": [t.name for t in below if not t.passed],
                 "drift": [drift.name] if drift is not None and not drift.passed else [],
                 "leak": [
                     t.name for t in leak_family(partial.leak, partial.returns).tests if not t.passed

@@ -26,7 +26,7 @@ from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import SHARED, Malformed, Rows
 from harness.audit.model import Example
-from harness.audit.returns import GroupSums, Moments, ReturnCounts, count_groups
+from harness.audit.returns import GroupSums, Moments, ReturnCounts, count_groups, readable
 from harness.audit.returns import count as count_returns
 from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
@@ -257,10 +257,12 @@ class Auditor:
             day = str(np.unique(days[first][rows.build[first] == build])[0])
             partial.build_days[str(build)] = min(day, partial.build_days.get(str(build), day))
         count(rows, first, ~bad, days, self.first_hole, partial.cards)
+        face_up = self.profile.hole_cards_face_up
         count_decisions(rows, group, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
-        count_returns(rows, group, ~bad[group], due, self.moments, partial.returns)
-        count_groups(rows, group, ~bad[group], due, self.moments, partial.groups)
+        mine = readable(rows, group, face_up)
+        count_returns(rows, group, ~bad[group], mine, due, self.moments, partial.returns)
+        count_groups(rows, group, ~bad[group] & mine, due, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)

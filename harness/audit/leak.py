@@ -13,10 +13,14 @@ calls c and folds f weigh it: the statistic (1 - rate) sum c (X - q) - rate sum 
 rate the share of decisions that called, has mean 0 and a variance known exactly,
 sum ((1 - rate) c - rate f)^2 q (1 - q), rounds being independent (a round's seats share
 its X, so a seat at a time would understate it). A leak (calls meeting fewer dealer pairs
-than the cards allow, folds more) moves it down: the test is one-sided.
+than the cards allow, folds more) moves it down: the test is one-sided. Rounds whose log
+shows no dealer's cards (a game that deals them only when a seat calls) are left out:
+which rounds those are rests on the decisions, which rest on cards q is given, so
+leaving them out moves nothing.
 
-The family's second test reads money (harness/audit/returns.py): callers winning more
-than their cards allow given what they saw. Holm's correction holds the two to ALPHA.
+The family's other tests read money (harness/audit/returns.py): callers winning more
+than their cards allow given what they saw, seat position by seat position. Holm's
+correction holds the family to ALPHA.
 """
 
 from __future__ import annotations
@@ -28,11 +32,10 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.audit.log import Rows
-from harness.audit.returns import ReturnCounts, return_test
+from harness.audit.returns import LEAST_CALLS, ReturnCounts, return_tests
 from harness.gamemath.rng import POWER, StatResult, holm, scipy_stats
 
-ALPHA = 0.01  # the family-wise alpha of the leak tests (Holm over two)
-TESTS = 2
+ALPHA = 0.01  # the family-wise alpha of the leak tests (Holm)
 LEAST_ROWS = 1_000  # of each decision, for the normal approximation to be read
 RANKS = 13
 
@@ -46,7 +49,7 @@ class LeakCounts:
     n: npt.NDArray[np.int64]
     residual: npt.NDArray[np.float64]
     moments: npt.NDArray[np.float64]  # (ff, fc, cc)
-    unshown: int = 0  # seats with a flop whose round's log shows no dealer's cards
+    unshown: int = 0  # seats with a flop whose round's log shows no dealer's cards: not read
 
     @classmethod
     def empty(cls) -> LeakCounts:
@@ -110,34 +113,22 @@ def count(
 class LeakFamily:
     tests: list[StatResult]
     too_few: list[str]  # why a test was not read
+    complete: bool  # the dealer-pair test and the lowest seat's read: else not tested
 
 
 def leak_family(counts: LeakCounts, money: ReturnCounts) -> LeakFamily:
-    """The dealer-pair test and the callers' return above what their cards allow, Holm
-    over the two; a test not read is said in `too_few`."""
-    tests, too_few = [], []
-    pair = _pair_test(counts)
-    if isinstance(pair, str):
-        too_few.append(pair)
-    else:
-        tests.append(pair)
-    above = return_test(money, ALPHA / TESTS, above=True)
-    if isinstance(above, str):
-        too_few.append(above)
-    else:
-        tests.append(above)
+    """The dealer-pair test and each seat position's outcomes above what its cards
+    allow, Holm over them; a test not read is said in `too_few`."""
+    positions = sum(1 for c in money.positions.values() if c.effective >= LEAST_CALLS)
+    pair = _pair_test(counts, family=positions + 1)
+    above = return_tests(money, above=True, others=0 if isinstance(pair, str) else 1)
+    tests = above.tests if isinstance(pair, str) else [pair, *above.tests]
+    too_few = [pair, *above.too_few] if isinstance(pair, str) else above.too_few
     holm(tests, ALPHA)
-    return LeakFamily(tests, too_few)
+    return LeakFamily(tests, too_few, not isinstance(pair, str) and above.first_read)
 
 
-def _pair_test(counts: LeakCounts) -> StatResult | str:
-    if counts.unshown:  # the rounds that show them are chosen by the seats' decisions,
-        # through cards the chance q does not condition on: the test would not be exact
-        return (
-            f"dealer's pairs: {counts.unshown:,} seats' rounds do not show the dealer's cards "
-            "(dealt only when a seat calls): the rounds that show them are chosen by the "
-            "decisions"
-        )
+def _pair_test(counts: LeakCounts, family: int) -> StatResult | str:
     folds, calls = (int(v) for v in counts.n)
     if min(folds, calls) < LEAST_ROWS:
         return (
@@ -153,7 +144,7 @@ def _pair_test(counts: LeakCounts) -> StatResult | str:
     stats = scipy_stats()
     p_value = float(stats.norm.cdf(z))  # one-sided: calls meeting fewer pairs
     # E[statistic] = n rate (1 - rate) (difference of the pair rates of folds and calls)
-    shift = (stats.norm.isf(ALPHA / TESTS) + stats.norm.ppf(POWER)) * math.sqrt(variance)
+    shift = (stats.norm.isf(ALPHA / family) + stats.norm.ppf(POWER)) * math.sqrt(variance)
     detectable = shift / (n * rate * (1 - rate))
     return StatResult(
         "decisions against the dealer's cards",

@@ -41,7 +41,7 @@ ACTIONS = ("call", "fold")
 STATUSES = ("settled", "void")
 MAX_AMOUNT = 2**53 - 1  # the largest integer every reader of the log keeps exact
 MAX_SEAT = 22  # protocol v1's seats:N: two hole cards a seat, the dealer's and the board
-MAX_TEXT = 200  # characters of a table, round or build: a longer one is malformed
+MAX_TEXT = 200  # characters of a table, round, build or group: a longer one is malformed
 BATCH_ROWS = 65_536
 SUFFIXES = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _CARD_TEXT = "^(?:[2-9TJQKA][cdhs])"
@@ -375,6 +375,9 @@ def _checked(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
     for column in TEXT:
         length = pc.utf8_length(table[column].fill_null("")).to_numpy(zero_copy_only=False)
         mark(length == 0, column, "empty")
+        mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
+    for column in (c for c in OPTIONAL if c in table.column_names):
+        length = pc.utf8_length(table[column].fill_null("")).to_numpy(zero_copy_only=False)
         mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
     time, wrong_time = _time(table["time"])
     mark(wrong_time, "time", "not an ISO 8601 instant with its zone")

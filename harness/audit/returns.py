@@ -1,27 +1,34 @@
-"""The money returned against its exact expectation given what the player saw
+"""What calls return against their exact expectation given what the player saw
 (docs/audit.md, Return).
 
 A seat decides once, on its hole cards and the flop (a situation). What calling then
 returns depends only on the turn, the river and the dealer's cards, any of the
-1,070,190 completions the seat has not seen, equally likely in a fair game whatever the
-seat decided. The census (harness/gamemath/census.py) counts, for every situation, how
-each completion settles, so the expectation of a call's net return is exact
-(harness/gamemath/pricing.py `call_values`), and so is its second moment but for one
-term: the census counts the completions a call wins, not the winning hand's category,
-so the ante odds those wins are paid at are known only within bounds; the variance is
-taken at the larger (the test conservative) and the gap between the two is stated. A
-fold returns nothing whatever comes, and an AA Bonus rests on the hole cards and the
-flop: neither varies, so only calls are read.
+1,070,190 completions the seat has not seen, equally likely in a fair game whatever it
+decided. The census (harness/gamemath/census.py) counts, for every situation, how each
+completion settles: won (the dealer qualifies and is beaten), paid with the dealer not
+qualifying, pushed, or lost.
 
-The rounds' seats share a board and the dealer's cards, so their returns are not
-independent: the test reads one seat a round, the lowest seat dealt (chosen before any
-card is), and the sum over rounds of (returned - expected) then has mean 0 for any
-strategy and a variance summed round by round. What is read is what the rules pay on
-the cards dealt (harness/audit/settle.py), not what the log says was paid: a payment
-that differs is settlement's finding, the cards' effect on money is this test's. Dealt
-against the player (an adaptive game), the sum falls: the return check's one-sided test.
-Above what the cards allow, the callers know more than they were shown: the leak
-family's (harness/audit/leak.py).
+The tests read each call's outcome in antes with its ante paid at 1 to 1: won 1 + m (m
+the call multiple), the dealer not qualifying 1, a push 0, lost -(1 + m). Its
+expectation and variance given the situation are exact from the census, and it is
+bounded, so its sums are normal at a thousand calls; a pay table's large odds (a royal
+flush at 100 to 1) would make the sums of money skewed for millions, and are the
+settlement check's to judge, exactly, row by row. The outcome is read from what the
+rules pay on the cards dealt (harness/audit/settle.py), not from what the log says was
+paid: a payment that differs is settlement's finding, the cards' effect this module's.
+Cards dealt against the player (an adaptive game) lower the outcomes: the return check.
+Outcomes above what the cards allow are the leak family's (harness/audit/leak.py).
+
+A round's seats share its board and dealer, so their outcomes are not independent: a
+test reads one seat position (the round's lowest seat, its second lowest, ...), whose
+calls are one a round and so independent, and the positions are a Holm family. Only
+rounds where each seat decided on its own cards are read (`readable`).
+
+The return bands read money: each group's return against its expectation given the
+decisions taken, a call's from the census's exact expectation of its net return
+(harness/gamemath/pricing.py `call_values`). Its variance is exact but for one term (the
+census counts the wins, not the winning hand's category, so the odds they are paid at
+are known within bounds), taken at its largest.
 """
 
 from __future__ import annotations
@@ -42,17 +49,21 @@ from harness.rules.evaluator import Category
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
 ALPHA = 0.01  # the return check's one test
-LEAST_CALLS = 1_000  # calls read, for the normal approximation of a skewed sum
+LEAST_CALLS = 1_000  # effective calls, for a sum of bounded outcomes to be read as normal
 
 
 @dataclass(frozen=True)
 class Moments:
-    """Per situation, sums over its completions of a call's net return in antes (exact)
-    and of its square, at the largest and the smallest the census allows."""
+    """Per situation, sums over its completions: of a call's net return in antes (exact)
+    and of its square (at the largest and the smallest the census allows), and of its
+    outcome with the ante paid at 1 to 1 and of that squared (both exact)."""
 
-    value: npt.NDArray[np.int64]
+    value: npt.NDArray[np.int64]  # a call's net return, antes
     square_high: npt.NDArray[np.float64]
     square_low: npt.NDArray[np.float64]
+    outcome: npt.NDArray[np.int64]  # a call's outcome with its ante paid at 1 to 1, antes
+    outcome_square: npt.NDArray[np.int64]
+    multiple: int  # the call, in antes
     symmetry: Symmetry
 
     @classmethod
@@ -94,7 +105,12 @@ class Moments:
         base = squares + m * m * won + (1 + m) ** 2 * lost
         high = base + 2 * m * _most(room, won, largest=True)
         low = base + 2 * m * _most(room, won, largest=False)
-        return cls(call_values(census, profile), high, low, symmetry())
+        paid = census[:, ANTE_PAID : ANTE_PAID + len(Category)].sum(axis=1, dtype=np.int64)
+        won_, lost_ = census[:, WON].astype(np.int64), census[:, LOST].astype(np.int64)
+        outcome = paid + m * won_ - (1 + m) * lost_
+        outcome_square = (1 + m) ** 2 * (won_ + lost_) + (paid - won_)
+        value = call_values(census, profile)
+        return cls(value, high, low, outcome, outcome_square, m, symmetry())
 
     def situations(
         self, hole: npt.NDArray[np.int16], flop: npt.NDArray[np.int16]
@@ -130,101 +146,153 @@ def _most(
 
 @dataclass
 class DaySums:
-    """One day's calls read: how many, their antes, and the sums the tests need."""
+    """Calls read (of one seat position, or of one day): how many, their antes, and the
+    sums the tests need, mergeable by addition."""
 
     calls: int = 0
-    staked: int = 0  # their antes, minor units
-    residual: float = 0.0  # returned - expected, minor units
-    variance: float = 0.0  # at the larger second moment, minor units squared
-    spread: float = 0.0  # the larger less the smaller
+    residual: float = 0.0  # outcome - expected, antes
+    variance: float = 0.0  # antes squared
+    squares: float = 0.0  # the sum of each call's variance squared (the effective size)
 
     def merge(self, other: DaySums) -> None:
         self.calls += other.calls
-        self.staked += other.staked
         self.residual += other.residual
         self.variance += other.variance
-        self.spread += other.spread
+        self.squares += other.squares
+
+    @property
+    def effective(self) -> float:
+        """The calls' effective number: as many equal calls would vary as these do (a
+        few large stakes make a sum far from normal however many calls there are)."""
+        return self.variance**2 / self.squares if self.squares else 0.0
 
 
 @dataclass
-class ReturnCounts(DaySums):
-    """Sums over the calls read (a seat a round), in all and by day (UTC), mergeable by
-    addition."""
+class ReturnCounts:
+    """The calls read, by seat position (1: the round's lowest seat dealt; a position's
+    calls are one a round, so independent), and the lowest seat's by day (UTC)."""
 
+    positions: dict[int, DaySums] = field(default_factory=dict)
     by_day: dict[str, DaySums] = field(default_factory=dict)
+    unread: int = 0  # calls of rounds whose seats saw cards the census's expectation does not
 
-    def merge(self, other: DaySums) -> None:
-        super().merge(other)
-        if isinstance(other, ReturnCounts):
-            for day, sums in other.by_day.items():
-                self.by_day.setdefault(day, DaySums()).merge(sums)
+    def merge(self, other: ReturnCounts) -> None:
+        for position, sums in other.positions.items():
+            self.positions.setdefault(position, DaySums()).merge(sums)
+        for day, sums in other.by_day.items():
+            self.by_day.setdefault(day, DaySums()).merge(sums)
+        self.unread += other.unread
+
+    @property
+    def calls(self) -> int:
+        return sum(p.calls for p in self.positions.values())
+
+
+def readable(rows: Rows, group: npt.NDArray[np.int64], face_up: bool) -> npt.NDArray[np.bool_]:
+    """The rows of rounds where each seat decided on its own hole cards and the flop,
+    the situation the census's expectation is given: not a round of several seats where
+    the profile deals hole cards face up, nor one where a player (the optional `player`
+    column) holds two seats. Elsewhere a strategy reading the other cards would move the
+    return against an expectation that does not condition on them."""
+    seats = np.bincount(group)
+    ok = ~face_up | (seats == 1)
+    if "player" in rows.groups:
+        player = _labels(rows.groups["player"])
+        order = np.lexsort((player, group))
+        twice = (group[order][1:] == group[order][:-1]) & (player[order][1:] == player[order][:-1])
+        twice &= player[order][1:] != ""
+        shared = np.zeros(len(seats), bool)
+        shared[group[order][1:][twice]] = True
+        ok &= ~shared
+    out: npt.NDArray[np.bool_] = ok[group]
+    return out
 
 
 def count(
     rows: Rows,
     group: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
+    mine: npt.NDArray[np.bool_],
     due: Owed,
     moments: Moments,
     into: ReturnCounts,
 ) -> None:
-    """Add the first seat of each sound round (`keep`, a row each) if it called."""
+    """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
+    (`mine`, harness/audit/returns.py `readable`), by its seat position in the round."""
     order = np.lexsort((rows.seat, group))
-    lead = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
     c = rows.cards
     dealt = np.concatenate([c["flop"], c["turn"], c["river"], c["dealer"]], axis=1)
-    read = keep[lead] & rows.call_made[lead] & ~rows.void[lead] & (dealt[lead] >= 0).all(axis=1)
-    j = lead[read & due.judged[lead]]
+    calls = keep & rows.call_made & ~rows.void & (dealt >= 0).all(axis=1) & due.judged
+    into.unread += int((calls & ~mine).sum())
+    j = np.flatnonzero(calls & mine)
     if not len(j):
         return
     s = moments.situations(c["hole"][j], c["flop"][j])
-    ante = rows.amounts["ante"][j].astype(float)
-    net = due.ante_returned[j] + due.call_returned[j] - rows.amounts["ante"][j] - due.call[j]
-    mean = moments.value[s] / COMPLETIONS
-    high = moments.square_high[s] / COMPLETIONS - mean * mean
-    low = moments.square_low[s] / COMPLETIONS - mean * mean
-    residual, variance = net - ante * mean, ante * ante * high
-    spread = ante * ante * (high - low)
+    ante, call = rows.amounts["ante"][j], due.call[j]
+    back = due.call_returned[j]
+    # The rules' outcome: the call lost, won, or back with the ante paid (the dealer not
+    # qualifying: every ante odds is at least 1) or not (a push).
+    won, lost = back == 2 * call, back == 0
+    paid = ~won & ~lost & (due.ante_returned[j] > ante)
+    m = moments.multiple
+    outcome = np.where(won, 1 + m, np.where(lost, -(1 + m), np.where(paid, 1, 0)))
+    mean = moments.outcome[s] / COMPLETIONS
+    variance = moments.outcome_square[s] / COMPLETIONS - mean * mean
+    terms = (outcome - mean, variance, variance * variance)
+
+    def sums(where: npt.NDArray[np.bool_]) -> DaySums:
+        return DaySums(int(where.sum()), *(float(t[where].sum()) for t in terms))
+
+    seat = position[j] + 1
+    for p in np.unique(seat):
+        into.positions.setdefault(int(p), DaySums()).merge(sums(seat == p))
     days = rows.time[j].astype("datetime64[us]").astype("datetime64[D]").astype(str)
-    for day in np.unique(days):
-        mine = days == day
-        sums = into.by_day.setdefault(str(day), DaySums())
-        sums.merge(
-            DaySums(
-                int(mine.sum()),
-                int(rows.amounts["ante"][j][mine].sum()),
-                float(residual[mine].sum()),
-                float(variance[mine].sum()),
-                float(spread[mine].sum()),
-            )
-        )
-    into.calls += len(j)
-    into.staked += int(rows.amounts["ante"][j].sum())
-    into.residual += float(residual.sum())
-    into.variance += float(variance.sum())
-    into.spread += float(spread.sum())
+    for day in np.unique(days[seat == 1]):
+        into.by_day.setdefault(str(day), DaySums()).merge(sums((seat == 1) & (days == day)))
 
 
-def return_test(counts: ReturnCounts, alpha: float, above: bool) -> StatResult | str:
-    """The callers' return against its expectation, one-sided: below it (the return
-    check) or `above` it (the leak family); words when too few calls were read."""
+@dataclass(frozen=True)
+class ReturnTests:
+    tests: list[StatResult]  # a seat position each, in order
+    too_few: list[str]  # a position too small to read, in words
+    first_read: bool  # the rounds' lowest seat's: without it the check is not tested
+
+
+def return_tests(counts: ReturnCounts, above: bool, others: int = 0) -> ReturnTests:
+    """The calls' outcomes against their expectation at each seat position with enough
+    calls, one-sided: below it (the return check) or `above` it (the leak family); each
+    test's power stated at the first step of Holm over its family (these and `others`)."""
+    read = {p: c for p, c in sorted(counts.positions.items()) if c.effective >= LEAST_CALLS}
+    alpha = ALPHA / max(len(read) + others, 1)
+    too_few = [
+        f"outcomes {'above' if above else 'below'} expectation, seat position {p}: "
+        f"{c.calls:,} calls read, {c.effective:,.0f} effective; {LEAST_CALLS:,} needed"
+        for p, c in sorted(counts.positions.items())
+        if p not in read
+    ]
+    tests = [_return_test(p, c, above, alpha) for p, c in read.items()]
+    return ReturnTests(tests, too_few or ([] if read else ["no call read"]), 1 in read)
+
+
+def _return_test(position: int, counts: DaySums, above: bool, alpha: float) -> StatResult:
     side = "above" if above else "below"
-    if counts.calls < LEAST_CALLS:
-        return f"return {side} expectation: {counts.calls:,} calls read; {LEAST_CALLS:,} needed"
     sd = math.sqrt(counts.variance)
     z = counts.residual / sd
     stats = scipy_stats()
     p_value = float(stats.norm.sf(z) if above else stats.norm.cdf(z))
-    shift = (stats.norm.isf(alpha) + stats.norm.ppf(POWER)) * sd / counts.staked
-    gap = counts.spread / counts.variance
+    shift = (stats.norm.isf(alpha) + stats.norm.ppf(POWER)) * sd / counts.calls
     return StatResult(
-        f"callers' return {side} what their cards allow",
+        f"outcomes {side} expectation, seat position {position}",
         z,
         p_value,
-        f"the rules' return of the first seat's calls, {counts.calls:,} rounds, against its "
-        "exact expectation given the hole cards and the flop (one-sided, z; the variance "
-        f"taken at its largest, {gap:.2%} above its smallest)",
-        f"a return {side} expectation by {shift:.4f} of the ante per call, with {POWER:.0%} power",
+        f"the calls of each round's seat {position} in seat order, {counts.calls:,} "
+        "rounds: each call's outcome as the rules settle its cards, in antes with the "
+        "ante paid at 1 to 1, against its exact expectation and variance given the hole "
+        "cards and the flop (one-sided, z)",
+        f"outcomes {side} expectation by {shift:.4f} of an ante per call, with {POWER:.0%} power",
         p_adjusted=p_value,
         passed=p_value >= alpha,
     )
@@ -234,6 +302,14 @@ def return_test(counts: ReturnCounts, alpha: float, above: bool) -> StatResult |
 # optional columns a log may carry (docs/audit.md, The round log).
 BAND_GROUPS = ("stake", "build", "channel", "currency")
 BAND_Z = {95: 1.959963984540054, 99: 2.5758293035489004}  # two-sided normal quantiles
+
+
+MOST_GROUPS = 100  # values of one group read as bands; the later ones pooled as OTHER
+OTHER = "(other values)"
+
+
+def _groups_of(into: dict[tuple[str, str], GroupSums], name: str) -> int:
+    return sum(1 for group, _ in into if group == name)
 
 
 @dataclass
@@ -312,6 +388,8 @@ def count_groups(
             if not label:  # rows that do not name their channel or currency
                 continue
             mine = code == v
+            if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
+                label = OTHER  # a column with a value a row (a session id) is not a group
             sums = into.setdefault((name, str(label)), GroupSums())
             sums.seats += int(mine.sum())
             sums.staked += int(staked[mine].sum())
@@ -321,6 +399,6 @@ def count_groups(
             sums.variance += float(variance[v])
 
 
-def _labels(column: npt.NDArray[np.object_]) -> npt.NDArray[np.str_]:
+def _labels(column: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
     """A group column's values as text, a null as "" (a row that names no channel)."""
-    return np.array(["" if v is None else str(v) for v in column.tolist()], dtype=str)
+    return np.array(["" if v is None else str(v) for v in column.tolist()], dtype=object)

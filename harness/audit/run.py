@@ -38,10 +38,17 @@ from harness.audit.model import (
     Rows,
 )
 from harness.audit.returns import ALPHA as RETURN_ALPHA
-from harness.audit.returns import BAND_GROUPS, BAND_Z, GroupSums, Moments, return_test
+from harness.audit.returns import (
+    BAND_GROUPS,
+    BAND_Z,
+    OTHER,
+    GroupSums,
+    Moments,
+    return_tests,
+)
 from harness.errors import UsageError
 from harness.gamemath.census import Progress as CensusProgress
-from harness.gamemath.rng import POWER
+from harness.gamemath.rng import POWER, holm
 from harness.results.outcomes import Status, Verdict
 from harness.rules.catalogs import Clause, applicable, fault_owners, load_catalogs
 from harness.rules.profiles import Profile
@@ -183,8 +190,8 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         reasons.append(f"the return test not tested: {returns.reason}")
     if drift.status is Status.NOT_TESTED and partial.rows:
         reasons.append(f"the drift test not tested: {drift.reason}")
-    if leak.too_few and partial.rows:
-        reasons += [f"a leak test not tested: {why}" for why in leak.too_few]
+    if leak.status is Status.NOT_TESTED and partial.rows:
+        reasons.append(f"the leak tests not tested: {leak.reason}")
     if partial.unjudged:
         reasons.append(
             f"{partial.unjudged:,} well-formed rows could not be re-settled (a board not dealt "
@@ -255,9 +262,16 @@ def bands(groups: dict[tuple[str, str], GroupSums]) -> list[Band]:
     return out
 
 
-def _band_order(group: str, value: str) -> tuple[int, int, str]:
-    """Groups in BAND_GROUPS' order; stakes by amount, other values by name."""
-    return BAND_GROUPS.index(group), int(value) if group == "stake" else 0, value
+def _band_order(group: str, value: str) -> tuple[int, bool, int, str]:
+    """Groups in BAND_GROUPS' order; stakes by amount, other values by name, the values
+    pooled beyond the most a group shows last."""
+    other = value == OTHER
+    return (
+        BAND_GROUPS.index(group),
+        other,
+        int(value) if group == "stake" and not other else 0,
+        value,
+    )
 
 
 def _clause_of_check(request: Request, check: str) -> str | None:
@@ -266,34 +280,50 @@ def _clause_of_check(request: Request, check: str) -> str | None:
 
 
 def _returns(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
-    """The return check's test, and a finding of the shuffle's clause if the callers'
-    return falls below what their cards allow (harness/audit/returns.py)."""
-    test = return_test(partial.returns, RETURN_ALPHA, above=False)
+    """The return check's tests (a seat position each, Holm), and one finding of the
+    shuffle's clause naming those whose return falls below what the cards allow
+    (harness/audit/returns.py)."""
+    family = return_tests(partial.returns, above=False)
+    tests, too_few = family.tests, family.too_few
+    holm(tests, RETURN_ALPHA)
+    rejected = [t for t in tests if not t.passed]
+    calls = partial.returns.calls
     findings = []
-    if not isinstance(test, str) and not test.passed:
+    if rejected:
         findings.append(
             Finding(
                 check=AuditCheck.RETURN,
                 kind="dealt-against-the-player",
-                detail=f"{test.name}: z {test.statistic:.2f}, p {test.p_value:.2g} < "
-                f"{RETURN_ALPHA}",
+                detail="; ".join(
+                    f"{t.name}: z {t.statistic:.2f}, Holm-adjusted p {t.p_adjusted:.2g} < "
+                    f"{RETURN_ALPHA}"
+                    for t in rejected
+                ),
                 clause=_clause_of_check(request, "rng-battery"),
-                count=partial.returns.calls,
+                count=calls,
                 examples=[],
             )
         )
-    read = test if not isinstance(test, str) else None
+    notes = [] if family.first_read else [*too_few]
+    if partial.returns.unread:
+        notes.append(
+            f"{partial.returns.unread:,} calls not read: their rounds' seats saw other seats' "
+            "cards (hole cards face up, or a player with two seats), which the expectation "
+            "does not condition on"
+        )
+    read = family.first_read
     status = Status.FAIL if findings else Status.PASS if read else Status.NOT_TESTED
     return CheckResult(
         name=AuditCheck.RETURN,
         status=status,
-        rows=partial.returns.calls,
+        rows=calls,
         findings=len(findings),
-        reason="" if read else str(test),
+        reason="; ".join(notes),
         alpha=RETURN_ALPHA,
-        correction="none (one test)",
+        correction="Holm",
         power=POWER,
-        tests=[read.record()] if read else [],
+        tests=[t.record() for t in tests],
+        too_few=too_few,
     ), findings
 
 
@@ -324,7 +354,8 @@ def _drift(request: Request, partial: Partial) -> tuple[CheckResult, list[Findin
     else:
         note = (
             f"{len(test.days)} days; decision limit h {test.limit:.2f}, in-control run length "
-            f"{test.run_length:,.0f} days; build changes: {changes or 'none'}"
+            f"{'at least ' if test.run_length_at_least else ''}{test.run_length:,.0f} days; "
+            f"build changes: {changes or 'none'}"
         )
     status = Status.FAIL if findings else Status.PASS if t is not None else Status.NOT_TESTED
     return CheckResult(
@@ -337,7 +368,7 @@ def _drift(request: Request, partial: Partial) -> tuple[CheckResult, list[Findin
         correction="none (one test)",
         power=POWER,
         tests=[] if t is None else [t.record()],
-        too_few=[f"{day}: fewer than {LEAST_CALLS_A_DAY} calls read" for day in test.left_out],
+        too_few=[f"{day}: fewer than {LEAST_CALLS_A_DAY} effective calls" for day in test.left_out],
     ), findings
 
 
@@ -363,13 +394,14 @@ def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding
                 examples=[],
             )
         )
-    status = Status.FAIL if findings else Status.PASS if not family.too_few else Status.NOT_TESTED
+    read = family.complete
+    status = Status.FAIL if findings else Status.PASS if read else Status.NOT_TESTED
     return CheckResult(
         name=AuditCheck.LEAK,
         status=status,
         rows=counted,
         findings=len(findings),
-        reason="; ".join(family.too_few),
+        reason="" if read else "; ".join(family.too_few),
         alpha=LEAK_ALPHA,
         correction="Holm",
         power=POWER,
