@@ -76,7 +76,7 @@ def _examples(finding: Finding) -> list[Flowable]:
     return out
 
 
-TESTS_TITLE = {AuditCheck.CARDS: "Card tests", AuditCheck.RETURN: "Return test",
+TESTS_TITLE = {AuditCheck.CARDS: "Card tests", AuditCheck.RETURN: "Return tests",
                AuditCheck.LEAK: "Leak tests"}  # fmt: skip
 
 
