@@ -243,6 +243,7 @@ def test_ctrl_c_leaves_results_marked_incomplete(tmp_path: Path) -> None:
     assert (out / "report.pdf").exists()
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_missing_capabilities_are_not_tested_never_passed(tmp_path: Path) -> None:
     """A game hiding inject cannot PASS: the clauses it cannot be asked stay not tested,
     until a laboratory attests them."""
@@ -357,6 +358,7 @@ def test_figures_the_mathematics_confirms_pass(tmp_path: Path, standard: Profile
     assert {f["status"] for f in findings} == {"pass"}
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_harness_exception_in_a_check_is_incomplete_never_the_games_fail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -432,6 +434,7 @@ class NoRawRng(ReferenceGame):
         return hello
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_capability_required_by_the_profile_fails_when_missing(tmp_path: Path, root: Path) -> None:
     strict = tmp_path / "strict.yaml"
     text = (root / "specs/profiles/standard.yaml").read_text()
@@ -496,6 +499,7 @@ def test_certify_runs_the_rng_battery(tmp_path: Path) -> None:
     assert "RNG" in pdf_text(tmp_path / "bad" / "report.pdf")
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_game_declaring_narrower_limits_is_asked_only_what_it_accepts(tmp_path: Path) -> None:
     """Its table starts at 200: every vector written at 100 is played at twice its stakes
     (settlement is linear in the stake), so nothing is left untested and it PASSes."""

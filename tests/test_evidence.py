@@ -150,6 +150,7 @@ def test_the_section_records_every_sample() -> None:
 # ------------------------------------------------------------------ whole runs
 
 
+@pytest.mark.slow  # a whole certification: the fast tier stays under its bound
 def test_a_run_on_trivial_samples_is_incomplete_and_says_so(tmp_path: Path) -> None:
     """Before: --rtp-rounds 2 --differential 1 --rng-decks 2949 certified PASS (exit 0)."""
     code, results = certify(tmp_path, *SEEDED, *TINY, "--no-plan")
