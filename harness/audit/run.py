@@ -48,7 +48,7 @@ from harness.audit.returns import (
 )
 from harness.errors import UsageError
 from harness.gamemath.census import Progress as CensusProgress
-from harness.gamemath.rng import POWER, holm
+from harness.gamemath.rng import POWER, StatResult, holm
 from harness.results.outcomes import Status, Verdict
 from harness.rules.catalogs import Clause, applicable, fault_owners, load_catalogs
 from harness.rules.profiles import Profile
@@ -279,6 +279,20 @@ def _clause_of_check(request: Request, check: str) -> str | None:
     return next((c.id for c in request.clauses if check in c.checks), None)
 
 
+def _rejections(
+    check: AuditCheck, kind: str, tests: list[StatResult], clause: str | None, count: int
+) -> list[Finding]:
+    """One finding of a Holm family of z-tests, naming the tests that reject; none when
+    none does."""
+    rejected = [t for t in tests if not t.passed]
+    if not rejected:
+        return []
+    detail = "; ".join(
+        f"{t.name}: z {t.statistic:.2f}, Holm-adjusted p {t.p_adjusted:.2g}" for t in rejected
+    )
+    return [Finding(check=check, kind=kind, detail=detail, clause=clause, count=count, examples=[])]
+
+
 def _returns(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding]]:
     """The return check's tests (a seat position each, Holm), and one finding of the
     shuffle's clause naming those whose return falls below what the cards allow
@@ -286,24 +300,9 @@ def _returns(request: Request, partial: Partial) -> tuple[CheckResult, list[Find
     family = return_tests(partial.returns, above=False)
     tests, too_few = family.tests, family.too_few
     holm(tests, RETURN_ALPHA)
-    rejected = [t for t in tests if not t.passed]
     calls = partial.returns.calls
-    findings = []
-    if rejected:
-        findings.append(
-            Finding(
-                check=AuditCheck.RETURN,
-                kind="dealt-against-the-player",
-                detail="; ".join(
-                    f"{t.name}: z {t.statistic:.2f}, Holm-adjusted p {t.p_adjusted:.2g} < "
-                    f"{RETURN_ALPHA}"
-                    for t in rejected
-                ),
-                clause=_clause_of_check(request, "rng-battery"),
-                count=calls,
-                examples=[],
-            )
-        )
+    clause = _clause_of_check(request, "rng-battery")
+    findings = _rejections(AuditCheck.RETURN, "dealt-against-the-player", tests, clause, calls)
     notes = [] if family.first_read else [*too_few]
     if partial.returns.unread:
         notes.append(
@@ -377,23 +376,10 @@ def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding
     the tests that reject (harness/audit/leak.py)."""
     family = leak_family(partial.leak, partial.returns)
     counted = int(partial.leak.n.sum())
-    rejected = [t for t in family.tests if not t.passed]
-    findings = []
-    if rejected:
-        findings.append(
-            Finding(
-                check=AuditCheck.LEAK,
-                kind="decisions-follow-hidden-cards",
-                detail="; ".join(
-                    f"{t.name}: z {t.statistic:.2f}, Holm-adjusted p {t.p_adjusted:.2g} < "
-                    f"{LEAK_ALPHA}"
-                    for t in rejected
-                ),
-                clause=_clause_of_check(request, "information-hiding"),
-                count=counted,
-                examples=[],
-            )
-        )
+    clause = _clause_of_check(request, "information-hiding")
+    findings = _rejections(
+        AuditCheck.LEAK, "decisions-follow-hidden-cards", family.tests, clause, counted
+    )
     read = family.complete
     status = Status.FAIL if findings else Status.PASS if read else Status.NOT_TESTED
     return CheckResult(
