@@ -323,7 +323,10 @@ def test_a_certified_game_s_own_log_is_clean_and_a_finding_replays(tmp_path: Pat
     assert code == 2 and not certified["failures"]  # INCOMPLETE: a selection, nothing failed
     assert len(log.read_text().splitlines()) >= 12000
     code, data = _audit(tmp_path, str(log))
-    assert code == 0 and data["rows"]["judged"] == data["rows"]["read"], data["findings"]
+    assert not data["findings"] and data["rows"]["judged"] == data["rows"]["read"]
+    # Dealt in under a minute: every check passes but drift, which needs a week of days.
+    status = {c["name"]: c["status"] for c in data["checks"]}
+    assert code == 2 and {n for n, s in status.items() if s != "pass"} == {"drift"}, status
 
     mutant = tmp_path / "mutant.jsonl"
     log = RoundLog(mutant, build="mutant")
