@@ -48,7 +48,7 @@ from harness.gamemath.rng import POWER, StatResult, scipy_stats
 from harness.rules.evaluator import Category
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
-ALPHA = 0.01  # the return check's one test
+ALPHA = 0.01  # the return check's family-wise alpha (Holm over the seat positions)
 LEAST_CALLS = 1_000  # effective calls, for a sum of bounded outcomes to be read as normal
 
 
@@ -83,32 +83,12 @@ class Moments:
     @classmethod
     def _work(cls, profile: Profile, progress: Progress | None) -> Moments:
         census = load_census(profile.qualifying_strength, progress)
-        odds = [int(o) for o in ante_odds(profile)]
         m = int(profile.call_multiple)
-        even = profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
-
-        def column(k: int) -> npt.NDArray[np.float64]:
-            return census[:, k].astype(float)
-
-        squares = np.zeros(len(census))
-        room: dict[int, npt.NDArray[np.float64]] = {}  # by odds: the wins they may pay
-        for category in Category:
-            paid = column(ANTE_PAID + category)
-            squares += odds[category] ** 2 * paid
-            if category in (Category.HIGH_CARD, Category.PAIR):
-                not_beaten = column(NQ_NOT_BEATEN + category)  # the dealer not qualifying
-                paid = paid - not_beaten
-                if even:
-                    squares -= (odds[category] ** 2 - 1) * not_beaten  # paid 1 to 1 there
-            room[odds[category]] = room.get(odds[category], 0) + paid
-        won, lost = column(WON), column(LOST)
-        base = squares + m * m * won + (1 + m) ** 2 * lost
-        high = base + 2 * m * _most(room, won, largest=True)
-        low = base + 2 * m * _most(room, won, largest=False)
         paid = census[:, ANTE_PAID : ANTE_PAID + len(Category)].sum(axis=1, dtype=np.int64)
-        won_, lost_ = census[:, WON].astype(np.int64), census[:, LOST].astype(np.int64)
-        outcome = paid + m * won_ - (1 + m) * lost_
-        outcome_square = (1 + m) ** 2 * (won_ + lost_) + (paid - won_)
+        won, lost = census[:, WON].astype(np.int64), census[:, LOST].astype(np.int64)
+        outcome = paid + m * won - (1 + m) * lost
+        outcome_square = (1 + m) ** 2 * (won + lost) + (paid - won)
+        high, low = _net_squares(census, profile)
         value = call_values(census, profile)
         return cls(value, high, low, outcome, outcome_square, m, symmetry())
 
@@ -128,6 +108,37 @@ class Moments:
 
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
+
+
+def _net_squares(
+    census: npt.NDArray[np.int32], profile: Profile
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per situation, the largest and the smallest sum over its completions of a call's
+    net return squared: a won call's ante is paid at its category's odds, and the census
+    bounds the categories' shares of the wins by each one's paid completions less those
+    the dealer neither qualified nor was beaten in."""
+    odds = [int(o) for o in ante_odds(profile)]
+    m = int(profile.call_multiple)
+    even = profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
+
+    def column(k: int) -> npt.NDArray[np.float64]:
+        return census[:, k].astype(float)
+
+    squares = np.zeros(len(census))
+    room: dict[int, npt.NDArray[np.float64]] = {}  # by odds: the wins they may pay
+    for category in Category:
+        paid = column(ANTE_PAID + category)
+        squares += odds[category] ** 2 * paid
+        if category in (Category.HIGH_CARD, Category.PAIR):
+            not_beaten = column(NQ_NOT_BEATEN + category)
+            paid = paid - not_beaten
+            if even:
+                squares -= (odds[category] ** 2 - 1) * not_beaten  # paid 1 to 1 there
+        room[odds[category]] = room.get(odds[category], 0) + paid
+    won, lost = column(WON), column(LOST)
+    base = squares + m * m * won + (1 + m) ** 2 * lost
+    high = base + 2 * m * _most(room, won, largest=True)
+    return high, base + 2 * m * _most(room, won, largest=False)
 
 
 def _most(
