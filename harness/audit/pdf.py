@@ -77,7 +77,8 @@ def _examples(finding: Finding) -> list[Flowable]:
 
 
 TESTS_TITLE = {AuditCheck.CARDS: "Card tests", AuditCheck.RETURN: "Return tests",
-               AuditCheck.LEAK: "Leak tests"}  # fmt: skip
+               AuditCheck.DRIFT: "Drift test", AuditCheck.LEAK: "Leak tests"}  # fmt: skip
+STATISTIC = {AuditCheck.DRIFT: "CUSUM"}  # a test without df reads as z but these
 
 
 def _tests(check: CheckResult) -> list[Flowable]:
@@ -87,7 +88,9 @@ def _tests(check: CheckResult) -> list[Flowable]:
         [
             para(t.name, SMALL),
             para(
-                f"chi-square {t.statistic:.1f} ({t.df} df)" if t.df else f"z {t.statistic:.2f}",
+                f"chi-square {t.statistic:.1f} ({t.df} df)"
+                if t.df
+                else f"{STATISTIC.get(check.name, 'z')} {t.statistic:.2f}",
                 SMALL,
             ),
             f"{t.p_value:.3g}",
@@ -130,8 +133,8 @@ def _bands(bands: list[Band]) -> list[Flowable]:
         para(
             "The return of each stake level, build, channel and currency (returned over "
             "staked, as the log says) against its exact expectation given the cards each "
-            "seat saw and its decision; the bands hold whatever the covariance of a round's "
-            "seats.",
+            "seat saw and its decision; a round's seats counted as if they moved together, "
+            "so the bands are wide rather than narrow.",
             BODY,
         ),
         grid(rows, widths),
