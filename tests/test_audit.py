@@ -411,6 +411,8 @@ def test_logs_a_sound_game_may_write_are_clean(reference_log: Path, tmp_path: Pa
         # No dealer's cards where every seat folded: that round is left out of the leak
         # test, which leaving it out cannot bias (harness/audit/leak.py); still clean.
         assert code == 0 and data["verdict"] == "PASS"
+        leak = next(c for c in data["checks"] if c["name"] == "leak")
+        assert leak["reason"] == "3 seats' rounds show no dealer's cards: not read"
     high_first = [
         dict(r, hole=r["hole"][2:] + r["hole"][:2]) if r["seat"] == 1 else r for r in rows
     ]

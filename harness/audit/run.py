@@ -387,7 +387,14 @@ def _leak(request: Request, partial: Partial) -> tuple[CheckResult, list[Finding
         status=status,
         rows=counted,
         findings=len(findings),
-        reason="" if read else "; ".join(family.too_few),
+        reason="; ".join(
+            ([] if read else family.too_few)
+            + (
+                [f"{partial.leak.unshown:,} seats' rounds show no dealer's cards: not read"]
+                if partial.leak.unshown
+                else []
+            )
+        ),
         alpha=LEAK_ALPHA,
         correction="Holm",
         power=POWER,
