@@ -1,6 +1,7 @@
 """The production audit's speed and memory on a generated log, on demand.
 
     python3 benchmarks/bench_audit.py [--rows 3000000] [--runs 3] [--format parquet]
+                                      [--jobs N] [--log KEPT.parquet]
     python3 benchmarks/bench_audit.py --false-alarms 200 [--rows 30000]
 
 Writes a correct log of `--rows` rows (harness/audit/generate.py) in a temporary
@@ -19,6 +20,7 @@ return, drift, leak) rejected: each at alpha 0.01, so about 1% of the logs or fe
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
@@ -30,19 +32,36 @@ from pathlib import Path
 from harness.audit.generate import generate
 
 
-def one_run(log: Path, out: Path) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak RSS in MB) of one `chcert audit`."""
+def one_run(log: Path, out: Path, jobs: int) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one `chcert audit`: the CPU of the
+    process and every process it started, the peak of their resident memory summed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "harness.cli", "audit", str(log), "--out", str(out), "--quiet"],
-        check=True,
-        capture_output=True,
-    )
+    command = [sys.executable, "-m", "harness.cli", "audit", str(log), "--out", str(out)]
+    process = subprocess.Popen([*command, "--quiet", "--jobs", str(jobs)])
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _tree_rss(process.pid))
+        time.sleep(0.2)
     wall = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(f"chcert audit exited {process.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024
+    return wall, cpu, peak / 1024
+
+
+def _tree_rss(pid: int) -> int:
+    """The resident memory (kB) of a process and all its descendants (Linux /proc)."""
+    total = 0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return total
+    return total + sum(_tree_rss(int(child)) for child in children)
 
 
 def false_alarms(runs: int, rows: int) -> None:
@@ -87,30 +106,47 @@ def false_alarms(runs: int, rows: int) -> None:
     )
 
 
+def _rows(log: Path) -> int:
+    """The log's rows (its Parquet metadata, or its lines but a CSV header)."""
+    if log.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(log).metadata.num_rows)
+    with log.open("rb") as file:
+        return sum(1 for _ in file) - (log.suffix == ".csv")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--format", choices=("parquet", "csv", "jsonl"), default="parquet")
     parser.add_argument("--false-alarms", type=int, metavar="N", default=0)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--log", type=Path, help="audit this generated log (kept) instead of writing one"
+    )
     args = parser.parse_args()
     if args.false_alarms:
         false_alarms(args.false_alarms, args.rows)
         return 0
     with tempfile.TemporaryDirectory() as folder:
-        log = Path(folder) / f"log.{args.format}"
-        started = time.perf_counter()
-        rows = generate(log, args.rows)
-        print(
-            f"generated {rows:,} rows ({log.stat().st_size / 1e6:.0f} MB) in "
-            f"{time.perf_counter() - started:.1f} s"
-        )
-        runs = [one_run(log, Path(folder) / "out") for _ in range(args.runs)]
+        log = args.log or Path(folder) / f"log.{args.format}"
+        if args.log is None or not log.exists():
+            started = time.perf_counter()
+            generate(log, args.rows)
+            print(
+                f"generated {log.stat().st_size / 1e6:.0f} MB in "
+                f"{time.perf_counter() - started:.1f} s"
+            )
+        rows = _rows(log)
+        runs = [one_run(log, Path(folder) / "out", args.jobs) for _ in range(args.runs)]
     wall = statistics.median(r[0] for r in runs)
     cpu = statistics.median(r[1] for r in runs)
     peak = max(r[2] for r in runs)
     print(
-        f"chcert audit, median of {args.runs}: {wall:.2f} s wall, {cpu:.2f} CPU-s; "
+        f"chcert audit of {rows:,} rows, --jobs {args.jobs}, median of {args.runs}: "
+        f"{wall:.2f} s wall, {cpu:.2f} CPU-s; "
         f"{rows / wall:,.0f} rows/s, {rows / cpu:,.0f} rows per CPU-second; "
         f"peak RSS {peak:,.0f} MB"
     )

@@ -360,10 +360,9 @@ def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Pa
     from harness.audit.ids import RoundIds
 
     ids = RoundIds(tmp_path)
-    ids.add(["t1\x1fr1", "t1\x1fr2", ""], 0, np.array([1, 4, 7]))
-    ids.add(
-        ["t1\x1fr3-with-a-much-longer-id", "t1\x1fr1", "t2\x1fr2", ""], 1, np.array([1, 2, 3, 9])
-    )
+    ids.add(pa.array(["t1\x1fr1", "t1\x1fr2", ""]), 0, np.array([1, 4, 7]))
+    longer = ["t1\x1fr3-with-a-much-longer-id", "t1\x1fr1", "t2\x1fr2", ""]
+    ids.add(pa.array(["x", *longer]).slice(1), 1, np.array([1, 2, 3, 9]))
     found = sorted((r.key, r.first, r.again) for r in ids.repeated())
     assert found == [("", (0, 7), (1, 9)), ("t1\x1fr1", (0, 1), (1, 2))]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.log import Rows
+from harness.audit.log import Rows, day_name
 from harness.gamemath.rng import POWER, StatResult, detectable_bias, holm, scipy_stats
 
 ALPHA = 0.01  # the family-wise alpha of the card tests
@@ -74,14 +74,15 @@ def count(
     rows: Rows,
     first: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
-    days: npt.NDArray[np.str_],
-    previous: dict[str, int],
+    days: npt.NDArray[np.int64],
     into: CardCounts,
 ) -> None:
     """Count a batch's cards: `first` each round's first row, `keep` the rounds whose
     cards are sound (integrity found no card twice, no seats that disagree), `days` each
-    row's day; `previous` each table's last first hole card, carried across batches."""
-    group = np.cumsum(np.isin(np.arange(len(rows)), first)) - 1
+    row's day since 1970-01-01. The consecutive rounds of a table are counted by the
+    audit, which carries each table's last round between batches
+    (harness/audit/kernel.py `consecutive_cards`)."""
+    group = np.repeat(np.arange(len(first)), np.diff(np.append(first, len(rows))))
     rows_kept = keep[group]
     firsts = first[keep]
     for k, position in enumerate(POSITIONS):
@@ -95,23 +96,20 @@ def count(
     left = 52 - seen.sum(axis=1)
     for k, position in enumerate(LATER):
         cards = rows.cards[position][first]
-        dealt = keep & (cards >= 0).all(axis=1)
-        weight = cards.shape[1] / left[dealt]
-        into.expected_later[k] += (~seen[dealt] * weight[:, None]).sum(axis=0)
+        shown = keep & (cards >= 0).all(axis=1)
+        weight = cards.shape[1] / left[shown]
+        into.expected_later[k] += (~seen[shown] * weight[:, None]).sum(axis=0)
     hole = rows.cards["hole"][rows_kept]
     ranks = hole // 4
     into.hole_ranks += np.bincount(ranks[:, 0] * RANKS + ranks[:, 1], minlength=RANKS**2)
-    for day in np.unique(days[rows_kept]):
-        mine = hole[days[rows_kept] == day].ravel()
-        into.by_day[str(day)] = into.by_day.get(str(day), np.zeros(52, np.int64)) + np.bincount(
-            mine, minlength=52
-        )
-    for i in firsts:  # a table's rounds in the order it settled them
-        table, card = str(rows.table[i]), int(rows.cards["hole"][i][0])
-        before = previous.get(table)
-        if before is not None:
-            into.consecutive[(before // 4) * RANKS + card // 4] += 1
-        previous[table] = card
+    day = days[rows_kept] - days[rows_kept].min() if len(hole) else days[:0]
+    spread = np.bincount(
+        np.repeat(day, 2) * 52 + hole.ravel(), minlength=52 * (day.max(initial=0) + 1)
+    )
+    for d, counts in enumerate(spread.reshape(-1, 52)):
+        if counts.any():
+            name = day_name(int(days[rows_kept].min()) + d)
+            into.by_day[name] = into.by_day.get(name, np.zeros(52, np.int64)) + counts
 
 
 @dataclass(frozen=True)

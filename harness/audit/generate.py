@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from harness.audit.log import Rows
+from harness.audit.log import Labels, Rows
 from harness.audit.settle import Payouts, owed
 from harness.defaults import DEFAULT_PROFILE
 from harness.rules.cards import FULL_DECK
@@ -68,12 +68,14 @@ def batch(
     )
     call_made = draw.random(n) < 0.75
     number = first + per_round
+    table = Labels(per_round % 4, [f"t{k}" for k in range(4)])
     rows = Rows(
         file="",
         row=np.arange(n, dtype=np.int64),
-        table=np.array([f"t{k % 4}" for k in range(rounds)], dtype=object)[per_round],
-        round=number.astype(str).astype(object),
-        build=np.full(n, "generated", dtype=object),
+        table=table,
+        round=pa.array(number.astype(str)),
+        round_no=per_round,
+        build=Labels(np.zeros(n, np.int64), ["generated"]),
         time=START + number * spacing,
         seat=seat,
         cards=cards,
@@ -85,10 +87,10 @@ def batch(
     due = owed(Payouts.of(profile), rows)
     return pa.table(
         {
-            "table": pa.array(rows.table.astype(str)),
-            "round": pa.array(rows.round.astype(str)),
+            "table": pa.array(table.values).take(table.codes),
+            "round": rows.round,
             "time": pa.array(rows.time, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
-            "build": pa.array(rows.build.astype(str)),
+            "build": pa.array(np.full(n, "generated")),
             "seat": pa.array(seat, pa.int64()),
             **{c: pa.array(_text(v)) for c, v in cards.items()},
             "action": pa.array(np.where(call_made, "call", "fold")),

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from harness.audit.cards import CardCounts, count
 from harness.audit.ids import RoundIds
+from harness.audit.kernel import consecutive_cards, seat_positions, times_backwards
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
-from harness.audit.log import SHARED, Malformed, Rows
+from harness.audit.log import DAY, SHARED, Labels, Malformed, Rows, day_name
 from harness.audit.model import Example
 from harness.audit.returns import GroupSums, Moments, ReturnCounts, count_groups, readable
 from harness.audit.returns import count as count_returns
@@ -39,6 +41,8 @@ from harness.rules.profiles import Profile
 from harness.rules.table import Table
 
 EXAMPLES = 3  # worked examples kept per finding
+NO_TIME = np.iinfo(np.int64).min  # a table with no round yet
+TIME_BACKWARDS = "a round settled before its table's previous one"
 
 # Integrity's kinds, and the fault kind of the decision table whose clause a kind breaks
 # (the catalogs' `differential:` lists name the clause); None: no rule of the game's
@@ -138,7 +142,7 @@ class Partial:
 
 
 def day_of(micros: int) -> str:
-    return datetime.fromtimestamp(micros / 1e6, UTC).strftime("%Y-%m-%d")
+    return day_name(micros // DAY)
 
 
 @dataclass
@@ -154,13 +158,20 @@ class Auditor:
     spill: Path  # a folder of its own, for the round ids met (harness/audit/ids.py)
     since: int | None = None  # microseconds, UTC: rows before it are left out
     until: int | None = None
-    files: dict[str, int] = field(default_factory=dict)  # each file read, by its index
-    last_time: dict[str, int] = field(default_factory=dict)
-    first_hole: dict[str, int] = field(default_factory=dict)  # each table's last round's
+    piece: int = 0  # the piece of the log it judges (harness/audit/pieces.py)
+    files: dict[str, int] = field(default_factory=dict)  # each file of the log, its index
+    table_index: dict[str, int] = field(default_factory=dict)  # each table met, numbered
+    # By table index: its first and latest round's time, and its first and last sound
+    # round's first hole card: what the audit carries between batches, and what a piece
+    # of the log tells the pieces after it (harness/audit/pieces.py).
+    first_time: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    last_time: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    first_card: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    first_hole: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def __post_init__(self) -> None:
         self.payouts = Payouts.of(self.profile)
-        self.ids = RoundIds(self.spill)
+        self.ids = RoundIds(self.spill, self.piece)
 
     def finish(self, partial: Partial) -> None:
         """What only the whole log shows: the round ids met more than once."""
@@ -188,7 +199,7 @@ class Auditor:
             day = None if item.time is None else day_of(item.time)
             partial.tally(("integrity", "malformed-row", item.column, None)).add(example, None, day)
             return
-        rows = _in_period(item, self.since, self.until)
+        rows = in_period(item, self.since, self.until)
         if rows is not None and len(rows):
             self._judge_rows(rows, partial)
 
@@ -200,68 +211,73 @@ class Auditor:
         partial.first_time = min(times[0], partial.first_time or times[0])
         partial.last_time = max(times[1], partial.last_time or times[1])
         start = np.ones(n, bool)
-        start[1:] = (rows.table[1:] != rows.table[:-1]) | (rows.round[1:] != rows.round[:-1])
+        start[1:] = rows.round_no[1:] != rows.round_no[:-1]
         group = np.cumsum(start) - 1
         first = np.flatnonzero(start)
+        bounds = np.append(first, n)
         partial.rounds += len(first)
         bad = np.zeros(len(first), bool)  # rounds integrity leaves out of settlement
 
-        def report(kind: str, where: npt.NDArray[np.bool_], detail: str, per_row: bool) -> None:
-            """Rows (per_row) or rounds (else) showing an integrity fault."""
+        def report(
+            kind: str, where: npt.NDArray[np.bool_], detail: str, per_row: bool, out: bool = True
+        ) -> None:
+            """Rows (per_row) or rounds (else) showing an integrity fault; `out`: the
+            rounds are left out of the other checks."""
             at = np.flatnonzero(where)
             if not len(at):
                 return
-            if per_row:
-                bad[group[at]] = True
-            else:
-                bad[at] = True
+            if out:
+                bad[group[at] if per_row else at] = True
+            if not per_row:
                 at = first[at]
             key = ("integrity", kind, detail, self.clause(INTEGRITY[kind]))
             tally = partial.tally(key)
             for i in at:
                 tally.add(
-                    _example(rows, int(i), detail), str(rows.build[i]), day_of(int(rows.time[i]))
+                    row_example(rows, int(i), detail), rows.build[int(i)], day_of(int(rows.time[i]))
                 )
 
         lead = first[group]  # each row's round's first row
         for column in SHARED:
             differs = (rows.cards[column] != rows.cards[column][lead]).any(axis=1)
             report("seats-disagree", differs, f"{column} differs between seat rows", True)
-        for name, values in (("time", rows.time), ("build", rows.build), ("status", rows.void)):
+        shared = (("time", rows.time), ("build", rows.build.codes), ("status", rows.void))
+        for name, values in shared:
             report(
                 "seats-disagree", values != values[lead], f"{name} differs between seat rows", True
             )
-        order = np.lexsort((rows.seat, group))
-        twice = np.zeros(n, bool)
-        same = (group[order][1:] == group[order][:-1]) & (
-            rows.seat[order][1:] == rows.seat[order][:-1]
-        )
-        twice[order[1:][same]] = True
+        position, twice = seat_positions(bounds, rows.seat)
         report("seat-twice", twice, "a seat has two rows in one round", True)
         report(
             "card-twice", _card_twice(rows, group, first), "a card dealt twice in a round", False
         )
         index = self.files.setdefault(rows.file, len(self.files))
-        keys = [f"{rows.table[i]}\x1f{rows.round[i]}" for i in first]
+        tables = pa.array(rows.table.values, pa.string()).take(rows.table.codes[first])
+        keys = pc.binary_join_element_wise(tables, rows.round.take(first), "\x1f")
         self.ids.add(keys, index, rows.row[first])
-        backwards = self._times(rows, first)
-        report(
-            "time-backwards", backwards, "a round settled before its table's previous one", False
-        )
+        table = self._tables(rows.table)[rows.table.codes[first]]
+        backwards = times_backwards(rows.time[first], table, self.last_time, self.first_time)
+        # a record's time is not its cards or money: the round is judged all the same
+        report("time-backwards", backwards, TIME_BACKWARDS, False, out=False)
         refused = _outside(self.profile, self.table, rows)
         for why in sorted(set(refused[refused != ""])):
             report("stake-outside-table", refused == why, why, True)
 
-        days = rows.time.astype("datetime64[us]").astype("datetime64[D]").astype(str)
-        for build in np.unique(rows.build[first]):
-            day = str(np.unique(days[first][rows.build[first] == build])[0])
-            partial.build_days[str(build)] = min(day, partial.build_days.get(str(build), day))
-        count(rows, first, ~bad, days, self.first_hole, partial.cards)
+        days = rows.time // DAY
+        builds = rows.build.codes[first]
+        for code in np.unique(builds):
+            build, day = rows.build.values[code], day_name(int(days[first][builds == code].min()))
+            partial.build_days[build] = min(day, partial.build_days.get(build, day))
+        count(rows, first, ~bad, days, partial.cards)
+        consecutive_cards(
+            rows.cards["hole"][first, 0].astype(np.int64), table, ~bad, self.first_hole,
+            self.first_card, partial.cards.consecutive,
+        )  # fmt: skip
         face_up = self.profile.hole_cards_face_up
         count_decisions(rows, group, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
-        mine = readable(rows, group, face_up)
-        count_returns(rows, group, ~bad[group], mine, due, self.moments, partial.returns)
+        mine = readable(rows, bounds, face_up)
+        count_returns(rows, position, ~bad[group], mine, due, self.moments, partial.returns)
         count_groups(rows, group, ~bad[group] & mine, due, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
@@ -272,16 +288,18 @@ class Auditor:
         for g in np.unique(group[off & judged & ~rows.void]):
             self._settlement(rows, np.flatnonzero(group == g), due, partial)
 
-    def _times(self, rows: Rows, first: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-        """The rounds settled before their table's previous round."""
-        backwards = np.zeros(len(first), bool)
-        for k, i in enumerate(first):
-            table = str(rows.table[i])
-            when = int(rows.time[i])
-            if when < self.last_time.get(table, when):
-                backwards[k] = True
-            self.last_time[table] = max(when, self.last_time.get(table, when))
-        return backwards
+    def _tables(self, tables: Labels) -> npt.NDArray[np.int64]:
+        """Each of a batch's table names' index among the tables the log has shown, the
+        index the state carried between batches is kept by."""
+        index = np.array([self.table_index.setdefault(t, len(self.table_index))
+                          for t in tables.values], np.int64)  # fmt: skip
+        grow = len(self.table_index) - len(self.last_time)
+        if grow > 0:
+            self.last_time = np.append(self.last_time, np.full(grow, NO_TIME))
+            self.first_time = np.append(self.first_time, np.full(grow, NO_TIME))
+            self.first_hole = np.append(self.first_hole, np.full(grow, -1))
+            self.first_card = np.append(self.first_card, np.full(grow, -1))
+        return index
 
     def _settlement(
         self, rows: Rows, at: npt.NDArray[np.int64], due: Owed, partial: Partial
@@ -317,7 +335,7 @@ class Auditor:
         except (InvalidCards, InvalidBet, ValueError) as exc:  # a board missing, a seat beyond
             # the rules' seats: the sieve's word stands, unattributed
             tally = partial.tally(("settlement", "unattributed", str(exc), None))
-            tally.add(_example(rows, i, str(exc)), str(rows.build[i]), day_of(int(rows.time[i])))
+            tally.add(row_example(rows, i, str(exc)), rows.build[i], day_of(int(rows.time[i])))
             return
         shown = Settled(
             board=tuple(format_cards(deal.board)),
@@ -332,8 +350,8 @@ class Auditor:
             j = by_seat[d.seat]
             key = ("settlement", d.kind, d.detail, self.owners.get(d.kind))
             tally = partial.tally(key)
-            example = _example(rows, j, f"{d.kind} ({d.detail})", d.expected, d.actual)
-            tally.add(example, str(rows.build[j]), day_of(int(rows.time[j])))
+            example = row_example(rows, j, f"{d.kind} ({d.detail})", d.expected, d.actual)
+            tally.add(example, rows.build[j], day_of(int(rows.time[j])))
             if tally.replay is None:
                 tally.replay = Replay(deal, plays, want)
 
@@ -359,14 +377,14 @@ def _seat(rows: Rows, j: int, hand: str) -> SettledSeat:
     )
 
 
-def _example(
+def row_example(
     rows: Rows, i: int, detail: str, expected: object = None, actual: object = None
 ) -> Example:
     return Example(
         file=rows.file,
         row=int(rows.row[i]),
-        table=str(rows.table[i]),
-        round=str(rows.round[i]),
+        table=rows.table[i],
+        round=str(rows.round[i].as_py()),
         seat=int(rows.seat[i]),
         detail=detail,
         expected=expected,
@@ -425,7 +443,7 @@ def _within(when: int, since: int | None, until: int | None) -> bool:
     return (since is None or when >= since) and (until is None or when < until)
 
 
-def _in_period(rows: Rows, since: int | None, until: int | None) -> Rows | None:
+def in_period(rows: Rows, since: int | None, until: int | None) -> Rows | None:
     """The rows settled from `since` to before `until` (UTC microseconds)."""
     if since is None and until is None:
         return rows
@@ -434,19 +452,4 @@ def _in_period(rows: Rows, since: int | None, until: int | None) -> Rows | None:
         keep &= rows.time >= since
     if until is not None:
         keep &= rows.time < until
-    if keep.all():
-        return rows
-    return Rows(
-        file=rows.file,
-        row=rows.row[keep],
-        table=rows.table[keep],
-        round=rows.round[keep],
-        build=rows.build[keep],
-        time=rows.time[keep],
-        seat=rows.seat[keep],
-        cards={c: v[keep] for c, v in rows.cards.items()},
-        call_made=rows.call_made[keep],
-        void=rows.void[keep],
-        amounts={c: v[keep] for c, v in rows.amounts.items()},
-        groups={c: v[keep] for c, v in rows.groups.items()},
-    )
+    return rows if keep.all() else rows.select(keep)

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +28,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from harness.audit.kernel import RANK, SUIT, parse_cards, round_numbers, strings
 from harness.errors import UsageError
-from harness.rules.cards import RANK_CHARS, SUIT_CHARS
 
 # The columns of round log v1, in order, and how many cards each card column holds.
 TEXT = ("table", "round", "build")
@@ -44,7 +45,14 @@ MAX_SEAT = 22  # protocol v1's seats:N: two hole cards a seat, the dealer's and 
 MAX_TEXT = 200  # characters of a table, round, build or group: a longer one is malformed
 BATCH_ROWS = 65_536
 SUFFIXES = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-_CARD_TEXT = "^(?:[2-9TJQKA][cdhs])"
+
+
+DAY = 86_400_000_000  # microseconds
+
+
+def day_name(day: int) -> str:
+    """A day, counted from 1970-01-01 (UTC), as its date."""
+    return (date(1970, 1, 1) + timedelta(days=day)).isoformat()
 
 
 class LogError(UsageError):
@@ -64,25 +72,67 @@ class Malformed:
     time: int | None = None  # its time when that could be read (the period is applied)
 
 
+@dataclass(frozen=True)
+class Labels:
+    """A text column as codes into its distinct values (a batch's tables, builds and
+    groups are few): compared and grouped as integers, read as text only for a finding."""
+
+    codes: npt.NDArray[np.int64]  # into `values`; -1 where null
+    values: list[str]
+
+    @classmethod
+    def of(cls, column: pa.Array) -> Labels:
+        encoded = column.dictionary_encode()
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return cls(codes.astype(np.int64), [str(v) for v in encoded.dictionary.to_pylist()])
+
+    def __getitem__(self, i: int) -> str:
+        code = int(self.codes[i])
+        return "" if code < 0 else self.values[code]
+
+    def take(self, rows: npt.NDArray[np.bool_] | npt.NDArray[np.int64]) -> Labels:
+        """The labels of some rows (a mask, or their indices)."""
+        return Labels(self.codes[rows], self.values)
+
+
 @dataclass
 class Rows:
     """A batch of well-formed rows of one file, whole rounds, as numpy columns."""
 
     file: str
     row: npt.NDArray[np.int64]  # each row's number in its file
-    table: npt.NDArray[np.object_]
-    round: npt.NDArray[np.object_]
-    build: npt.NDArray[np.object_]
+    table: Labels
+    round: pa.Array  # the round ids as text, read only for a finding or a round's key
+    round_no: npt.NDArray[np.int64]  # each row's round, numbered in the batch
+    build: Labels
     time: npt.NDArray[np.int64]  # microseconds since the epoch, UTC
     seat: npt.NDArray[np.int64]
     cards: dict[str, npt.NDArray[np.int16]]  # column -> (rows, cards) indices, -1 if null
     call_made: npt.NDArray[np.bool_]  # action == "call"
     void: npt.NDArray[np.bool_]  # status == "void"
     amounts: dict[str, npt.NDArray[np.int64]]
-    groups: dict[str, npt.NDArray[np.object_]]  # the optional columns present
+    groups: dict[str, Labels]  # the optional columns present
 
     def __len__(self) -> int:
         return len(self.row)
+
+    def select(self, keep: npt.NDArray[np.bool_]) -> Rows:
+        """The rows where `keep`."""
+        return Rows(
+            file=self.file,
+            row=self.row[keep],
+            table=self.table.take(keep),
+            round=self.round.filter(pa.array(keep)),
+            round_no=self.round_no[keep],
+            build=self.build.take(keep),
+            time=self.time[keep],
+            seat=self.seat[keep],
+            cards={c: v[keep] for c, v in self.cards.items()},
+            call_made=self.call_made[keep],
+            void=self.void[keep],
+            amounts={c: v[keep] for c, v in self.amounts.items()},
+            groups={c: v.take(keep) for c, v in self.groups.items()},
+        )
 
 
 def log_files(patterns: list[str]) -> list[Path]:
@@ -116,19 +166,32 @@ def _natural(path: Path) -> list[object]:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(path))]
 
 
-def _tables(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
-    """The file's rows, every column as text (a value is checked, never coerced by the
-    reader), in tables of about `batch_rows`."""
+def _tables(
+    path: Path, batch_rows: int, groups: range | None = None
+) -> Iterator[pa.Table | Malformed]:
+    """The file's rows (a Parquet file's from its row group `groups.start` on), each
+    column as the file types it (its values are checked, never coerced, by `_checked`),
+    in tables of about `batch_rows`."""
     kind = SUFFIXES[path.suffix.lower()]
     try:
         if kind == "parquet":
             reader = pq.ParquetFile(path)
             present = [c for c in reader.schema_arrow.names if c in (*COLUMNS, *OPTIONAL)]
             _require(path, present)
-            for batch in reader.iter_batches(batch_size=batch_rows, columns=present):
-                yield pa.Table.from_batches([batch]).cast(
-                    pa.schema([(c, _as_text(batch.schema.field(c).type)) for c in present])
-                )
+            for column in present:  # read as it is, or as text where its values are checked
+                kind = reader.schema_arrow.field(column).type
+                if not pa.types.is_timestamp(kind):
+                    pa.array([], kind).cast(pa.string())
+            first = 0 if groups is None else groups.start
+            # One thread: the audit's own processes use the cores (harness/audit/pieces.py).
+            batches = reader.iter_batches(
+                batch_size=batch_rows,
+                row_groups=range(first, reader.num_row_groups),
+                columns=present,
+                use_threads=False,
+            )
+            for batch in batches:
+                yield pa.Table.from_batches([batch])
         elif kind == "csv":
             yield from _csv(path, batch_rows)
         else:
@@ -205,11 +268,6 @@ def _shown(raw: bytes) -> str:
     return raw.decode("utf-8", "replace").rstrip("\r\n")[:200]
 
 
-def _as_text(kind: pa.DataType) -> pa.DataType:
-    """Every column read as text, but timestamps, which keep their instant."""
-    return kind if pa.types.is_timestamp(kind) else pa.string()
-
-
 def _csv_header(path: Path) -> list[str]:
     """The header's names, spaces around them and a byte-order mark taken off."""
     try:
@@ -260,35 +318,43 @@ def _has_columns(record: dict[str, object]) -> bool:
     return all(c in record for c in COLUMNS)
 
 
-# Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
-_RANK = np.full(256, -1, np.int16)
-_SUIT = np.full(256, -1, np.int16)
-for _i, _ch in enumerate(RANK_CHARS):
-    _RANK[ord(_ch)] = _i
-for _i, _ch in enumerate(SUIT_CHARS):
-    _SUIT[ord(_ch)] = _i
+def _single(table: pa.Table, column: str) -> pa.Array:
+    """A column as one array, a dictionary's values in place of its codes."""
+    array = table[column].combine_chunks()
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    return array
 
 
-def _cards(
-    column: pa.ChunkedArray, count: int
-) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
+def _text(array: pa.Array) -> pa.Array:
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        return array
+    return array.cast(pa.string())
+
+
+def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
     """(indices of shape (rows, count), -1 where null; rows whose text is not `count`
     cards)."""
-    valid = pc.match_substring_regex(column, f"{_CARD_TEXT}{{{count}}}$").fill_null(True)
-    shown = pc.if_else(valid, column.fill_null(""), "")  # only card text reaches the bytes
-    text = shown.to_numpy(zero_copy_only=False).astype(f"S{2 * count}")
-    codes = text.view(np.uint8).reshape(len(text), 2 * count)
-    cards = 4 * _RANK[codes[:, 0::2]] + _SUIT[codes[:, 1::2]]
-    cards[column.is_null().to_numpy(zero_copy_only=False)] = -1
-    return cards.astype(np.int16), ~valid.to_numpy(zero_copy_only=False)
+    column = _text(column)
+    offsets, data = strings(column)
+    null = column.is_null().to_numpy(zero_copy_only=False)
+    cards, wrong = parse_cards(offsets, data, null, count, RANK, SUIT)
+    return cards, wrong
 
 
-def _amount(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-    """(the amounts, rows whose value is not an integer from 0 to 2^53 - 1)."""
-    good = pc.match_substring_regex(column, r"^[0-9]{1,16}$").fill_null(False)
-    text = pc.if_else(good, column, "0")
-    values = pc.cast(text, pa.int64()).to_numpy(zero_copy_only=False)
-    bad = ~good.to_numpy(zero_copy_only=False) | (values > MAX_AMOUNT)
+def _integers(
+    column: pa.Array, low: int, high: int, digits: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """(the values, rows whose value is not an integer from `low` to `high`): an integer
+    column read as it is, a text one (CSV, JSON Lines) as at most `digits` digits."""
+    if pa.types.is_integer(column.type):
+        values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False)
+        bad = column.is_null().to_numpy(zero_copy_only=False) | (values < low) | (values > high)
+        return np.where(bad, 0, values).astype(np.int64), bad
+    column = _text(column)
+    good = pc.match_substring_regex(column, f"^[0-9]{{1,{digits}}}$").fill_null(False)
+    values = pc.cast(pc.if_else(good, column, "0"), pa.int64()).to_numpy(zero_copy_only=False)
+    bad = ~good.to_numpy(zero_copy_only=False) | (values < low) | (values > high)
     return np.where(bad, 0, values), bad
 
 
@@ -301,6 +367,7 @@ def _time(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
         values = column.cast(pa.timestamp("us", tz="UTC"), safe=False).cast(pa.int64())
         bad = column.is_null().to_numpy(zero_copy_only=False)
         return values.fill_null(0).to_numpy(zero_copy_only=False), bad
+    column = _text(column)
     iso = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$"
     good = pc.match_substring_regex(column, iso).fill_null(False).to_numpy(zero_copy_only=False)
     values = np.zeros(len(column), np.int64)
@@ -323,15 +390,25 @@ def _micros(text: str) -> int:
 ROW = "__row__"  # each row's number in its file, carried beside its columns
 
 
-def read_log(path: Path, batch_rows: int = BATCH_ROWS) -> Iterator[Rows | Malformed]:
+def read_log(
+    path: Path, batch_rows: int = BATCH_ROWS, groups: range | None = None
+) -> Iterator[Rows | Malformed]:
     """A file's rows in batches of whole rounds, and its malformed rows as they come.
 
     A batch's last round may go on in the next: its rows are carried over, each with its
     row number (a row the reader itself cannot take apart, a CSV row of another number of
-    fields or a JSON line that is not an object, takes a number of its own)."""
+    fields or a JSON line that is not an object, takes a number of its own).
+
+    `groups`, a range of a Parquet file's row groups, reads a piece of the file
+    (harness/audit/pieces.py): the rounds that begin in those groups, whole. A round that
+    began in the group before belongs to the piece before, which reads on past its last
+    group to finish it."""
+    sizes = _group_rows(path) if groups is not None else []
+    number = 1 + sum(sizes[: groups.start]) if groups is not None else 1
+    remaining = sum(sizes[groups.start : groups.stop]) if groups is not None else -1
+    skip = _key_before(path, groups.start) if groups is not None and groups.start else None
     carry: pa.Table | None = None
-    number = 1  # the number of the next row in the file
-    for table in _tables(path, batch_rows):
+    for table in _tables(path, batch_rows, groups):
         if isinstance(table, Malformed):
             number += 1
             yield table
@@ -339,102 +416,154 @@ def read_log(path: Path, batch_rows: int = BATCH_ROWS) -> Iterator[Rows | Malfor
         rows = pa.array(np.arange(number, number + table.num_rows, dtype=np.int64))
         number += table.num_rows
         table = table.append_column(ROW, rows)
+        if skip is not None:  # the rows that finish the piece before's last round
+            same = _leading(table, skip)
+            remaining -= same
+            table = table.slice(same)
+            if table.num_rows == 0:
+                continue
+            skip = None
+        if remaining == 0:  # past the piece: only its last round's rows, then stop
+            same = _leading(table, _key(carry, -1)) if carry is not None else 0
+            if same:
+                carry = pa.concat_tables([carry, table.slice(0, same)]).combine_chunks()
+            if same < table.num_rows:
+                break
+            continue
+        if remaining > 0 and table.num_rows > remaining:
+            tail, table = table.slice(remaining), table.slice(0, remaining)
+            same = _leading(tail, _key(table, -1))
+            table = pa.concat_tables([table, tail.slice(0, same)]).combine_chunks()
+            remaining = 0
+            if same < tail.num_rows:
+                remaining = -2  # the piece's end is found: read nothing more
+        elif remaining > 0:
+            remaining -= table.num_rows
         if carry is not None:
-            table = pa.concat_tables([carry, table.select(carry.column_names)])
-        keys = pc.binary_join_element_wise(
-            table["table"].fill_null(""), table["round"].fill_null(""), "\x1f"
-        ).to_numpy(zero_copy_only=False)
-        cut = _last_round_start(keys)
+            table = pa.concat_tables([carry, table.select(carry.column_names)]).combine_chunks()
+        rounds = _round_numbers(table)
+        cut = int(np.searchsorted(rounds, rounds[-1]))  # where the last round begins
         carry = table.slice(cut)
         if cut:
-            yield from _checked(str(path), table.slice(0, cut))
+            yield from _checked(str(path), table.slice(0, cut), rounds[:cut])
+        if remaining == -2:
+            break
     if carry is not None and carry.num_rows:
-        yield from _checked(str(path), carry)
+        yield from _checked(str(path), carry, _round_numbers(carry))
 
 
-def _last_round_start(keys: npt.NDArray[np.object_]) -> int:
-    """Where the batch's last round begins: its rows may go on in the next batch."""
-    last = len(keys) - 1
-    while last > 0 and keys[last - 1] == keys[-1]:
-        last -= 1
-    return last
+def _group_rows(path: Path) -> list[int]:
+    """The rows of each of a Parquet file's row groups."""
+    metadata = pq.ParquetFile(path).metadata
+    return [metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)]
 
 
-def _checked(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
+def _key(table: pa.Table, i: int) -> tuple[object, object]:
+    """Row i's table and round (i < 0 from the end)."""
+    i = i % table.num_rows
+    return table["table"][i].as_py(), table["round"][i].as_py()
+
+
+def _key_before(path: Path, group: int) -> tuple[object, object]:
+    """The table and round of the last row before row group `group`."""
+    last = pq.ParquetFile(path).read_row_group(group - 1, columns=["table", "round"])
+    return _key(last, -1)
+
+
+def _leading(table: pa.Table, key: tuple[object, object]) -> int:
+    """How many of the table's first rows are of the round `key`."""
+    count = 0
+    while count < table.num_rows and _key(table, count) == key:
+        count += 1
+    return count
+
+
+def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
+    """Each row's round in the table, numbered from 0 (harness/audit/kernel.py)."""
+    return round_numbers(
+        *strings(_text(_single(table, "table"))), *strings(_text(_single(table, "round")))
+    )
+
+
+def _checked(
+    file: str, table: pa.Table, rounds: npt.NDArray[np.int64]
+) -> Iterator[Rows | Malformed]:
     """The table's rows checked column by column: the malformed ones, then the others."""
     n = table.num_rows
-    number = table[ROW].to_numpy(zero_copy_only=False)
+    number = table[ROW].to_numpy()
     bad = np.zeros(n, bool)
     found: list[tuple[int, str, str]] = []  # (index, column, why), the first of each row
 
     def mark(rows: npt.NDArray[np.bool_], column: str, why: str) -> None:
+        if not rows.any():
+            return
         new = rows & ~bad
         found.extend((int(i), column, why) for i in np.flatnonzero(new))
         bad[new] = True
 
+    columns = {c: _single(table, c) for c in table.column_names if c != ROW}
     for column in TEXT:
-        length = pc.utf8_length(table[column].fill_null("")).to_numpy(zero_copy_only=False)
+        columns[column] = _text(columns[column])
+        length = pc.utf8_length(columns[column].fill_null("")).to_numpy(zero_copy_only=False)
         mark(length == 0, column, "empty")
         mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
-    for column in (c for c in OPTIONAL if c in table.column_names):
-        length = pc.utf8_length(table[column].fill_null("")).to_numpy(zero_copy_only=False)
+    for column in (c for c in OPTIONAL if c in columns):
+        columns[column] = _text(columns[column])
+        length = pc.utf8_length(columns[column].fill_null("")).to_numpy(zero_copy_only=False)
         mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
-    time, wrong_time = _time(table["time"])
+    time, wrong_time = _time(columns["time"])
     mark(wrong_time, "time", "not an ISO 8601 instant with its zone")
-    seat_text = table["seat"]
-    seat_ok = pc.match_substring_regex(seat_text, r"^[0-9]{1,2}$").fill_null(False)
-    seat = pc.cast(pc.if_else(seat_ok, seat_text, "0"), pa.int64()).to_numpy(zero_copy_only=False)
-    mark(
-        ~seat_ok.to_numpy(zero_copy_only=False) | (seat < 1) | (seat > MAX_SEAT),
-        "seat",
-        f"not a seat 1..{MAX_SEAT}",
-    )
+    seat, wrong = _integers(columns["seat"], 1, MAX_SEAT, 2)
+    mark(wrong, "seat", f"not a seat 1..{MAX_SEAT}")
     cards = {}
     for column, count in CARDS.items():
-        cards[column], wrong = _cards(table[column], count)
+        cards[column], wrong = _cards(columns[column], count)
         if column == "hole":
-            wrong |= table[column].is_null().to_numpy(zero_copy_only=False)
+            wrong |= columns[column].is_null().to_numpy(zero_copy_only=False)
         mark(wrong, column, f"not {count} card{'s' * (count > 1)} like 'As'")
-    action = table["action"].fill_null("")
+    action = _text(columns["action"])
     mark(
-        ~pc.is_in(action, pa.array(ACTIONS)).to_numpy(zero_copy_only=False),
+        ~pc.is_in(action, pa.array(ACTIONS)).fill_null(False).to_numpy(zero_copy_only=False),
         "action",
         "neither call nor fold",
     )
-    status = table["status"].fill_null("")
+    status = _text(columns["status"])
     mark(
-        ~pc.is_in(status, pa.array(STATUSES)).to_numpy(zero_copy_only=False),
+        ~pc.is_in(status, pa.array(STATUSES)).fill_null(False).to_numpy(zero_copy_only=False),
         "status",
         "neither settled nor void",
     )
     amounts = {}
     for column in AMOUNTS:
-        amounts[column], wrong = _amount(table[column])
+        amounts[column], wrong = _integers(columns[column], 0, MAX_AMOUNT, 16)
         mark(wrong, column, "not an integer amount from 0 to 2^53 - 1")
     for index, column, why in sorted(found):
-        value = table[column][index].as_py()
+        value = columns[column][index].as_py()
         shown = "" if value is None else str(value)[:MAX_TEXT]
         when = None if wrong_time[index] else int(time[index])
         yield Malformed(file, int(number[index]), column, shown, why, when)
-    keep = ~bad
-    if not keep.any():
+    if bad.all():
         return
 
-    def text(column: str) -> npt.NDArray[np.object_]:
-        values: npt.NDArray[np.object_] = table[column].to_numpy(zero_copy_only=False)[keep]
-        return values
+    def equal(column: pa.Array, word: str) -> npt.NDArray[np.bool_]:
+        same: npt.NDArray[np.bool_] = (
+            pc.equal(column, word).fill_null(False).to_numpy(zero_copy_only=False)
+        )
+        return same
 
-    yield Rows(
+    rows = Rows(
         file=file,
-        row=number[keep],
-        table=text("table"),
-        round=text("round"),
-        build=text("build"),
-        time=time[keep],
-        seat=seat[keep],
-        cards={c: v[keep] for c, v in cards.items()},
-        call_made=(action.to_numpy(zero_copy_only=False) == "call")[keep],
-        void=(status.to_numpy(zero_copy_only=False) == "void")[keep],
-        amounts={c: v[keep] for c, v in amounts.items()},
-        groups={c: text(c) for c in OPTIONAL if c in table.column_names},
+        row=number,
+        table=Labels.of(columns["table"]),
+        round=columns["round"],
+        round_no=rounds,
+        build=Labels.of(columns["build"]),
+        time=time,
+        seat=seat,
+        cards=cards,
+        call_made=equal(action, "call"),
+        void=equal(status, "void"),
+        amounts=amounts,
+        groups={c: Labels.of(columns[c]) for c in OPTIONAL if c in columns},
     )
+    yield rows.select(~bad) if bad.any() else rows

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.log import Rows
+from harness.audit.kernel import seat_positions
+from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
 from harness.gamemath.census import Progress, Symmetry, load_census, symmetry
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, WON
@@ -199,29 +200,28 @@ class ReturnCounts:
         return sum(p.calls for p in self.positions.values())
 
 
-def readable(rows: Rows, group: npt.NDArray[np.int64], face_up: bool) -> npt.NDArray[np.bool_]:
-    """The rows of rounds where each seat decided on its own hole cards and the flop,
-    the situation the census's expectation is given: not a round of several seats where
-    the profile deals hole cards face up, nor one where a player (the optional `player`
-    column) holds two seats. Elsewhere a strategy reading the other cards would move the
-    return against an expectation that does not condition on them."""
-    seats = np.bincount(group)
+def readable(rows: Rows, bounds: npt.NDArray[np.int64], face_up: bool) -> npt.NDArray[np.bool_]:
+    """The rows of rounds (`bounds`: each one's first row, then the batch's length) where
+    each seat decided on its own hole cards and the flop, the situation the census's
+    expectation is given: not a round of several seats where the profile deals hole
+    cards face up, nor one where a player (the optional `player` column) holds two
+    seats. Elsewhere a strategy reading the other cards would move the return against
+    an expectation that does not condition on them."""
+    seats = np.diff(bounds)
     ok = ~face_up | (seats == 1)
     if "player" in rows.groups:
-        player = _labels(rows.groups["player"])
-        order = np.lexsort((player, group))
-        twice = (group[order][1:] == group[order][:-1]) & (player[order][1:] == player[order][:-1])
-        twice &= player[order][1:] != ""
+        player = rows.groups["player"].codes
+        _, again = seat_positions(bounds, player)  # a player an earlier seat holds
         shared = np.zeros(len(seats), bool)
-        shared[group[order][1:][twice]] = True
+        shared[np.searchsorted(bounds, np.flatnonzero(again & (player >= 0)), "right") - 1] = True
         ok &= ~shared
-    out: npt.NDArray[np.bool_] = ok[group]
+    out: npt.NDArray[np.bool_] = np.repeat(ok, seats)
     return out
 
 
 def count(
     rows: Rows,
-    group: npt.NDArray[np.int64],
+    position: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     mine: npt.NDArray[np.bool_],
     due: Owed,
@@ -229,11 +229,8 @@ def count(
     into: ReturnCounts,
 ) -> None:
     """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
-    (`mine`, harness/audit/returns.py `readable`), by its seat position in the round."""
-    order = np.lexsort((rows.seat, group))
-    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
-    position = np.empty(len(order), np.int64)
-    position[order] = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    (`mine`, harness/audit/returns.py `readable`), by its seat position in the round
+    (`position`, from 0)."""
     c = rows.cards
     dealt = np.concatenate([c["flop"], c["turn"], c["river"], c["dealer"]], axis=1)
     calls = keep & rows.call_made & ~rows.void & (dealt >= 0).all(axis=1) & due.judged
@@ -260,9 +257,11 @@ def count(
     seat = position[j] + 1
     for p in np.unique(seat):
         into.positions.setdefault(int(p), DaySums()).merge(sums(seat == p))
-    days = rows.time[j].astype("datetime64[us]").astype("datetime64[D]").astype(str)
+    days = rows.time[j] // DAY
     for day in np.unique(days[seat == 1]):
-        into.by_day.setdefault(str(day), DaySums()).merge(sums((seat == 1) & (days == day)))
+        into.by_day.setdefault(day_name(int(day)), DaySums()).merge(
+            sums((seat == 1) & (days == day))
+        )
 
 
 @dataclass(frozen=True)
@@ -385,18 +384,19 @@ def count_groups(
         sd[calls] = ante[calls] * np.sqrt(np.maximum(var, 0))
     staked = a["ante"][j] + a["call"][j] + a["aa_bonus"][j]
     returned = a["ante_returned"][j] + a["call_returned"][j] + a["aa_bonus_returned"][j]
-    values: dict[str, npt.NDArray[np.object_]] = {
-        "stake": a["ante"][j].astype(str).astype(object),
-        "build": rows.build[j],
-        **{name: rows.groups[name][j] for name in ("channel", "currency") if name in rows.groups},
-    }
+    stakes, stake = np.unique(a["ante"][j], return_inverse=True)
+    values = {"stake": Labels(stake, [str(v) for v in stakes]), "build": rows.build.take(j)}
+    values |= {name: rows.groups[name].take(j) for name in ("channel", "currency")
+               if name in rows.groups}  # fmt: skip
     for name, column in values.items():
-        labels, code = np.unique(_labels(column), return_inverse=True)
-        cell, inverse = np.unique(group[j] * len(labels) + code, return_inverse=True)
+        code = column.codes + 1  # 0: a row that names no channel or currency
+        width = len(column.values) + 1
+        cell, inverse = np.unique(group[j] * width + code, return_inverse=True)
         spread = np.bincount(inverse, weights=sd) ** 2  # a round's seats of one group, at most
-        variance = np.bincount(cell % len(labels), weights=spread, minlength=len(labels))
-        for v, label in enumerate(labels):
-            if not label:  # rows that do not name their channel or currency
+        variance = np.bincount(cell % width, weights=spread, minlength=width)
+        for v in np.flatnonzero(np.bincount(code, minlength=width)[1:]) + 1:
+            label = column.values[v - 1]
+            if not label:  # an empty name names no channel or currency
                 continue
             mine = code == v
             if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
@@ -408,8 +408,3 @@ def count_groups(
             sums.rules += int(rules[mine].sum())
             sums.expected += float(expected[mine].sum())
             sums.variance += float(variance[v])
-
-
-def _labels(column: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
-    """A group column's values as text, a null as "" (a row that names no channel)."""
-    return np.array(["" if v is None else str(v) for v in column.tolist()], dtype=object)

@@ -24,10 +24,9 @@ from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
 from harness.audit.drift import ALPHA as DRIFT_ALPHA
 from harness.audit.drift import LEAST_CALLS_A_DAY, drift_test
-from harness.audit.judge import Auditor, Partial, Tally
+from harness.audit.judge import Partial, Tally
 from harness.audit.leak import ALPHA as LEAK_ALPHA
 from harness.audit.leak import leak_family
-from harness.audit.log import read_log
 from harness.audit.model import (
     Audit,
     AuditCheck,
@@ -37,6 +36,8 @@ from harness.audit.model import (
     Period,
     Rows,
 )
+from harness.audit.pieces import Setup, merge, pieces
+from harness.audit.pieces import run as run_pieces
 from harness.audit.returns import ALPHA as RETURN_ALPHA
 from harness.audit.returns import (
     BAND_GROUPS,
@@ -112,26 +113,29 @@ def audit(
     request: Request,
     progress: Callable[[int], None] = lambda _: None,
     census: CensusProgress | None = None,
+    jobs: int = 1,
+    dask: str | None = None,
+    spill: Path | None = None,
 ) -> Partial:
-    """Every file of the log, in order, judged: the tallies of the whole log (`census`:
-    the progress of the census's computation, where its cache has none)."""
+    """Every piece of the log judged (here, in `jobs` processes or on the Dask cluster
+    at `dask`) and merged in order: the tallies of the whole log (`census`: the progress
+    of the census's computation, where its cache has none; `spill`: where the round ids
+    go, a folder every worker reaches)."""
     owners = fault_owners(request.clauses)
-    partial = Partial()
-    with tempfile.TemporaryDirectory(prefix="chcert-audit-") as spill:
-        auditor = Auditor(
+    Moments.of(request.profile, census)  # worked here first, with its progress
+    with tempfile.TemporaryDirectory(prefix="chcert-audit-", dir=spill) as folder:
+        setup = Setup(
             request.profile,
             declared_table(request),
             owners,
-            Moments.of(request.profile, census),
-            Path(spill),
+            folder,
             since=_micros(request.since),
             until=_micros(request.until),
+            files=tuple(str(p) for p in request.files),
         )
-        for path in request.files:
-            for item in read_log(path):
-                auditor.judge(item, partial)
-                progress(partial.rows)
-        auditor.finish(partial)
+        log = pieces(request.files)
+        partial = merge(setup, run_pieces(setup, log, jobs, dask, progress))
+        setup.auditor(log[0]).finish(partial)
     return partial
 
 

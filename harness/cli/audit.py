@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,8 +33,32 @@ def register(sub: Any) -> None:
     audit.add_argument(
         "--adapter", metavar="SPEC", help="the game's adapter, for the commands replaying a finding"
     )
+    audit.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="processes judging the log's pieces at once (default: the machine's cores)",
+    )
+    audit.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="judge the pieces on the Dask scheduler at ADDRESS, or on local:N workers here",
+    )
+    audit.add_argument(
+        "--spill",
+        metavar="DIR",
+        help="where the round ids go while the log is read (default: the system's temporary "
+        "folder; on a cluster, a folder every worker reaches)",
+    )
     audit.add_argument("--quiet", action="store_true", help="no progress line")
     audit.set_defaults(func=run)
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes, 1 or more")
+    return int(text)
 
 
 def _moment(text: str | None, flag: str) -> datetime | None:
@@ -105,7 +131,18 @@ def run(args: argparse.Namespace) -> int:
         adapter=args.adapter,
     )
     progress = Progress(expected_rows(files), args.quiet)
-    partial = audit(request, progress, census_progress(args.quiet))
+    if args.dask is not None and not (
+        args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://"))
+        or re.fullmatch(r"local:\d*", args.dask)
+        or re.fullmatch(r"[\w.-]+:\d+", args.dask)
+    ):
+        raise UsageError(
+            f"--dask {args.dask}: not a scheduler address (tcp://HOST:PORT) or local:N"
+        )
+    spill = Path(args.spill) if args.spill else None
+    if spill is not None and not spill.is_dir():
+        raise UsageError(f"--spill {spill}: no such folder")
+    partial = audit(request, progress, census_progress(args.quiet), args.jobs, args.dask, spill)
     progress.done(partial.rows)
     result = record(request, partial, out)
     write(result, out)

@@ -1,0 +1,201 @@
+"""The audit's compiled loops (numba): over a batch's Arrow string buffers and its
+rounds, the few steps that numpy cannot do without a Python object or a sort per row
+(docs/audit.md, Speed).
+
+Each function is a plain loop a reader can check by eye against the numpy or Python it
+replaces; tests/test_audit.py holds them equal on every kind of batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+from numba import njit
+
+from harness.rules.cards import RANK_CHARS, SUIT_CHARS
+
+# Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
+RANK = np.full(256, -1, np.int16)
+SUIT = np.full(256, -1, np.int16)
+for _i, _ch in enumerate(RANK_CHARS):
+    RANK[ord(_ch)] = _i
+for _i, _ch in enumerate(SUIT_CHARS):
+    SUIT[ord(_ch)] = _i
+
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
+OTHER_OFFSET = np.uint64(0x84222325CBF29CE4)
+OTHER_PRIME = np.uint64(0x00000100000001B3 ^ 0x5BD1E995 << 8)
+
+
+def strings(array: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """A text array's offsets (one more than its rows) and bytes, read in place; a null
+    is an empty string here (its nulls are the caller's to read)."""
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        array = array.cast(pa.string())
+    _, offsets, data = array.buffers()
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    bounds = np.frombuffer(offsets, width)[array.offset : array.offset + len(array) + 1]
+    text = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return bounds.astype(np.int64), text
+
+
+@njit(cache=True)
+def parse_cards(
+    offsets: npt.NDArray[np.int64],
+    data: npt.NDArray[np.uint8],
+    null: npt.NDArray[np.bool_],
+    count: int,
+    rank: npt.NDArray[np.int16],
+    suit: npt.NDArray[np.int16],
+) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
+    """(each row's `count` cards, -1 where null; the rows whose text is not `count`
+    cards like `As`)."""
+    n = len(offsets) - 1
+    cards = np.full((n, count), -1, np.int16)
+    wrong = np.zeros(n, np.bool_)
+    for i in range(n):
+        if null[i]:
+            continue
+        start = offsets[i]
+        if offsets[i + 1] - start != 2 * count:
+            wrong[i] = True
+            continue
+        for k in range(count):
+            r = rank[data[start + 2 * k]]
+            s = suit[data[start + 2 * k + 1]]
+            if r < 0 or s < 0:
+                wrong[i] = True
+                break
+            cards[i, k] = 4 * r + s
+        if wrong[i]:
+            cards[i, :] = -1
+    return cards, wrong
+
+
+@njit(cache=True)
+def round_numbers(
+    table_offsets: npt.NDArray[np.int64],
+    table_data: npt.NDArray[np.uint8],
+    round_offsets: npt.NDArray[np.int64],
+    round_data: npt.NDArray[np.uint8],
+) -> npt.NDArray[np.int64]:
+    """Each row's round, numbered from 0 in the batch: a row starts a new round where
+    its table or its round id differs from the row before's."""
+    n = len(table_offsets) - 1
+    out = np.zeros(n, np.int64)
+    for i in range(1, n):
+        same = _same(table_offsets, table_data, i) and _same(round_offsets, round_data, i)
+        out[i] = out[i - 1] + (0 if same else 1)
+    return out
+
+
+@njit(cache=True)
+def _same(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], i: int) -> bool:
+    """Whether row i's text is row i - 1's."""
+    a, b = offsets[i - 1], offsets[i]
+    length = b - a
+    if offsets[i + 1] - b != length:
+        return False
+    for k in range(length):  # noqa: SIM110 (a loop numba compiles)
+        if data[a + k] != data[b + k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def hash_keys(
+    offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Two independent 64-bit FNV-1a variants of each text's bytes (harness/audit/ids.py)."""
+    n = len(offsets) - 1
+    h1 = np.full(n, FNV_OFFSET, np.uint64)
+    h2 = np.full(n, OTHER_OFFSET, np.uint64)
+    for i in range(n):
+        a, b = h1[i], h2[i]
+        for j in range(offsets[i + 1] - offsets[i]):
+            byte = np.uint64(data[offsets[i] + j])
+            a = (a ^ byte) * FNV_PRIME
+            b = (b ^ (byte + np.uint64(j))) * OTHER_PRIME
+        h1[i], h2[i] = a, b
+    return h1, h2
+
+
+@njit(cache=True)
+def prefixes(
+    offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], width: int
+) -> npt.NDArray[np.uint8]:
+    """Each text's first `width` bytes, zero-padded: (rows, width)."""
+    n = len(offsets) - 1
+    out = np.zeros((n, width), np.uint8)
+    for i in range(n):
+        for j in range(min(width, offsets[i + 1] - offsets[i])):
+            out[i, j] = data[offsets[i] + j]
+    return out
+
+
+@njit(cache=True)
+def seat_positions(
+    start: npt.NDArray[np.int64], seat: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """(each row's place among its round's seats in seat order, from 0; the rows whose
+    seat an earlier row of the round already holds). `start` is each round's first row
+    and then the batch's length."""
+    n = len(seat)
+    position = np.zeros(n, np.int64)
+    twice = np.zeros(n, np.bool_)
+    for g in range(len(start) - 1):
+        for i in range(start[g], start[g + 1]):
+            for j in range(start[g], start[g + 1]):
+                if seat[j] < seat[i] or (seat[j] == seat[i] and j < i):
+                    position[i] += 1
+                if seat[j] == seat[i] and j < i:
+                    twice[i] = True
+    return position, twice
+
+
+@njit(cache=True)
+def times_backwards(
+    time: npt.NDArray[np.int64],
+    table: npt.NDArray[np.int64],
+    last_time: npt.NDArray[np.int64],
+    first_time: npt.NDArray[np.int64],
+) -> npt.NDArray[np.bool_]:
+    """The rounds (in order: their time and their table's index) settled before their
+    table's latest round so far; `last_time` (by table, the least int64 where none yet)
+    is carried on, and `first_time` takes each table's first round's."""
+    out = np.zeros(len(time), np.bool_)
+    none = np.iinfo(np.int64).min
+    for k in range(len(time)):
+        t = table[k]
+        if first_time[t] == none:
+            first_time[t] = time[k]
+        if time[k] < last_time[t]:
+            out[k] = True
+        else:
+            last_time[t] = time[k]
+    return out
+
+
+@njit(cache=True)
+def consecutive_cards(
+    card: npt.NDArray[np.int64],
+    table: npt.NDArray[np.int64],
+    kept: npt.NDArray[np.bool_],
+    previous: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64],
+    into: npt.NDArray[np.int64],
+) -> None:
+    """Each kept round's first hole card's rank beside its table's previous kept
+    round's (13 x 13 cells, `into`); `previous` (by table, -1 where none yet) carried on,
+    `first` takes each table's first kept round's card."""
+    for k in range(len(card)):
+        if not kept[k]:
+            continue
+        t = table[k]
+        if previous[t] >= 0:
+            into[(previous[t] // 4) * 13 + card[k] // 4] += 1
+        else:
+            first[t] = card[k]
+        previous[t] = card[k]

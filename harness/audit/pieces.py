@@ -1,0 +1,285 @@
+"""A log cut into pieces that are judged apart, at once, and merged in the log's order
+into exactly what one pass over the whole log gives (docs/audit.md, Speed and Beyond
+one machine).
+
+A piece is a file, or a run of a Parquet file's row groups (about PIECE_ROWS rows): its
+rounds are those that begin in it, read whole (harness/audit/log.py `read_log`). The
+pieces depend only on the files, never on how many processes judge them, and are always
+merged in order: a run in one process, in several, or on a Dask cluster sums the same
+partial tallies in the same order, so its audit.json is the same to the last digit.
+
+What a piece cannot see is the log before it. Its tallies are sums, which merge by
+addition; three things look back across a piece's start and are settled at the merge:
+  - the first hole card of consecutive rounds of a table: each piece tells its tables'
+    first and last sound round's card, and the merge pairs each table's last card
+    before a piece with its first in it;
+  - time running backwards on a table: a piece finds the rounds settled before an
+    earlier round of the piece, and tells each table's first and latest time; where a
+    table's first time in a piece is before its latest time in the pieces before, the
+    merge reads that piece's rounds of the table again (a log whose clock went back
+    across a piece's start, which a correct log never makes) to find the rest;
+  - a round id met again: each piece appends its rounds' ids to files of its own in
+    the run's spill folder, read together at the end (harness/audit/ids.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numba
+import numpy as np
+import pyarrow.parquet as pq
+
+from harness.audit.judge import (
+    NO_TIME,
+    TIME_BACKWARDS,
+    Auditor,
+    Partial,
+    day_of,
+    in_period,
+    row_example,
+)
+from harness.audit.kernel import times_backwards
+from harness.audit.log import Malformed, Rows, read_log
+from harness.audit.returns import Moments
+from harness.errors import UsageError
+from harness.rules.profiles import Profile
+from harness.rules.table import Table
+
+PIECE_ROWS = 1_000_000  # rows a Parquet piece holds at least (whole row groups)
+CARDS = 13  # ranks, the consecutive table's side
+CONNECT_TIMEOUT = "30s"  # for a Dask scheduler to answer
+
+
+@dataclass(frozen=True)
+class Piece:
+    index: int  # its place in the log
+    file: int  # its file's index among the log's
+    path: str
+    groups: range | None  # a Parquet file's row groups; None: the whole file
+
+    def read(self) -> Iterator[Rows | Malformed]:
+        return read_log(Path(self.path), groups=self.groups)
+
+
+def pieces(files: list[Path]) -> list[Piece]:
+    """The log's pieces, in order: a file each, a Parquet file's row groups cut into runs
+    of about PIECE_ROWS rows."""
+    out: list[Piece] = []
+    for index, path in enumerate(files):
+        if path.suffix.lower() != ".parquet":
+            out.append(Piece(len(out), index, str(path), None))
+            continue
+        try:
+            metadata = pq.ParquetFile(path).metadata
+        except OSError:  # read again, and reported, by the piece itself
+            out.append(Piece(len(out), index, str(path), None))
+            continue
+        start, rows = 0, 0
+        for group in range(metadata.num_row_groups):
+            rows += metadata.row_group(group).num_rows
+            if rows >= PIECE_ROWS or group == metadata.num_row_groups - 1:
+                out.append(Piece(len(out), index, str(path), range(start, group + 1)))
+                start, rows = group + 1, 0
+        if metadata.num_row_groups == 0:
+            out.append(Piece(len(out), index, str(path), None))
+    return out
+
+
+@dataclass(frozen=True)
+class Edge:
+    """What a piece tells the pieces after it about one table."""
+
+    first_time: int  # its first round's
+    last_time: int  # its latest round's
+    first_card: int  # its first sound round's first hole card, -1 if none
+    last_card: int  # its last sound round's
+
+
+@dataclass
+class Judged:
+    """A piece's tallies and its tables' edges."""
+
+    piece: Piece
+    partial: Partial
+    edges: dict[str, Edge]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What judging a piece needs, sent to each process or worker that judges one (the
+    census's moments are read there, once a process)."""
+
+    profile: Profile
+    table: Table | None
+    owners: dict[str, str]
+    spill: str  # the run's spill folder: pieces judged elsewhere must reach it too
+    since: int | None
+    until: int | None
+    files: tuple[str, ...]
+    threads: int = 0  # the compiled evaluator's threads in each piece; 0: its default
+
+    def auditor(self, piece: Piece) -> Auditor:
+        return Auditor(
+            self.profile,
+            self.table,
+            self.owners,
+            Moments.of(self.profile),
+            Path(self.spill),
+            since=self.since,
+            until=self.until,
+            piece=piece.index,
+            files={name: i for i, name in enumerate(self.files)},
+        )
+
+    def judge(self, piece: Piece, progress: Callable[[int], None] | None = None) -> Judged:
+        if self.threads:
+            numba.set_num_threads(self.threads)
+        auditor = self.auditor(piece)
+        partial = Partial()
+        for item in piece.read():
+            auditor.judge(item, partial)
+            if progress is not None:
+                progress(partial.rows)
+        edges = {
+            table: Edge(
+                int(auditor.first_time[i]),
+                int(auditor.last_time[i]),
+                int(auditor.first_card[i]),
+                int(auditor.first_hole[i]),
+            )
+            for table, i in auditor.table_index.items()
+        }
+        return Judged(piece, partial, edges)
+
+
+def merge(setup: Setup, judged: list[Judged]) -> Partial:
+    """The pieces' tallies merged in the log's order, with what looks back across each
+    piece's start (this module's docstring)."""
+    total = Partial()
+    latest: dict[str, int] = {}  # each table's latest time so far
+    last_card: dict[str, int] = {}  # each table's last sound round's first hole card
+    for piece in sorted(judged, key=lambda j: j.piece.index):
+        behind = {
+            table: latest[table]
+            for table, edge in piece.edges.items()
+            if table in latest and edge.first_time < latest[table]
+        }
+        if behind:
+            _backwards_across(setup, piece, behind)
+        for table, edge in piece.edges.items():
+            if edge.first_card >= 0 and table in last_card:
+                before = last_card[table]
+                total.cards.consecutive[(before // 4) * CARDS + edge.first_card // 4] += 1
+            if edge.last_card >= 0:
+                last_card[table] = edge.last_card
+            if edge.last_time != NO_TIME:
+                latest[table] = max(latest.get(table, edge.last_time), edge.last_time)
+        total.merge(piece.partial)
+    return total
+
+
+def _backwards_across(setup: Setup, judged: Judged, behind: dict[str, int]) -> None:
+    """The piece's rounds of the tables `behind` (each with its latest time in the
+    pieces before) settled before that time, but after every earlier round of the
+    piece: time-backwards rounds only the whole log shows, added to the piece's."""
+    auditor = setup.auditor(judged.piece)
+    key = ("integrity", "time-backwards", TIME_BACKWARDS, None)
+    for item in judged.piece.read():
+        if isinstance(item, Malformed):
+            continue
+        rows = in_period(item, setup.since, setup.until)
+        if rows is None or not len(rows):
+            continue
+        first = np.flatnonzero(np.r_[True, rows.round_no[1:] != rows.round_no[:-1]])
+        names = [rows.table[int(i)] for i in first]
+        mine = np.array([name in behind for name in names], bool)
+        if not mine.any():
+            continue
+        at = first[mine]
+        index = auditor._tables(rows.table)[rows.table.codes[at]]
+        alone = times_backwards(rows.time[at], index, auditor.last_time, auditor.first_time)
+        for k, i in enumerate(at):
+            name = rows.table[int(i)]
+            before = behind[name]
+            if not alone[k] and rows.time[i] < before:
+                judged.partial.tally(key).add(
+                    row_example(rows, int(i), TIME_BACKWARDS),
+                    rows.build[int(i)],
+                    day_of(int(rows.time[i])),
+                )
+
+
+def run(
+    setup: Setup,
+    log: list[Piece],
+    jobs: int,
+    dask: str | None,
+    progress: Callable[[int], None],
+) -> list[Judged]:
+    """Every piece judged: here one after another (`jobs` 1), in `jobs` processes, or
+    on the Dask cluster at `dask` (`local:N` starts one of N workers here)."""
+    if dask is not None:
+        return _on_dask(setup, log, dask, progress)
+    if jobs <= 1 or len(log) == 1:
+        out: list[Judged] = []
+        for piece in log:
+            out.append(setup.judge(piece, functools.partial(_after, progress, _rows(out))))
+        return out
+    done = 0
+    results: list[Judged] = []
+    # Processes of their own (spawned, not forked: the parent's compiled evaluator keeps
+    # threads a fork would copy half-held); one evaluator thread each.
+    spawn = multiprocessing.get_context("spawn")
+    setup = replace(setup, threads=1)
+    with ProcessPoolExecutor(min(jobs, len(log)), mp_context=spawn) as pool:
+        for judged in pool.map(setup.judge, log):
+            done += judged.partial.rows
+            progress(done)
+            results.append(judged)
+    return results
+
+
+def _rows(judged: list[Judged]) -> int:
+    return sum(j.partial.rows for j in judged)
+
+
+def _after(progress: Callable[[int], None], before: int, rows: int) -> None:
+    progress(before + rows)
+
+
+def _on_dask(
+    setup: Setup, log: list[Piece], address: str, progress: Callable[[int], None]
+) -> list[Judged]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - a dependency of the project
+        raise UsageError("--dask: the distributed package is not installed") from exc
+    cluster = None
+    if address.startswith("local:"):
+        workers = int(address.removeprefix("local:") or os.cpu_count() or 1)
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        address = cluster.scheduler_address
+    setup = replace(setup, threads=1)
+    try:
+        with Client(address, timeout=CONNECT_TIMEOUT) as client:
+            futures = client.map(setup.judge, log, pure=False)
+            done = 0
+            for future in as_completed(futures):
+                done += future.result().partial.rows
+                progress(done)
+            results: list[Judged] = client.gather(futures)
+            return results
+    except OSError as exc:
+        raise UsageError(f"--dask {address}: no Dask scheduler answers there ({exc})") from exc
+    finally:
+        if cluster is not None:
+            cluster.close()

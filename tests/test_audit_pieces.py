@@ -1,0 +1,176 @@
+"""A log cut into pieces (harness/audit/pieces.py): judged apart, in processes or on a
+Dask cluster, merged into what one pass over the whole log finds (docs/audit.md, Speed
+and Beyond one machine)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from harness.audit import pieces
+from harness.audit.log import Rows, read_log
+from harness.cli import main
+from tests.test_audit import _play, _rows
+
+ROUNDS = 300
+
+
+@pytest.fixture(scope="module")
+def faulty_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference game's log as Parquet in row groups of 40 rows (a round of three
+    seats often straddles two), with faults that look back across pieces: a round
+    settled before its table's previous one, a round id met again, a mispaid row."""
+    folder = tmp_path_factory.mktemp("pieces")
+    _play(folder / "log.jsonl", rounds=ROUNDS, seed=7)
+    rows = _rows(folder / "log.jsonl")
+    for r in rows:
+        r["table"] = "t1" if int(r["round"].removeprefix("r")) % 3 else "t2"
+    early = rows[0]["time"]
+    for r in rows[600:603]:  # a round far into the log settled at the log's start
+        r["time"] = early
+    for r, first in zip(rows[750:753], rows[0:3], strict=True):  # an id met again
+        r["table"], r["round"] = first["table"], first["round"]
+    rows[100]["ante_returned"] += 1
+    table = pa.Table.from_pylist(rows)
+    times = pa.array([r["time"] for r in rows]).cast(pa.timestamp("us", tz="UTC"))
+    table = table.set_column(table.schema.get_field_index("time"), "time", times)
+    pq.write_table(table, folder / "log.parquet", row_group_size=40)
+    return folder / "log.parquet"
+
+
+def _audit(log: Path, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """One run's exit code and audit.json (but the time it was made); the runs of a test
+    write to one folder, which their commands name."""
+    shutil.rmtree(out, ignore_errors=True)
+    code = main(["audit", str(log), "--out", str(out), "--quiet", *args])
+    data = json.loads((out / "audit.json").read_text())
+    data.pop("created")
+    return code, data
+
+
+def _close(a: Any, b: Any, where: str = "") -> None:
+    """Equal, but floats to 1e-9 (sums taken in another order)."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), where
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            _close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            _close(x, y, f"{where}[{k}]")
+    else:
+        assert a == b, where
+
+
+def test_a_piece_reads_the_rounds_that_begin_in_it_whole(faulty_log: Path) -> None:
+    whole = [r for r in read_log(faulty_log) if isinstance(r, Rows)]
+    groups = pq.ParquetFile(faulty_log).metadata.num_row_groups
+    cut: list[Rows] = []
+    for start in range(0, groups, 3):
+        cut += [
+            r
+            for r in read_log(faulty_log, groups=range(start, min(start + 3, groups)))
+            if isinstance(r, Rows)
+        ]
+    rows = [int(n) for r in whole for n in r.row]
+    assert [int(n) for r in cut for n in r.row] == rows == list(range(1, 3 * ROUNDS + 1))
+
+
+def test_many_pieces_find_what_one_pass_finds(
+    faulty_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, whole = _audit(faulty_log, tmp_path / "out", "--jobs", "1")
+    assert code == 1
+    found = {(f["check"], f["kind"]): f["count"] for f in whole["findings"]}
+    assert found[("integrity", "time-backwards")] == 1
+    assert found[("integrity", "round-repeated")] == 1
+    assert sum(n for (check, _), n in found.items() if check == "settlement") == 1
+    monkeypatch.setattr(pieces, "PIECE_ROWS", 100)
+    assert len(pieces.pieces([faulty_log])) == 8  # 23 row groups, three a piece
+    code, cut = _audit(faulty_log, tmp_path / "out", "--jobs", "1")
+    assert code == 1
+    _close(whole, cut)
+
+
+def test_processes_and_a_dask_cluster_write_the_same_audit_json(
+    faulty_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pieces, "PIECE_ROWS", 100)
+    _, here = _audit(faulty_log, tmp_path / "out", "--jobs", "1")
+    _, spawned = _audit(faulty_log, tmp_path / "out", "--jobs", "2")
+    _, dask = _audit(faulty_log, tmp_path / "out", "--dask", "local:2")
+    assert here == spawned == dask
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(
+    faulty_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pieces, "CONNECT_TIMEOUT", "1s")
+    out = str(tmp_path / "out")
+    assert main(["audit", str(faulty_log), "--out", out, "--dask", "tcp://127.0.0.1:9"]) == 4
+    assert main(["audit", str(faulty_log), "--out", out, "--dask", "nowhere at all"]) == 4
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(SystemExit) as stopped:
+        main(["audit", str(faulty_log), "--jobs", "0"])
+    assert stopped.value.code == 4
+
+
+@pytest.fixture
+def scheduler(tmp_path: Path) -> Iterator[str]:
+    """A Dask scheduler with two workers on loopback: the one `.ci/run` started
+    (CHCERT_DASK_SCHEDULER), or one of this test's own."""
+    given = os.environ.get("CHCERT_DASK_SCHEDULER")
+    if given:
+        yield given
+        return
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or "dask"
+    file = tmp_path / "scheduler.json"
+    started = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                          "--no-dashboard", "--scheduler-file", str(file)],
+                         stderr=subprocess.DEVNULL)  # fmt: skip
+    ]
+    try:
+        for _ in range(300):
+            if file.exists() and file.stat().st_size:
+                break
+            time.sleep(0.1)
+        started += [
+            subprocess.Popen([dask, "worker", "--scheduler-file", str(file), "--nthreads", "1",
+                              "--no-dashboard", "--host", "127.0.0.1"],
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+            for _ in range(2)
+        ]
+        yield str(json.loads(file.read_text())["address"])
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(30)
+
+
+@pytest.mark.slow
+def test_a_scheduler_with_two_workers_writes_the_single_process_audit_json(
+    faulty_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scheduler: str
+) -> None:
+    from distributed import Client
+
+    with Client(scheduler, timeout="60s") as client:
+        client.wait_for_workers(2, timeout=120)
+    monkeypatch.setattr(pieces, "PIECE_ROWS", 100)
+    _, here = _audit(faulty_log, tmp_path / "out", "--jobs", "1")
+    _, there = _audit(faulty_log, tmp_path / "out", "--dask", scheduler)
+    assert here == there
