@@ -139,22 +139,17 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
         return
     dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or "dask"
     file = tmp_path / "scheduler.json"
-    started = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                          "--no-dashboard", "--scheduler-file", str(file)],
-                         stderr=subprocess.DEVNULL)  # fmt: skip
-    ]
+    loopback = ["--host", "127.0.0.1", "--no-dashboard"]
+    quiet = {"stderr": subprocess.DEVNULL}
+    command = [dask, "scheduler", *loopback, "--port", "0", "--scheduler-file", str(file)]
+    started = [subprocess.Popen(command, **quiet)]
     try:
         for _ in range(300):
             if file.exists() and file.stat().st_size:
                 break
             time.sleep(0.1)
-        started += [
-            subprocess.Popen([dask, "worker", "--scheduler-file", str(file), "--nthreads", "1",
-                              "--no-dashboard", "--host", "127.0.0.1"],
-                             stderr=subprocess.DEVNULL)  # fmt: skip
-            for _ in range(2)
-        ]
+        worker = [dask, "worker", *loopback, "--scheduler-file", str(file), "--nthreads", "1"]
+        started += [subprocess.Popen(worker, **quiet) for _ in range(2)]
         yield str(json.loads(file.read_text())["address"])
     finally:
         for process in reversed(started):
