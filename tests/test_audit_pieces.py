@@ -76,18 +76,23 @@ def _close(a: Any, b: Any, where: str = "") -> None:
         assert a == b, where
 
 
-def test_a_piece_reads_the_rounds_that_begin_in_it_whole(faulty_log: Path) -> None:
-    whole = [r for r in read_log(faulty_log) if isinstance(r, Rows)]
-    groups = pq.ParquetFile(faulty_log).metadata.num_row_groups
-    cut: list[Rows] = []
-    for start in range(0, groups, 3):
-        cut += [
-            r
-            for r in read_log(faulty_log, groups=range(start, min(start + 3, groups)))
-            if isinstance(r, Rows)
-        ]
-    rows = [int(n) for r in whole for n in r.row]
-    assert [int(n) for r in cut for n in r.row] == rows == list(range(1, 3 * ROUNDS + 1))
+@pytest.mark.parametrize(("group_rows", "piece_groups"), [(40, 3), (2, 1)])
+def test_a_piece_reads_the_rounds_that_begin_in_it_whole(
+    faulty_log: Path, tmp_path: Path, group_rows: int, piece_groups: int
+) -> None:
+    """Row groups of 2 rows: a round of three seats spans two, and some pieces hold no
+    round that begins in them."""
+    log = tmp_path / "log.parquet"
+    pq.write_table(pq.read_table(faulty_log).slice(0, 90), log, row_group_size=group_rows)
+    groups = pq.ParquetFile(log).metadata.num_row_groups
+    cut: list[list[int]] = []
+    for start in range(0, groups, piece_groups):
+        piece = range(start, min(start + piece_groups, groups))
+        cut.append(
+            [int(n) for r in read_log(log, groups=piece) if isinstance(r, Rows) for n in r.row]
+        )
+    assert [n for rows in cut for n in rows] == list(range(1, 91))
+    assert all(len(rows) % 3 == 0 for rows in cut)  # whole rounds of three seats
 
 
 def test_many_pieces_find_what_one_pass_finds(

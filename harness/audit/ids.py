@@ -3,12 +3,13 @@ log's size (docs/audit.md, Memory): a year of a large operator is some 3 x 10^8 
 whose ids a set in memory would hold in tens of gigabytes.
 
 Each round's id (its table and round) is hashed twice, 128 bits in all, and appended
-with where it was read to one of PARTITIONS files by its hash (a file a partition
-and piece of the log: pieces judged at once write files of their own). At the end each file is
-read alone (a 1/PARTITIONS share of the rounds: about 40 bytes a round) and sorted: a
-hash met twice is a round id met again. The two hashes are independent FNV-1a variants
-over the id's UTF-8 bytes (harness/audit/kernel.py); two different ids
-colliding on both is a chance of about n^2 / 2^129, nothing at any log's size.
+with where it was read to one of PARTITIONS partitions by its hash (a file for each
+partition and piece of the log: pieces judged at once write files of their own). At the
+end each partition's files are read together (a 1/PARTITIONS share of the rounds: about
+76 bytes a round) and sorted: a hash met twice is a round id met again. The two hashes
+are independent FNV-1a variants over the id's UTF-8 bytes (harness/audit/kernel.py);
+two different ids colliding on both is a chance of about n^2 / 2^129, nothing at any
+log's size.
 """
 
 from __future__ import annotations

@@ -420,6 +420,8 @@ def read_log(
             same = _leading(table, skip)
             remaining -= same
             table = table.slice(same)
+            if remaining <= 0:  # the piece's groups hold no round that begins in them
+                return
             if table.num_rows == 0:
                 continue
             skip = None

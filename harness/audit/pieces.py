@@ -49,6 +49,7 @@ from harness.audit.kernel import times_backwards
 from harness.audit.log import Malformed, Rows, read_log
 from harness.audit.returns import Moments
 from harness.errors import UsageError
+from harness.gamemath.census import CENSUSES
 from harness.rules.profiles import Profile
 from harness.rules.table import Table
 
@@ -139,9 +140,10 @@ class Setup:
         )
 
     def judge(self, piece: Piece, progress: Callable[[int], None] | None = None) -> Judged:
-        if self.threads:
-            numba.set_num_threads(self.threads)
         auditor = self.auditor(piece)
+        if self.threads:  # a process of its own: it holds the moments, not their census
+            numba.set_num_threads(self.threads)
+            CENSUSES.clear()
         partial = Partial()
         for item in piece.read():
             auditor.judge(item, partial)

@@ -48,6 +48,7 @@ from harness.audit.returns import (
     return_tests,
 )
 from harness.errors import UsageError
+from harness.gamemath.census import CENSUSES, load_census
 from harness.gamemath.census import Progress as CensusProgress
 from harness.gamemath.rng import POWER, StatResult, holm
 from harness.results.outcomes import Status, Verdict
@@ -122,7 +123,12 @@ def audit(
     of the census's computation, where its cache has none; `spill`: where the round ids
     go, a folder every worker reaches)."""
     owners = fault_owners(request.clauses)
-    Moments.of(request.profile, census)  # worked here first, with its progress
+    if jobs <= 1 and dask is None:
+        Moments.of(request.profile, census)  # worked here, with its progress
+    else:  # the census computed here with its progress (where its cache has none), for
+        # the processes judging the pieces to read; its moments are theirs to hold
+        load_census(request.profile.qualifying_strength, census)
+        CENSUSES.clear()
     with tempfile.TemporaryDirectory(prefix="chcert-audit-", dir=spill) as folder:
         setup = Setup(
             request.profile,
