@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from harness.audit.kernel import count_cards
 from harness.audit.log import Rows, day_name
 from harness.gamemath.rng import POWER, StatResult, detectable_bias, holm, scipy_stats
 
@@ -72,44 +73,30 @@ class CardCounts:
 
 def count(
     rows: Rows,
-    first: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     days: npt.NDArray[np.int64],
     into: CardCounts,
 ) -> None:
-    """Count a batch's cards: `first` each round's first row, `keep` the rounds whose
-    cards are sound (integrity found no card twice, no seats that disagree), `days` each
-    row's day since 1970-01-01. The consecutive rounds of a table are counted by the
-    audit, which carries each table's last round between batches
-    (harness/audit/kernel.py `consecutive_cards`)."""
-    group = np.repeat(np.arange(len(first)), np.diff(np.append(first, len(rows))))
-    rows_kept = keep[group]
-    firsts = first[keep]
-    for k, position in enumerate(POSITIONS):
-        cards = rows.cards[position][rows_kept if position == "hole" else firsts]
-        dealt = cards[cards >= 0]
-        into.by_position[k] += np.bincount(dealt, minlength=52)
-    seen = np.zeros((len(first), 52), bool)  # each round's cards its seats saw
-    seen[np.repeat(group, 2), rows.cards["hole"].ravel()] = True
-    for k in range(3):
-        seen[np.arange(len(first)), rows.cards["flop"][first, k]] = True
-    left = 52 - seen.sum(axis=1)
-    for k, position in enumerate(LATER):
-        cards = rows.cards[position][first]
-        shown = keep & (cards >= 0).all(axis=1)
-        weight = cards.shape[1] / left[shown]
-        into.expected_later[k] += (~seen[shown] * weight[:, None]).sum(axis=0)
-    hole = rows.cards["hole"][rows_kept]
-    ranks = hole // 4
-    into.hole_ranks += np.bincount(ranks[:, 0] * RANKS + ranks[:, 1], minlength=RANKS**2)
-    day = days[rows_kept] - days[rows_kept].min() if len(hole) else days[:0]
-    spread = np.bincount(
-        np.repeat(day, 2) * 52 + hole.ravel(), minlength=52 * (day.max(initial=0) + 1)
-    )
-    for d, counts in enumerate(spread.reshape(-1, 52)):
-        if counts.any():
-            name = day_name(int(days[rows_kept].min()) + d)
-            into.by_day[name] = into.by_day.get(name, np.zeros(52, np.int64)) + counts
+    """Count a batch's cards: `bounds` each round's first row then the batch's length,
+    `keep` the rounds whose cards are sound (integrity found no card twice, no seats
+    that disagree), `days` each row's day since 1970-01-01. The consecutive rounds of a
+    table are counted by the audit, which carries each table's last round between
+    batches (harness/audit/kernel.py `consecutive_cards`)."""
+    if not len(rows):
+        return
+    first_day = int(days.min())
+    offset = days - first_day
+    by_day = np.zeros((int(offset.max()) + 1, 52), np.int64)
+    later = np.concatenate([rows.cards[p] for p in LATER], axis=1)
+    widths = np.array([rows.cards[p].shape[1] for p in LATER], np.int64)
+    count_cards(
+        bounds, keep, rows.cards["hole"], rows.cards["flop"], later, widths, offset,
+        into.by_position, into.expected_later, into.hole_ranks, by_day,
+    )  # fmt: skip
+    for d in np.flatnonzero(by_day.any(axis=1)):
+        name = day_name(first_day + int(d))
+        into.by_day[name] = into.by_day.get(name, np.zeros(52, np.int64)) + by_day[d]
 
 
 @dataclass(frozen=True)

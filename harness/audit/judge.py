@@ -23,7 +23,12 @@ import pyarrow.compute as pc
 
 from harness.audit.cards import CardCounts, count
 from harness.audit.ids import RoundIds
-from harness.audit.kernel import consecutive_cards, seat_positions, times_backwards
+from harness.audit.kernel import (
+    cards_twice,
+    consecutive_cards,
+    seat_positions,
+    times_backwards,
+)
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import DAY, SHARED, Labels, Malformed, Rows, day_name
@@ -239,7 +244,10 @@ class Auditor:
 
         lead = first[group]  # each row's round's first row
         for column in SHARED:
-            differs = (rows.cards[column] != rows.cards[column][lead]).any(axis=1)
+            cards = rows.cards[column]
+            differs = cards[:, 0] != cards[lead, 0]
+            for k in range(1, cards.shape[1]):
+                differs |= cards[:, k] != cards[lead, k]
             report("seats-disagree", differs, f"{column} differs between seat rows", True)
         shared = (("time", rows.time), ("build", rows.build.codes), ("status", rows.void))
         for name, values in shared:
@@ -248,9 +256,9 @@ class Auditor:
             )
         position, twice = seat_positions(bounds, rows.seat)
         report("seat-twice", twice, "a seat has two rows in one round", True)
-        report(
-            "card-twice", _card_twice(rows, group, first), "a card dealt twice in a round", False
-        )
+        board = np.concatenate([rows.cards[c] for c in SHARED], axis=1)
+        twice_dealt = cards_twice(bounds, rows.cards["hole"], board)
+        report("card-twice", twice_dealt, "a card dealt twice in a round", False)
         index = self.files.setdefault(rows.file, len(self.files))
         tables = pa.array(rows.table.values, pa.string()).take(rows.table.codes[first])
         keys = pc.binary_join_element_wise(tables, rows.round.take(first), "\x1f")
@@ -268,17 +276,23 @@ class Auditor:
         for code in np.unique(builds):
             build, day = rows.build.values[code], day_name(int(days[first][builds == code].min()))
             partial.build_days[build] = min(day, partial.build_days.get(build, day))
-        count(rows, first, ~bad, days, partial.cards)
+        count(rows, bounds, ~bad, days, partial.cards)
         consecutive_cards(
             rows.cards["hole"][first, 0].astype(np.int64), table, ~bad, self.first_hole,
             self.first_card, partial.cards.consecutive,
         )  # fmt: skip
         face_up = self.profile.hole_cards_face_up
-        count_decisions(rows, group, ~bad[group], partial.leak)
+        count_decisions(rows, bounds, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
         mine = readable(rows, bounds, face_up)
-        count_returns(rows, position, ~bad[group], mine, due, self.moments, partial.returns)
-        count_groups(rows, group, ~bad[group] & mine, due, self.moments, partial.groups)
+        situation = np.zeros(n, np.int64)  # each calling row's hole cards and flop's
+        seen = rows.call_made & rows.shown("flop")
+        situation[seen] = self.moments.situations(
+            rows.cards["hole"][seen], rows.cards["flop"][seen]
+        )
+        kept = ~bad[group]
+        count_returns(rows, position, kept, mine, due, situation, self.moments, partial.returns)
+        count_groups(rows, bounds, kept & mine, due, situation, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)
@@ -390,25 +404,6 @@ def row_example(
         expected=expected,
         actual=actual,
     )
-
-
-def _card_twice(
-    rows: Rows, group: npt.NDArray[np.int64], first: npt.NDArray[np.int64]
-) -> npt.NDArray[np.bool_]:
-    """The rounds in which one card shows twice: among every seat's hole cards and the
-    cards the seats share (counted once a round)."""
-    hole = rows.cards["hole"]
-    shared = np.concatenate([rows.cards[c][first] for c in SHARED], axis=1)
-    rounds = np.concatenate(
-        [np.repeat(group, 2), np.repeat(np.arange(len(first)), shared.shape[1])]
-    )
-    cards = np.concatenate([hole.ravel(), shared.ravel()]).astype(np.int64)
-    dealt = cards >= 0
-    keys = np.sort(rounds[dealt] * 52 + cards[dealt])
-    repeated = np.unique(keys[1:][keys[1:] == keys[:-1]] // 52)
-    out = np.zeros(len(first), bool)
-    out[repeated] = True
-    return out
 
 
 def _outside(profile: Profile, table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:

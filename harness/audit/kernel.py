@@ -76,17 +76,16 @@ def parse_cards(
 
 @njit(cache=True)
 def round_numbers(
-    table_offsets: npt.NDArray[np.int64],
-    table_data: npt.NDArray[np.uint8],
+    table: npt.NDArray[np.int64],
     round_offsets: npt.NDArray[np.int64],
     round_data: npt.NDArray[np.uint8],
 ) -> npt.NDArray[np.int64]:
     """Each row's round, numbered from 0 in the batch: a row starts a new round where
-    its table or its round id differs from the row before's."""
-    n = len(table_offsets) - 1
+    its table (`table`, codes) or its round id differs from the row before's."""
+    n = len(table)
     out = np.zeros(n, np.int64)
     for i in range(1, n):
-        same = _same(table_offsets, table_data, i) and _same(round_offsets, round_data, i)
+        same = table[i] == table[i - 1] and _same(round_offsets, round_data, i)
         out[i] = out[i - 1] + (0 if same else 1)
     return out
 
@@ -199,3 +198,173 @@ def consecutive_cards(
         else:
             first[t] = card[k]
         previous[t] = card[k]
+
+
+@njit(cache=True)
+def cards_twice(
+    bounds: npt.NDArray[np.int64], hole: npt.NDArray[np.int16], shared: npt.NDArray[np.int16]
+) -> npt.NDArray[np.bool_]:
+    """The rounds in which a card shows twice: among every seat's hole cards and the
+    cards the seats share (`shared`: the round's first row's flop, turn, river and
+    dealer's cards, counted once a round); a card not dealt (-1) is none."""
+    out = np.zeros(len(bounds) - 1, np.bool_)
+    for g in range(len(bounds) - 1):
+        seen = np.uint64(0)
+        for k in range(shared.shape[1]):
+            card = shared[bounds[g], k]
+            if card >= 0:
+                bit = np.uint64(1) << np.uint64(card)
+                if seen & bit:
+                    out[g] = True
+                seen |= bit
+        for i in range(bounds[g], bounds[g + 1]):
+            for k in range(hole.shape[1]):
+                card = hole[i, k]
+                if card >= 0:
+                    bit = np.uint64(1) << np.uint64(card)
+                    if seen & bit:
+                        out[g] = True
+                    seen |= bit
+    return out
+
+
+@njit(cache=True)
+def count_cards(
+    bounds: npt.NDArray[np.int64],
+    keep: npt.NDArray[np.bool_],
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    later: npt.NDArray[np.int16],
+    later_counts: npt.NDArray[np.int64],
+    day: npt.NDArray[np.int64],
+    by_position: npt.NDArray[np.int64],
+    expected_later: npt.NDArray[np.float64],
+    hole_ranks: npt.NDArray[np.int64],
+    by_day: npt.NDArray[np.int64],
+) -> None:
+    """The card tests' counts of the sound rounds (`keep`, a round each), added in place
+    (harness/audit/cards.py `count`): each dealt card by position (hole, flop, then the
+    `later` columns: turn, river, dealer, `later_counts` cards each), each later card as
+    the round's unseen deck expects it, the hole cards' ranks, the hole cards by `day`
+    (each row's, from 0)."""
+    for g in range(len(bounds) - 1):
+        if not keep[g]:
+            continue
+        lead = bounds[g]
+        seen = np.zeros(52, np.bool_)
+        for i in range(lead, bounds[g + 1]):
+            a, b = hole[i, 0], hole[i, 1]
+            by_position[0, a] += 1
+            by_position[0, b] += 1
+            seen[a] = True
+            seen[b] = True
+            hole_ranks[(a // 4) * 13 + b // 4] += 1
+            by_day[day[i], a] += 1
+            by_day[day[i], b] += 1
+        for k in range(flop.shape[1]):
+            if flop[lead, k] >= 0:
+                by_position[1, flop[lead, k]] += 1
+                seen[flop[lead, k]] = True
+        left = 52 - seen.sum()
+        column = 0
+        for p in range(len(later_counts)):
+            dealt = True
+            for k in range(later_counts[p]):
+                card = later[lead, column + k]
+                if card >= 0:
+                    by_position[2 + p, card] += 1
+                else:
+                    dealt = False
+            if dealt:
+                weight = later_counts[p] / left
+                for card in range(52):
+                    if not seen[card]:
+                        expected_later[p, card] += weight
+            column += later_counts[p]
+
+
+@njit(cache=True)
+def leak_sums(
+    bounds: npt.NDArray[np.int64],
+    used: npt.NDArray[np.bool_],
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    dealer: npt.NDArray[np.int16],
+    called: npt.NDArray[np.bool_],
+) -> tuple[int, int, float, float, float, float, float]:
+    """The leak test's sums over the rounds with a row `used` (harness/audit/leak.py
+    `count`): seats that folded and called, the residuals X - q weighed by each round's
+    folds and calls, and folds^2, folds x calls and calls^2 times q (1 - q)."""
+    n_fold, n_call = 0, 0
+    r_fold, r_call, ff, fc, cc = 0.0, 0.0, 0.0, 0.0, 0.0
+    for g in range(len(bounds) - 1):
+        lead = -1
+        ranks = np.zeros(13, np.int64)
+        calls, folds = 0, 0
+        for i in range(bounds[g], bounds[g + 1]):
+            if not used[i]:
+                continue
+            if lead < 0:
+                lead = i
+            ranks[hole[i, 0] // 4] += 1
+            ranks[hole[i, 1] // 4] += 1
+            if called[i]:
+                calls += 1
+            else:
+                folds += 1
+        if lead < 0:
+            continue
+        on_flop = np.zeros(13, np.int64)
+        for k in range(flop.shape[1]):
+            on_flop[flop[lead, k] // 4] += 1
+        total, n_off, pairs_off = 0, 0, 0
+        for r in range(13):
+            unseen = 4 - on_flop[r] - ranks[r]
+            total += unseen
+            if on_flop[r] == 0:
+                n_off += unseen
+                pairs_off += unseen * (unseen - 1)
+        # Two unseen cards making no pair: neither of a flop rank, not of one rank.
+        no_pair = (n_off * (n_off - 1) - pairs_off) / 2
+        q = 1 - no_pair / (total * (total - 1) / 2)
+        d0, d1 = dealer[lead, 0] // 4, dealer[lead, 1] // 4
+        x = 1.0 if d0 == d1 or on_flop[d0] > 0 or on_flop[d1] > 0 else 0.0
+        v = q * (1 - q)
+        n_fold += folds
+        n_call += calls
+        r_fold += folds * (x - q)
+        r_call += calls * (x - q)
+        ff += folds * folds * v
+        fc += folds * calls * v
+        cc += calls * calls * v
+    return n_fold, n_call, r_fold, r_call, ff, fc, cc
+
+
+@njit(cache=True)
+def round_spread(
+    bounds: npt.NDArray[np.int64],
+    read: npt.NDArray[np.bool_],
+    code: npt.NDArray[np.int64],
+    sd: npt.NDArray[np.float64],
+    width: int,
+) -> npt.NDArray[np.float64]:
+    """By code (0..width-1): the sum over rounds of the square of the round's read rows'
+    standard deviations of that code summed (the bands' variance at its largest)."""
+    out = np.zeros(width, np.float64)
+    for g in range(len(bounds) - 1):
+        for i in range(bounds[g], bounds[g + 1]):
+            if not read[i]:
+                continue
+            first = True  # the round's first read row of this code sums them all
+            for j in range(bounds[g], i):
+                if read[j] and code[j] == code[i]:
+                    first = False
+                    break
+            if not first:
+                continue
+            total = 0.0
+            for j in range(i, bounds[g + 1]):
+                if read[j] and code[j] == code[i]:
+                    total += sd[j]
+            out[code[i]] += total * total
+    return out

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from harness.audit.kernel import leak_sums
 from harness.audit.log import Rows
 from harness.audit.returns import LEAST_CALLS, ReturnCounts, return_tests
 from harness.gamemath.rng import POWER, StatResult, holm, scipy_stats
 
 ALPHA = 0.01  # the family-wise alpha of the leak tests (Holm)
 LEAST_ROWS = 1_000  # of each decision, for the normal approximation to be read
-RANKS = 13
 
 
 @dataclass
@@ -62,51 +62,21 @@ class LeakCounts:
         self.moments += other.moments
 
 
-def _rank_counts(cards: npt.NDArray[np.int16]) -> npt.NDArray[np.int64]:
-    """Each row's count of each rank among its cards (rows, 13); -1 (not dealt) ignored."""
-    out = np.zeros((len(cards), RANKS), np.int64)
-    for k in range(cards.shape[1]):
-        dealt = cards[:, k] >= 0
-        np.add.at(out, (np.flatnonzero(dealt), cards[dealt, k] // 4), 1)
-    return out
-
-
 def count(
-    rows: Rows, group: npt.NDArray[np.int64], keep: npt.NDArray[np.bool_], into: LeakCounts
+    rows: Rows, bounds: npt.NDArray[np.int64], keep: npt.NDArray[np.bool_], into: LeakCounts
 ) -> None:
-    """Add the sound rounds (`keep`, a row each) whose flop and dealer were dealt."""
+    """Add the sound rounds (`keep`, a row each; `bounds` each round's first row, then
+    the batch's length) whose flop and dealer were dealt."""
     c = rows.cards
-    flopped = keep & (c["flop"] >= 0).all(axis=1)
-    used = flopped & (c["dealer"] >= 0).all(axis=1)
+    flopped = keep & rows.shown("flop")
+    used = flopped & rows.shown("dealer")
     into.unshown += int((flopped & ~used).sum())
     if not used.any():
         return
-    rounds, at = np.unique(group[used], return_inverse=True)
-    lead = np.flatnonzero(used)[np.unique(at, return_index=True)[1]]  # a row a round
-    hole = np.zeros((len(rounds), RANKS), np.int64)
-    np.add.at(hole, at, _rank_counts(c["hole"][used]))
-    calls = np.bincount(at, weights=rows.call_made[used], minlength=len(rounds))
-    folds = np.bincount(at, minlength=len(rounds)) - calls
-    flop = _rank_counts(c["flop"][lead])
-    unseen = 4 - flop - hole
-    total = unseen.sum(axis=1)
-    off = np.where(flop > 0, 0, unseen)
-    n_off = off.sum(axis=1)
-    # Two unseen cards making no pair: neither of a flop rank, not of one rank.
-    no_pair = (n_off * (n_off - 1) - (off * (off - 1)).sum(axis=1)) / 2
-    q = 1 - no_pair / (total * (total - 1) / 2)
-    dealer = c["dealer"][lead] // 4
-    pocket = dealer[:, 0] == dealer[:, 1]
-    matched = (dealer[:, :, None] == (c["flop"][lead] // 4)[:, None, :]).any(axis=(1, 2))
-    x = (pocket | matched).astype(float)
-    v = q * (1 - q)
-    into.n += (int(folds.sum()), int(calls.sum()))
-    into.residual += (float((folds * (x - q)).sum()), float((calls * (x - q)).sum()))
-    into.moments += (
-        float((folds * folds * v).sum()),
-        float((folds * calls * v).sum()),
-        float((calls * calls * v).sum()),
-    )
+    folds, calls, *sums = leak_sums(bounds, used, c["hole"], c["flop"], c["dealer"], rows.call_made)
+    into.n += (folds, calls)
+    into.residual += sums[:2]
+    into.moments += sums[2:]
 
 
 @dataclass(frozen=True)

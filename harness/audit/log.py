@@ -37,6 +37,7 @@ CARDS = {"hole": 2, "flop": 3, "turn": 1, "river": 1, "dealer": 2}
 AMOUNTS = ("ante", "call", "aa_bonus", "ante_returned", "call_returned", "aa_bonus_returned")
 COLUMNS = ("table", "round", "time", "build", "seat", *CARDS, "action", *AMOUNTS, "status")
 OPTIONAL = ("currency", "channel", "player")  # groups for the return bands
+DICTIONARY = (*CARDS, "table", "build", "action", "status", "currency", "channel")
 SHARED = ("flop", "turn", "river", "dealer")  # every seat row of a round repeats them
 ACTIONS = ("call", "fold")
 STATUSES = ("settled", "void")
@@ -82,13 +83,25 @@ class Labels:
 
     @classmethod
     def of(cls, column: pa.Array) -> Labels:
-        encoded = column.dictionary_encode()
+        encoded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
         codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
         return cls(codes.astype(np.int64), [str(v) for v in encoded.dictionary.to_pylist()])
 
     def __getitem__(self, i: int) -> str:
         code = int(self.codes[i])
         return "" if code < 0 else self.values[code]
+
+    def join(self, other: Labels) -> Labels:
+        """These labels and then `other`'s, coded into one list of values."""
+        values = list(self.values)
+        index = {v: i for i, v in enumerate(values)}
+        recode = np.full(len(other.values) + 1, -1, np.int64)  # the last: a null's -1
+        for k, value in enumerate(other.values):
+            if value not in index:
+                index[value] = len(values)
+                values.append(value)
+            recode[k] = index[value]
+        return Labels(np.concatenate([self.codes, recode[other.codes]]), values)
 
     def take(self, rows: npt.NDArray[np.bool_] | npt.NDArray[np.int64]) -> Labels:
         """The labels of some rows (a mask, or their indices)."""
@@ -115,6 +128,34 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.row)
+
+    def join(self, other: Rows) -> Rows:
+        """These rows and then `other`'s, one batch (of one file)."""
+        table, build = self.table.join(other.table), self.build.join(other.build)
+        return Rows(
+            file=self.file,
+            row=np.concatenate([self.row, other.row]),
+            table=table,
+            round=pa.concat_arrays([self.round, other.round.cast(self.round.type)]),
+            round_no=np.concatenate([self.round_no, other.round_no + self.round_no[-1] + 1]),
+            build=build,
+            time=np.concatenate([self.time, other.time]),
+            seat=np.concatenate([self.seat, other.seat]),
+            cards={c: np.concatenate([v, other.cards[c]]) for c, v in self.cards.items()},
+            call_made=np.concatenate([self.call_made, other.call_made]),
+            void=np.concatenate([self.void, other.void]),
+            amounts={c: np.concatenate([v, other.amounts[c]]) for c, v in self.amounts.items()},
+            groups={c: v.join(other.groups[c]) for c, v in self.groups.items()},
+        )
+
+    def shown(self, *columns: str) -> npt.NDArray[np.bool_]:
+        """The rows that show every card of the card `columns`. A card column is read
+        whole or not at all (a row with some of a column's cards is malformed), so its
+        first card tells."""
+        out: npt.NDArray[np.bool_] = self.cards[columns[0]][:, 0] >= 0
+        for column in columns[1:]:
+            out = out & (self.cards[column][:, 0] >= 0)
+        return out
 
     def select(self, keep: npt.NDArray[np.bool_]) -> Rows:
         """The rows where `keep`."""
@@ -182,6 +223,11 @@ def _tables(
                 kind = reader.schema_arrow.field(column).type
                 if not pa.types.is_timestamp(kind):
                     pa.array([], kind).cast(pa.string())
+            # Text columns a log repeats (cards, names) read as their dictionary pages'
+            # codes, not a string a row: a value is then checked once an entry.
+            coded = [c for c in DICTIONARY if c in present
+                     and pa.types.is_string(reader.schema_arrow.field(c).type)]  # fmt: skip
+            reader = pq.ParquetFile(path, read_dictionary=coded)
             first = 0 if groups is None else groups.start
             # One thread: the audit's own processes use the cores (harness/audit/pieces.py).
             batches = reader.iter_batches(
@@ -332,14 +378,65 @@ def _text(array: pa.Array) -> pa.Array:
     return array.cast(pa.string())
 
 
+def _codes(column: pa.Array) -> npt.NDArray[np.int64] | None:
+    """A dictionary column's codes, -1 where null (None: not a dictionary). A value
+    worked out a dictionary entry at a time and put at the end of its array is read
+    for the rows by `array[codes]`: a null row's code -1 reads that end."""
+    if not pa.types.is_dictionary(column.type):
+        return None
+    codes: npt.NDArray[np.int64] = (
+        pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    )
+    return codes
+
+
+def _lengths(column: pa.Array) -> npt.NDArray[np.int64]:
+    """Each row's length in characters, 0 where null."""
+    codes = _codes(column)
+    if codes is None:
+        lengths: npt.NDArray[np.int64] = pc.utf8_length(_text(column).fill_null("")).to_numpy(
+            zero_copy_only=False
+        )
+        return lengths
+    each = pc.utf8_length(_text(column.dictionary).fill_null("")).to_numpy(zero_copy_only=False)
+    return np.append(each, 0)[codes]
+
+
+def _among(column: pa.Array, words: tuple[str, ...]) -> npt.NDArray[np.bool_]:
+    """The rows whose text is one of `words` (False where null)."""
+    codes = _codes(column)
+    if codes is None:
+        found: npt.NDArray[np.bool_] = (
+            pc.is_in(_text(column), pa.array(words)).fill_null(False).to_numpy(zero_copy_only=False)
+        )
+        return found
+    each = np.isin(np.array(column.dictionary.to_pylist(), dtype=object), list(words))
+    return np.append(each, False)[codes]
+
+
 def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
     """(indices of shape (rows, count), -1 where null; rows whose text is not `count`
-    cards)."""
-    column = _text(column)
-    offsets, data = strings(column)
-    null = column.is_null().to_numpy(zero_copy_only=False)
-    cards, wrong = parse_cards(offsets, data, null, count, RANK, SUIT)
-    return cards, wrong
+    cards). A dictionary column's entries are parsed once each, those its rows use."""
+    codes = _codes(column)
+    if codes is None:
+        column = _text(column)
+        offsets, data = strings(column)
+        null = column.is_null().to_numpy(zero_copy_only=False)
+        cards, wrong = parse_cards(offsets, data, null, count, RANK, SUIT)
+        return cards, wrong
+    values = _text(column.dictionary)
+    unused = np.ones(len(values), bool)
+    unused[codes[codes >= 0]] = False
+    unused |= values.is_null().to_numpy(zero_copy_only=False)
+    each, wrong = parse_cards(*strings(values), unused, count, RANK, SUIT)
+    return np.vstack([each, np.full((1, count), -1, np.int16)])[codes], np.append(wrong, False)[
+        codes
+    ]
+
+
+def _column(table: pa.Table, column: str) -> pa.Array:
+    """A column as one array, as the file types it (a dictionary kept)."""
+    return table[column].combine_chunks()
 
 
 def _integers(
@@ -397,7 +494,8 @@ def read_log(
 
     A batch's last round may go on in the next: its rows are carried over, each with its
     row number (a row the reader itself cannot take apart, a CSV row of another number of
-    fields or a JSON line that is not an object, takes a number of its own).
+    fields or a JSON line that is not an object, takes a number of its own), and judged
+    with the rows that finish it, as a batch of their own.
 
     `groups`, a range of a Parquet file's row groups, reads a piece of the file
     (harness/audit/pieces.py): the rounds that begin in those groups, whole. A round that
@@ -407,7 +505,8 @@ def read_log(
     number = 1 + sum(sizes[: groups.start]) if groups is not None else 1
     remaining = sum(sizes[groups.start : groups.stop]) if groups is not None else -1
     skip = _key_before(path, groups.start) if groups is not None and groups.start else None
-    carry: pa.Table | None = None
+    carry: list[pa.Table] = []  # the last round so far, its columns as plain text
+    held: Rows | None = None  # that round, checked, waiting for the batch's other rows
     for table in _tables(path, batch_rows, groups):
         if isinstance(table, Malformed):
             number += 1
@@ -425,33 +524,57 @@ def read_log(
             if table.num_rows == 0:
                 continue
             skip = None
-        if remaining == 0:  # past the piece: only its last round's rows, then stop
-            same = _leading(table, _key(carry, -1)) if carry is not None else 0
-            if same:
-                carry = pa.concat_tables([carry, table.slice(0, same)]).combine_chunks()
-            if same < table.num_rows:
-                break
-            continue
-        if remaining > 0 and table.num_rows > remaining:
-            tail, table = table.slice(remaining), table.slice(0, remaining)
-            same = _leading(tail, _key(table, -1))
-            table = pa.concat_tables([table, tail.slice(0, same)]).combine_chunks()
-            remaining = 0
-            if same < tail.num_rows:
-                remaining = -2  # the piece's end is found: read nothing more
+        if carry:  # the rows that finish the round carried over
+            same = _leading(table, _key(carry[-1], -1))
+            carry.append(_plain(table.slice(0, same)))
+            table = table.slice(same)
+            if remaining > 0:  # the round's rows are the piece's, wherever its groups end
+                remaining = max(remaining - same, 0)
+            if table.num_rows == 0:
+                continue
+            for item in _judged(str(path), pa.concat_tables(carry)):
+                if isinstance(item, Rows):
+                    held = item  # judged with the batch's rows, not as a batch of its own
+                else:
+                    yield item
+            carry = []
+        if remaining == 0 or remaining == STOP:  # past the piece, its last round finished
+            if held is not None:
+                yield held
+            return
+        if remaining > 0 and table.num_rows >= remaining:
+            end = remaining + _leading(table.slice(remaining), _key(table, remaining - 1))
+            remaining = 0 if end == table.num_rows else STOP
+            table = table.slice(0, end)
         elif remaining > 0:
             remaining -= table.num_rows
-        if carry is not None:
-            table = pa.concat_tables([carry, table.select(carry.column_names)]).combine_chunks()
         rounds = _round_numbers(table)
         cut = int(np.searchsorted(rounds, rounds[-1]))  # where the last round begins
-        carry = table.slice(cut)
-        if cut:
-            yield from _checked(str(path), table.slice(0, cut), rounds[:cut])
-        if remaining == -2:
+        carry = [_plain(table.slice(cut))]
+        for item in _checked(str(path), table.slice(0, cut), rounds[:cut]) if cut else ():
+            if isinstance(item, Rows) and held is not None:
+                item, held = held.join(item), None
+            yield item
+        if held is not None:
+            yield held
+            held = None
+        if remaining == STOP:
             break
-    if carry is not None and carry.num_rows:
-        yield from _checked(str(path), carry, _round_numbers(carry))
+    if carry:
+        yield from _judged(str(path), pa.concat_tables(carry))
+
+
+STOP = -2  # a piece's `remaining` once its last round is read whole: read no further
+
+
+def _judged(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
+    yield from _checked(file, table, _round_numbers(table))
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """A few rows with dictionary columns as their values (rows of batches with other
+    dictionaries are joined so)."""
+    return pa.table({c: _single(table, c) for c in table.column_names})
 
 
 def _group_rows(path: Path) -> list[int]:
@@ -482,9 +605,9 @@ def _leading(table: pa.Table, key: tuple[object, object]) -> int:
 
 def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
     """Each row's round in the table, numbered from 0 (harness/audit/kernel.py)."""
-    return round_numbers(
-        *strings(_text(_single(table, "table"))), *strings(_text(_single(table, "round")))
-    )
+    return round_numbers(Labels.of(table["table"].combine_chunks()).codes, *strings(
+        _text(_single(table, "round"))
+    ))  # fmt: skip
 
 
 def _checked(
@@ -503,19 +626,18 @@ def _checked(
         found.extend((int(i), column, why) for i in np.flatnonzero(new))
         bad[new] = True
 
-    columns = {c: _single(table, c) for c in table.column_names if c != ROW}
+    columns = {c: _column(table, c) for c in table.column_names if c != ROW}
+    columns["round"] = _text(_single(table, "round"))
     for column in TEXT:
-        columns[column] = _text(columns[column])
-        length = pc.utf8_length(columns[column].fill_null("")).to_numpy(zero_copy_only=False)
+        length = _lengths(columns[column])
         mark(length == 0, column, "empty")
         mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
     for column in (c for c in OPTIONAL if c in columns):
-        columns[column] = _text(columns[column])
-        length = pc.utf8_length(columns[column].fill_null("")).to_numpy(zero_copy_only=False)
+        length = _lengths(columns[column])
         mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
-    time, wrong_time = _time(columns["time"])
+    time, wrong_time = _time(_single(table, "time"))
     mark(wrong_time, "time", "not an ISO 8601 instant with its zone")
-    seat, wrong = _integers(columns["seat"], 1, MAX_SEAT, 2)
+    seat, wrong = _integers(_single(table, "seat"), 1, MAX_SEAT, 2)
     mark(wrong, "seat", f"not a seat 1..{MAX_SEAT}")
     cards = {}
     for column, count in CARDS.items():
@@ -523,21 +645,11 @@ def _checked(
         if column == "hole":
             wrong |= columns[column].is_null().to_numpy(zero_copy_only=False)
         mark(wrong, column, f"not {count} card{'s' * (count > 1)} like 'As'")
-    action = _text(columns["action"])
-    mark(
-        ~pc.is_in(action, pa.array(ACTIONS)).fill_null(False).to_numpy(zero_copy_only=False),
-        "action",
-        "neither call nor fold",
-    )
-    status = _text(columns["status"])
-    mark(
-        ~pc.is_in(status, pa.array(STATUSES)).fill_null(False).to_numpy(zero_copy_only=False),
-        "status",
-        "neither settled nor void",
-    )
+    mark(~_among(columns["action"], ACTIONS), "action", "neither call nor fold")
+    mark(~_among(columns["status"], STATUSES), "status", "neither settled nor void")
     amounts = {}
     for column in AMOUNTS:
-        amounts[column], wrong = _integers(columns[column], 0, MAX_AMOUNT, 16)
+        amounts[column], wrong = _integers(_single(table, column), 0, MAX_AMOUNT, 16)
         mark(wrong, column, "not an integer amount from 0 to 2^53 - 1")
     for index, column, why in sorted(found):
         value = columns[column][index].as_py()
@@ -546,12 +658,6 @@ def _checked(
         yield Malformed(file, int(number[index]), column, shown, why, when)
     if bad.all():
         return
-
-    def equal(column: pa.Array, word: str) -> npt.NDArray[np.bool_]:
-        same: npt.NDArray[np.bool_] = (
-            pc.equal(column, word).fill_null(False).to_numpy(zero_copy_only=False)
-        )
-        return same
 
     rows = Rows(
         file=file,
@@ -563,8 +669,8 @@ def _checked(
         time=time,
         seat=seat,
         cards=cards,
-        call_made=equal(action, "call"),
-        void=equal(status, "void"),
+        call_made=_among(columns["action"], ("call",)),
+        void=_among(columns["status"], ("void",)),
         amounts=amounts,
         groups={c: Labels.of(columns[c]) for c in OPTIONAL if c in columns},
     )

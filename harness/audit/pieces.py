@@ -157,6 +157,7 @@ class Setup:
                 int(auditor.first_hole[i]),
             )
             for table, i in auditor.table_index.items()
+            if auditor.first_time[i] != NO_TIME  # a name a dictionary holds, no round
         }
         return Judged(piece, partial, edges)
 

@@ -34,12 +34,14 @@ are known within bounds), taken at its largest.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.kernel import seat_positions
+from harness.audit.kernel import round_spread, seat_positions
 from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
 from harness.gamemath.census import Progress, Symmetry, load_census, symmetry
@@ -208,7 +210,7 @@ def readable(rows: Rows, bounds: npt.NDArray[np.int64], face_up: bool) -> npt.ND
     seats. Elsewhere a strategy reading the other cards would move the return against
     an expectation that does not condition on them."""
     seats = np.diff(bounds)
-    ok = ~face_up | (seats == 1)
+    ok = (seats == 1) | (not face_up)  # a bool array, not ~bool (an int)
     if "player" in rows.groups:
         player = rows.groups["player"].codes
         _, again = seat_positions(bounds, player)  # a player an earlier seat holds
@@ -225,20 +227,20 @@ def count(
     keep: npt.NDArray[np.bool_],
     mine: npt.NDArray[np.bool_],
     due: Owed,
+    situation: npt.NDArray[np.int64],
     moments: Moments,
     into: ReturnCounts,
 ) -> None:
     """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
     (`mine`, harness/audit/returns.py `readable`), by its seat position in the round
-    (`position`, from 0)."""
-    c = rows.cards
-    dealt = np.concatenate([c["flop"], c["turn"], c["river"], c["dealer"]], axis=1)
-    calls = keep & rows.call_made & ~rows.void & (dealt >= 0).all(axis=1) & due.judged
+    (`position`, from 0); `situation`, each calling row's (`situations`)."""
+    dealt = rows.shown("flop", "turn", "river", "dealer")
+    calls = keep & rows.call_made & ~rows.void & dealt & due.judged
     into.unread += int((calls & ~mine).sum())
     j = np.flatnonzero(calls & mine)
     if not len(j):
         return
-    s = moments.situations(c["hole"][j], c["flop"][j])
+    s = situation[j]
     ante, call = rows.amounts["ante"][j], due.call[j]
     back = due.call_returned[j]
     # The rules' outcome: the call lost, won, or back with the ante paid (the dealer not
@@ -251,17 +253,24 @@ def count(
     variance = moments.outcome_square[s] / COMPLETIONS - mean * mean
     terms = (outcome - mean, variance, variance * variance)
 
-    def sums(where: npt.NDArray[np.bool_]) -> DaySums:
-        return DaySums(int(where.sum()), *(float(t[where].sum()) for t in terms))
+    def add(
+        into: dict[Any, DaySums], keys: npt.NDArray[np.int64], name: Callable[[int], Any]
+    ) -> None:
+        """Each key's calls and sums (keys from 0), added to `into` under `name(key)`."""
+        calls = np.bincount(keys)
+        sums = [np.bincount(keys, weights=t, minlength=len(calls)) for t in terms]
+        for k in np.flatnonzero(calls):
+            into.setdefault(name(int(k)), DaySums()).merge(
+                DaySums(int(calls[k]), *(float(t[k]) for t in sums))
+            )
 
-    seat = position[j] + 1
-    for p in np.unique(seat):
-        into.positions.setdefault(int(p), DaySums()).merge(sums(seat == p))
-    days = rows.time[j] // DAY
-    for day in np.unique(days[seat == 1]):
-        into.by_day.setdefault(day_name(int(day)), DaySums()).merge(
-            sums((seat == 1) & (days == day))
-        )
+    add(into.positions, position[j], lambda p: p + 1)
+    lowest = position[j] == 0
+    if lowest.any():
+        days = rows.time[j][lowest] // DAY
+        first = int(days.min())
+        terms = tuple(t[lowest] for t in terms)
+        add(into.by_day, days - first, lambda d: day_name(first + d))
 
 
 @dataclass(frozen=True)
@@ -346,13 +355,15 @@ class GroupSums:
 
 def count_groups(
     rows: Rows,
-    group: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     due: Owed,
+    situation: npt.NDArray[np.int64],
     moments: Moments,
     into: dict[tuple[str, str], GroupSums],
 ) -> None:
-    """Add every settled seat of the sound rounds (`keep`) to its groups' sums.
+    """Add every settled seat of the sound rounds (`keep`) to its groups' sums
+    (`bounds`: each round's first row, then the batch's length).
 
     A call's return has the census's expectation and variance given its situation; a
     fold's and an AA Bonus's return is fixed by the cards the seat saw, so the rules'
@@ -361,44 +372,39 @@ def count_groups(
     variance of a sum at its largest (Cauchy-Schwarz), so the band is wide enough
     whatever the covariance.
     """
-    a, c = rows.amounts, rows.cards
-    dealt = np.concatenate([c["flop"], c["turn"], c["river"], c["dealer"]], axis=1)
+    a = rows.amounts
     read = keep & ~rows.void & due.judged
-    called = read & rows.call_made & (dealt >= 0).all(axis=1)
+    called = read & rows.call_made & rows.shown("flop", "turn", "river", "dealer")
     read &= ~rows.call_made | called
     if not read.any():
         return
-    j = np.flatnonzero(read)
-    ante = a["ante"][j].astype(float)
-    rules = due.ante_returned[j] + due.call_returned[j] + due.aa_bonus_returned[j]
+    ante = a["ante"].astype(float)
+    rules = due.ante_returned + due.call_returned + due.aa_bonus_returned
     expected = rules.astype(float)
-    sd = np.zeros(len(j))
-    calls = rows.call_made[j]
-    if calls.any():
-        k = j[calls]
-        s = moments.situations(c["hole"][k], c["flop"][k])
+    sd = np.zeros(len(rows))
+    k = np.flatnonzero(called)
+    if len(k):
+        s = situation[k]
         mean = moments.value[s] / COMPLETIONS
         var = moments.square_high[s] / COMPLETIONS - mean * mean
-        stake = ante[calls] + due.call[k]
-        expected[calls] = stake + ante[calls] * mean + due.aa_bonus_returned[k]
-        sd[calls] = ante[calls] * np.sqrt(np.maximum(var, 0))
-    staked = a["ante"][j] + a["call"][j] + a["aa_bonus"][j]
-    returned = a["ante_returned"][j] + a["call_returned"][j] + a["aa_bonus_returned"][j]
-    stakes, stake = np.unique(a["ante"][j], return_inverse=True)
-    values = {"stake": Labels(stake, [str(v) for v in stakes]), "build": rows.build.take(j)}
-    values |= {name: rows.groups[name].take(j) for name in ("channel", "currency")
-               if name in rows.groups}  # fmt: skip
+        expected[k] = ante[k] + due.call[k] + ante[k] * mean + due.aa_bonus_returned[k]
+        sd[k] = ante[k] * np.sqrt(np.maximum(var, 0))
+    staked = a["ante"] + a["call"] + a["aa_bonus"]
+    returned = a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"]
+    stakes, stake = np.unique(a["ante"][read], return_inverse=True)
+    stake_codes = np.full(len(rows), -1, np.int64)
+    stake_codes[read] = stake
+    values = {"stake": Labels(stake_codes, [str(v) for v in stakes]), "build": rows.build}
+    values |= {name: rows.groups[name] for name in ("channel", "currency") if name in rows.groups}
     for name, column in values.items():
         code = column.codes + 1  # 0: a row that names no channel or currency
         width = len(column.values) + 1
-        cell, inverse = np.unique(group[j] * width + code, return_inverse=True)
-        spread = np.bincount(inverse, weights=sd) ** 2  # a round's seats of one group, at most
-        variance = np.bincount(cell % width, weights=spread, minlength=width)
-        for v in np.flatnonzero(np.bincount(code, minlength=width)[1:]) + 1:
+        variance = round_spread(bounds, read, code, sd, width)
+        for v in np.flatnonzero(np.bincount(code[read], minlength=width)[1:]) + 1:
             label = column.values[v - 1]
             if not label:  # an empty name names no channel or currency
                 continue
-            mine = code == v
+            mine = read & (code == v)
             if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
                 label = OTHER  # a column with a value a row (a session id) is not a group
             sums = into.setdefault((name, str(label)), GroupSums())

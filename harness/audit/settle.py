@@ -83,8 +83,8 @@ def owed(rules: Payouts, rows: Rows) -> Owed:
     """What the rules pay every row of the batch (a void row: its stakes, returned)."""
     c = rows.cards
     board = np.concatenate([c["flop"], c["turn"], c["river"]], axis=1)
-    dealt = (board >= 0).all(axis=1) & (c["dealer"] >= 0).all(axis=1)
-    flop_dealt = (c["flop"] >= 0).all(axis=1)
+    dealt = rows.shown("flop", "turn", "river", "dealer")
+    flop_dealt = rows.shown("flop")
     called = rows.call_made
     ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
     player = _strengths(np.concatenate([c["hole"], board], axis=1), dealt & called)
