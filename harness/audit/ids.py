@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +50,13 @@ class RoundIds:
         self.folder = folder
         self.piece = piece  # the piece of the log (harness/audit/pieces.py) met in
         self.seq = piece << PIECE_SHIFT  # each meeting's place in the log
+        self.files: dict[int, BinaryIO] = {}  # by partition, open while the piece is read
+
+    def close(self) -> None:
+        """The piece read: its partition files written out."""
+        for file in self.files.values():
+            file.close()
+        self.files.clear()
 
     def add(self, keys: pa.Array, file: int, rows: npt.NDArray[np.int64]) -> None:
         """Rounds met, in order: their ids (text), the file they are in and each one's
@@ -63,23 +71,24 @@ class RoundIds:
         records["file"], records["row"] = file, rows
         records["key"] = prefixes(offsets, data, KEY_BYTES).view(f"S{KEY_BYTES}").ravel()
         self.seq += len(keys)
-        part = (h1 % np.uint64(PARTITIONS)).astype(np.int64)
-        order = np.argsort(part, kind="stable")
+        part = (h1 % np.uint64(PARTITIONS)).astype(np.uint8)
+        order = np.argsort(part, kind="stable")  # a radix sort, on bytes
         bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
-        for p in range(PARTITIONS):
-            chunk = records[order[bounds[p] : bounds[p + 1]]]
-            if len(chunk):
-                with (self.folder / f"ids-{p:03d}-{self.piece:06d}.bin").open("ab") as out:
-                    out.write(chunk.tobytes())
+        for p in map(int, np.flatnonzero(np.diff(bounds))):
+            if p not in self.files:
+                self.files[p] = (self.folder / f"ids-{p:03d}-{self.piece:06d}.bin").open("ab")
+            self.files[p].write(records[order[bounds[p] : bounds[p + 1]]].tobytes())
 
     def repeated(self) -> Iterator[Repeat]:
         """Every id met more than once: each later meeting, beside the first."""
+        self.close()
         for p in range(PARTITIONS):
             parts = sorted(self.folder.glob(f"ids-{p:03d}-*.bin"))
             if not parts:
                 continue
             records = np.concatenate([np.fromfile(path, RECORD) for path in parts])
-            records = records[np.lexsort((records["seq"], records["h2"], records["h1"]))]
+            # in the log's order already: a stable sort keeps it among equal hashes
+            records = records[np.lexsort((records["h2"], records["h1"]))]
             same = (records["h1"][1:] == records["h1"][:-1]) & (
                 records["h2"][1:] == records["h2"][:-1]
             )

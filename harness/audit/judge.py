@@ -285,10 +285,8 @@ class Auditor:
         count_decisions(rows, bounds, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
         mine = readable(rows, bounds, face_up)
-        situation = np.zeros(n, np.int64)  # each calling row's hole cards and flop's
-        seen = rows.call_made & rows.shown("flop")
-        situation[seen] = self.moments.situations(
-            rows.cards["hole"][seen], rows.cards["flop"][seen]
+        situation = self.moments.situations(  # each calling row's, of its cards and flop
+            rows.cards["hole"], rows.cards["flop"], rows.call_made & rows.shown("flop")
         )
         kept = ~bad[group]
         count_returns(rows, position, kept, mine, due, situation, self.moments, partial.returns)

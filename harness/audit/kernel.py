@@ -14,6 +14,11 @@ import pyarrow as pa
 from numba import njit
 
 from harness.rules.cards import RANK_CHARS, SUIT_CHARS
+from harness.rules.evaluator import (
+    CATEGORY_SHIFT,
+    Category,
+    _strength,  # the evaluator's own, for a loop of ours
+)
 
 # Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
 RANK = np.full(256, -1, np.int16)
@@ -27,6 +32,7 @@ FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
 OTHER_OFFSET = np.uint64(0x84222325CBF29CE4)
 OTHER_PRIME = np.uint64(0x00000100000001B3 ^ 0x5BD1E995 << 8)
+PAIR = int(Category.PAIR)
 
 
 def strings(array: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
@@ -341,30 +347,159 @@ def leak_sums(
 
 
 @njit(cache=True)
-def round_spread(
+def group_sums(
     bounds: npt.NDArray[np.int64],
     read: npt.NDArray[np.bool_],
     code: npt.NDArray[np.int64],
+    money: npt.NDArray[np.int64],  # (3, rows): staked, returned as the log says, by the rules
+    expected: npt.NDArray[np.float64],
     sd: npt.NDArray[np.float64],
     width: int,
-) -> npt.NDArray[np.float64]:
-    """By code (0..width-1): the sum over rounds of the square of the round's read rows'
-    standard deviations of that code summed (the bands' variance at its largest)."""
-    out = np.zeros(width, np.float64)
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """By code (0..width-1), over the read rows: (seats, staked, returned, rules' return;
+    expected return, and the variance at its largest: each round's standard deviations
+    of the code summed, squared)."""
+    counts = np.zeros((width, 4), np.int64)
+    sums = np.zeros((width, 2), np.float64)
     for g in range(len(bounds) - 1):
         for i in range(bounds[g], bounds[g + 1]):
             if not read[i]:
                 continue
+            v = code[i]
+            counts[v, 0] += 1
+            counts[v, 1] += money[0, i]
+            counts[v, 2] += money[1, i]
+            counts[v, 3] += money[2, i]
+            sums[v, 0] += expected[i]
             first = True  # the round's first read row of this code sums them all
             for j in range(bounds[g], i):
-                if read[j] and code[j] == code[i]:
+                if read[j] and code[j] == v:
                     first = False
                     break
-            if not first:
-                continue
-            total = 0.0
-            for j in range(i, bounds[g + 1]):
-                if read[j] and code[j] == code[i]:
-                    total += sd[j]
-            out[code[i]] += total * total
+            if first:
+                total = 0.0
+                for j in range(i, bounds[g + 1]):
+                    if read[j] and code[j] == v:
+                        total += sd[j]
+                sums[v, 1] += total * total
+    return counts, sums
+
+
+@njit(cache=True)
+def _best(
+    a: npt.NDArray[np.int16],
+    b: npt.NDArray[np.int16],
+    counts: npt.NDArray[np.int8],
+    masks: npt.NDArray[np.int32],
+) -> int:
+    """The best-five strength of the cards of `a` and `b` (harness/rules/evaluator.py)."""
+    counts[:] = 0
+    masks[:] = 0
+    for k in range(len(a)):
+        counts[a[k] >> 2] += 1
+        masks[a[k] & 3] |= 1 << (a[k] >> 2)
+    for k in range(len(b)):
+        counts[b[k] >> 2] += 1
+        masks[b[k] & 3] |= 1 << (b[k] >> 2)
+    return int(_strength(counts, masks))
+
+
+@njit(cache=True)
+def settle_rows(
+    hole: npt.NDArray[np.int16],
+    board: npt.NDArray[np.int16],  # flop, turn, river
+    dealer: npt.NDArray[np.int16],
+    dealt: npt.NDArray[np.bool_],  # the board and the dealer's cards shown
+    flop_dealt: npt.NDArray[np.bool_],
+    called: npt.NDArray[np.bool_],
+    ante: npt.NDArray[np.int64],
+    aa: npt.NDArray[np.int64],
+    ante_odds: npt.NDArray[np.int64],
+    aa_odds: npt.NDArray[np.int64],
+    rules: npt.NDArray[np.int64],  # call multiple, qualifying, pair of aces, the 3 flags
+    out: npt.NDArray[np.int64],  # (5, rows): call, ante, call and AA returns, judged
+) -> None:
+    """What the rules owe each settled row (harness/audit/settle.py `owed`): the
+    oracle's arithmetic, a row at a time; a round's dealer's hand evaluated once where
+    its rows show the same cards."""
+    multiple, qualifying, pair_of_aces = rules[0], rules[1], rules[2]
+    even_unless_wins, forfeits, loses = rules[3] != 0, rules[4] != 0, rules[5]
+    counts = np.zeros(13, np.int8)
+    masks = np.zeros(4, np.int32)
+    last = np.full(board.shape[1] + dealer.shape[1], -2, np.int16)  # the cards last evaluated
+    last_strength = 0
+    for i in range(len(ante)):
+        call = multiple * ante[i] if called[i] else 0
+        ante_back, call_back, aa_back = 0, 0, 0
+        if called[i]:
+            player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged
+            if dealt[i]:
+                player = _best(hole[i], board[i], counts, masks)
+                same = True
+                for k in range(board.shape[1]):
+                    same = same and last[k] == board[i, k]
+                for k in range(dealer.shape[1]):
+                    same = same and last[board.shape[1] + k] == dealer[i, k]
+                if not same:
+                    last_strength = _best(dealer[i], board[i], counts, masks)
+                    last[: board.shape[1]] = board[i]
+                    last[board.shape[1] :] = dealer[i]
+                house = last_strength
+            table_ante = ante[i] * (1 + ante_odds[player >> CATEGORY_SHIFT])
+            if house < qualifying:
+                ante_back = 2 * ante[i] if even_unless_wins and player <= house else table_ante
+                call_back = call
+            elif player > house:
+                ante_back, call_back = table_ante, 2 * call
+            elif player == house:
+                ante_back, call_back = ante[i], call
+        if aa[i] > 0 and flop_dealt[i] and (called[i] or not forfeits):
+            hand = _best(hole[i], board[i, :3], counts, masks)
+            category = hand >> CATEGORY_SHIFT
+            odds = aa_odds[category]
+            if category == PAIR and hand < pair_of_aces:
+                odds = loses
+            if odds != loses:
+                aa_back = aa[i] * (1 + odds)
+        out[0, i] = call
+        out[1, i] = ante_back
+        out[2, i] = call_back
+        out[3, i] = aa_back
+        if called[i]:
+            out[4, i] = dealt[i]
+        else:
+            out[4, i] = aa[i] <= 0 or flop_dealt[i] or forfeits
+
+
+@njit(cache=True)
+def situations_of(
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    rows: npt.NDArray[np.bool_],
+    binom: npt.NDArray[np.int64],
+    flop_perm: npt.NDArray[np.int64],
+    card_map: npt.NDArray[np.int64],
+    flop_canon: npt.NDArray[np.int64],
+    situation_of: npt.NDArray[np.int32],
+) -> npt.NDArray[np.int64]:
+    """Each of `rows`' situation (harness/gamemath/census.py `Symmetry.situation`), 0
+    elsewhere: the flop sorted, its colex index, the suit relabelling that takes it to
+    its canonical flop applied to the hole cards, their colex index."""
+    out = np.zeros(len(hole), np.int64)
+    for i in range(len(hole)):
+        if not rows[i]:
+            continue
+        a, b, c = flop[i, 0], flop[i, 1], flop[i, 2]
+        if a > b:
+            a, b = b, a
+        if b > c:
+            b, c = c, b
+        if a > b:
+            a, b = b, a
+        colex = binom[a, 1] + binom[b, 2] + binom[c, 3]
+        p = flop_perm[colex]
+        x, y = card_map[p, hole[i, 0]], card_map[p, hole[i, 1]]
+        if x > y:
+            x, y = y, x
+        out[i] = situation_of[flop_canon[colex], x + y * (y - 1) // 2]
     return out

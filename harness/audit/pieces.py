@@ -149,6 +149,7 @@ class Setup:
             auditor.judge(item, partial)
             if progress is not None:
                 progress(partial.rows)
+        auditor.ids.close()
         edges = {
             table: Edge(
                 int(auditor.first_time[i]),

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.kernel import round_spread, seat_positions
+from harness.audit.kernel import group_sums, seat_positions, situations_of
 from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
 from harness.gamemath.census import Progress, Symmetry, load_census, symmetry
@@ -96,18 +96,20 @@ class Moments:
         return cls(value, high, low, outcome, outcome_square, m, symmetry())
 
     def situations(
-        self, hole: npt.NDArray[np.int16], flop: npt.NDArray[np.int16]
+        self,
+        hole: npt.NDArray[np.int16],
+        flop: npt.NDArray[np.int16],
+        rows: npt.NDArray[np.bool_] | None = None,
     ) -> npt.NDArray[np.int64]:
-        """Each row's situation (harness/gamemath/census.py `Symmetry.situation`)."""
+        """Each row's situation (harness/gamemath/census.py `Symmetry.situation`), of
+        `rows` only where given (0 elsewhere)."""
         sym = self.symmetry
-        f = np.sort(flop.astype(np.int64), axis=1)
-        colex = sym.binom[f[:, 0], 1] + sym.binom[f[:, 1], 2] + sym.binom[f[:, 2], 3]
-        relabel = sym.flop_perm[colex]
-        h = np.sort(sym.card_map[relabel[:, None], hole.astype(np.int64)], axis=1)
-        situation: npt.NDArray[np.int64] = sym.situation_of[
-            sym.flop_canon[colex], h[:, 0] + h[:, 1] * (h[:, 1] - 1) // 2
-        ]
-        return situation
+        if rows is None:
+            rows = np.ones(len(hole), bool)
+        return situations_of(
+            hole, flop, rows, sym.binom, sym.flop_perm, sym.card_map, sym.flop_canon,
+            sym.situation_of,
+        )  # fmt: skip
 
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
@@ -389,8 +391,11 @@ def count_groups(
         var = moments.square_high[s] / COMPLETIONS - mean * mean
         expected[k] = ante[k] + due.call[k] + ante[k] * mean + due.aa_bonus_returned[k]
         sd[k] = ante[k] * np.sqrt(np.maximum(var, 0))
-    staked = a["ante"] + a["call"] + a["aa_bonus"]
-    returned = a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"]
+    money = np.stack([
+        a["ante"] + a["call"] + a["aa_bonus"],
+        a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"],
+        rules,
+    ])  # fmt: skip
     stakes, stake = np.unique(a["ante"][read], return_inverse=True)
     stake_codes = np.full(len(rows), -1, np.int64)
     stake_codes[read] = stake
@@ -398,19 +403,17 @@ def count_groups(
     values |= {name: rows.groups[name] for name in ("channel", "currency") if name in rows.groups}
     for name, column in values.items():
         code = column.codes + 1  # 0: a row that names no channel or currency
-        width = len(column.values) + 1
-        variance = round_spread(bounds, read, code, sd, width)
-        for v in np.flatnonzero(np.bincount(code[read], minlength=width)[1:]) + 1:
+        counts, sums = group_sums(bounds, read, code, money, expected, sd, len(column.values) + 1)
+        for v in np.flatnonzero(counts[1:, 0]) + 1:
             label = column.values[v - 1]
             if not label:  # an empty name names no channel or currency
                 continue
-            mine = read & (code == v)
             if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
                 label = OTHER  # a column with a value a row (a session id) is not a group
-            sums = into.setdefault((name, str(label)), GroupSums())
-            sums.seats += int(mine.sum())
-            sums.staked += int(staked[mine].sum())
-            sums.returned += int(returned[mine].sum())
-            sums.rules += int(rules[mine].sum())
-            sums.expected += float(expected[mine].sum())
-            sums.variance += float(variance[v])
+            group = into.setdefault((name, str(label)), GroupSums())
+            group.seats += int(counts[v, 0])
+            group.staked += int(counts[v, 1])
+            group.returned += int(counts[v, 2])
+            group.rules += int(counts[v, 3])
+            group.expected += float(sums[v, 0])
+            group.variance += float(sums[v, 1])

@@ -1,5 +1,6 @@
-"""Every settled row of a log re-settled at once, as arrays: what the rules oracle pays
-(harness/rules/oracle.py), row by row, without a Python call per row.
+"""Every settled row of a log re-settled at once: what the rules oracle pays
+(harness/rules/oracle.py), row by row, in a compiled loop (harness/audit/kernel.py
+`settle_rows`) without a Python call per row.
 
 This is a sieve, not a judge: a row whose money differs from what these arrays say is
 handed, with the other seats of its round, to the oracle itself and to the decision
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from harness.audit.kernel import settle_rows
 from harness.audit.log import Rows
 from harness.rules.cards import Rank
-from harness.rules.evaluator import CATEGORY_SHIFT, Category, evaluate_batch, minimum_strength
+from harness.rules.evaluator import Category, minimum_strength
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
 LOSES = -1  # an AA Bonus row the pay table does not list
@@ -71,57 +73,34 @@ class Owed:
     judged: npt.NDArray[np.bool_]  # False: its cards cannot be settled (a board missing)
 
 
-def _strengths(cards: npt.NDArray[np.int16], rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
-    """The best-five strength of each row's cards where `rows`, 0 elsewhere."""
-    out = np.zeros(len(cards), np.int64)
-    if rows.any():
-        out[rows] = evaluate_batch(np.ascontiguousarray(cards[rows], dtype=np.uint8))
-    return out
-
-
 def owed(rules: Payouts, rows: Rows) -> Owed:
     """What the rules pay every row of the batch (a void row: its stakes, returned)."""
     c = rows.cards
-    board = np.concatenate([c["flop"], c["turn"], c["river"]], axis=1)
-    dealt = rows.shown("flop", "turn", "river", "dealer")
-    flop_dealt = rows.shown("flop")
-    called = rows.call_made
     ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
-    player = _strengths(np.concatenate([c["hole"], board], axis=1), dealt & called)
-    dealer = _strengths(np.concatenate([c["dealer"], board], axis=1), dealt & called)
-    staked = aa > 0
-    aa_hand = _strengths(np.concatenate([c["hole"], c["flop"]], axis=1), flop_dealt & staked)
-
-    call = np.where(called, rules.call_multiple * ante, 0)
-    category = player >> CATEGORY_SHIFT
-    table_ante = ante * (1 + rules.ante_odds[category])
-    qualifies = dealer >= rules.qualifying
-    wins, ties = player > dealer, player == dealer
-    ante_back = np.where(qualifies, np.where(wins, table_ante, np.where(ties, ante, 0)), table_ante)
-    if rules.even_unless_player_wins:
-        ante_back = np.where(~qualifies & ~wins, 2 * ante, ante_back)
-    call_back = np.where(qualifies, np.where(wins, 2 * call, np.where(ties, call, 0)), call)
-    ante_back = np.where(called, ante_back, 0)
-    call_back = np.where(called, call_back, 0)
-
-    aa_category = aa_hand >> CATEGORY_SHIFT
-    odds = rules.aa_odds[aa_category]
-    odds = np.where((aa_category == Category.PAIR) & (aa_hand < rules.pair_of_aces), LOSES, odds)
-    aa_back = np.where(odds == LOSES, 0, aa * (1 + odds))
-    if rules.fold_forfeits_aa_bonus:
-        aa_back = np.where(called, aa_back, 0)
-    aa_back = np.where(staked, aa_back, 0)
-    judged = np.where(
-        called, dealt, ~staked | flop_dealt | (rules.fold_forfeits_aa_bonus & ~called)
+    out = np.zeros((5, len(rows)), np.int64)
+    flags = (rules.call_multiple, rules.qualifying, rules.pair_of_aces,
+             rules.even_unless_player_wins, rules.fold_forfeits_aa_bonus, LOSES)  # fmt: skip
+    settle_rows(
+        c["hole"],
+        np.concatenate([c["flop"], c["turn"], c["river"]], axis=1),
+        c["dealer"],
+        rows.shown("flop", "turn", "river", "dealer"),
+        rows.shown("flop"),
+        rows.call_made,
+        ante,
+        aa,
+        rules.ante_odds,
+        rules.aa_odds,
+        np.array(flags, np.int64),
+        out,
     )
-
     void = rows.void  # every stake back, nothing else
     return Owed(
-        call=np.where(void, rows.amounts["call"], call),
-        ante_returned=np.where(void, ante, ante_back),
-        call_returned=np.where(void, rows.amounts["call"], call_back),
-        aa_bonus_returned=np.where(void, aa, aa_back),
-        judged=void | judged,
+        call=np.where(void, rows.amounts["call"], out[0]),
+        ante_returned=np.where(void, ante, out[1]),
+        call_returned=np.where(void, rows.amounts["call"], out[2]),
+        aa_bonus_returned=np.where(void, aa, out[3]),
+        judged=void | out[4].astype(bool),
     )
 
 
