@@ -174,3 +174,57 @@ def test_a_scheduler_with_two_workers_writes_the_single_process_audit_json(
     _, here = _audit(faulty_log, tmp_path / "out", "--jobs", "1")
     _, there = _audit(faulty_log, tmp_path / "out", "--dask", scheduler)
     assert here == there
+
+
+@pytest.fixture(scope="module")
+def clean_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("clean")
+    _play(folder / "log.jsonl", rounds=ROUNDS, seed=11)
+    return _rows(folder / "log.jsonl")
+
+
+def _parquet(path: Path, rows: list[dict[str, Any]], **kinds: pa.DataType) -> Path:
+    table = pa.Table.from_pylist(rows)
+    times = pa.array([r["time"] for r in rows]).cast(pa.timestamp("us", tz="UTC"))
+    table = table.set_column(table.schema.get_field_index("time"), "time", times)
+    for name, kind in kinds.items():
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, name, table[name].cast(kind))
+    pq.write_table(table, path, row_group_size=50)
+    return path
+
+
+def test_rows_that_break_a_round_s_cards_or_records_are_findings_not_crashes(
+    clean_rows: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """A calling row's flop that repeats a card (no situation exists for it), a round's
+    middle row with no table (malformed: the round's other rows stay one round), a
+    `round` column of large strings (as polars writes them)."""
+    rows = [dict(r) for r in clean_rows]
+    first_call = next(i for i, r in enumerate(rows) if r["action"] == "call")
+    rows[first_call]["flop"] = "AsAsAs"
+    rows[31]["table"] = None  # the middle seat of the eleventh round
+    code, data = _audit(_parquet(tmp_path / "log.parquet", rows, round=pa.large_string()),
+                        tmp_path / "out", "--jobs", "1")  # fmt: skip
+    found = {(f["kind"], f["detail"]): f["count"] for f in data["findings"]}
+    assert code == 1 and found[("card-twice", "a card dealt twice in a round")] == 1
+    assert found[("malformed-row", "table")] == 1
+    assert not any(kind == "round-repeated" for kind, _ in found)
+    assert data["rows"]["rounds"] == ROUNDS
+
+
+def test_an_empty_player_is_no_player_and_bands_pool_alike_however_cut(
+    clean_rows: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, plain = _audit(_parquet(tmp_path / "plain.parquet", clean_rows), tmp_path / "out")
+    anonymous = [dict(r, player="") for r in clean_rows]
+    _, empty = _audit(_parquet(tmp_path / "empty.parquet", anonymous), tmp_path / "out")
+    assert empty["checks"][3]["rows"] == plain["checks"][3]["rows"] > 0  # the calls read
+    channels = [dict(r, channel=f"ch{int(r['round'][1:]) % 150:03d}") for r in clean_rows]
+    log = _parquet(tmp_path / "channels.parquet", channels)
+    seen = []
+    for rows in (10**9, 100):
+        monkeypatch.setattr(pieces, "PIECE_ROWS", rows)
+        _, data = _audit(log, tmp_path / "out", "--jobs", "1")
+        seen.append([b["value"] for b in data["bands"] if b["group"] == "channel"])
+    assert seen[0] == seen[1] and len(seen[0]) == 101 and seen[0][-1] == "(other values)"

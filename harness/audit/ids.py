@@ -83,7 +83,7 @@ class RoundIds:
         """Every id met more than once: each later meeting, beside the first."""
         self.close()
         for p in range(PARTITIONS):
-            parts = sorted(self.folder.glob(f"ids-{p:03d}-*.bin"))
+            parts = sorted(self.folder.glob(f"ids-{p:03d}-*.bin"), key=_piece)
             if not parts:
                 continue
             records = np.concatenate([np.fromfile(path, RECORD) for path in parts])
@@ -101,3 +101,8 @@ class RoundIds:
                     (int(a["file"]), int(a["row"])),
                     (int(b["file"]), int(b["row"])),
                 )
+
+
+def _piece(path: Path) -> int:
+    """A partition file's piece, the log's order of the files."""
+    return int(path.stem.rsplit("-", 1)[1])

@@ -33,7 +33,14 @@ from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
 from harness.audit.log import DAY, SHARED, Labels, Malformed, Rows, day_name
 from harness.audit.model import Example
-from harness.audit.returns import GroupSums, Moments, ReturnCounts, count_groups, readable
+from harness.audit.returns import (
+    GroupSums,
+    Moments,
+    ReturnCounts,
+    count_groups,
+    merge_groups,
+    readable,
+)
 from harness.audit.returns import count as count_returns
 from harness.audit.settle import Owed, Payouts, beyond_arrays, misstated, owed
 from harness.differential.attribution import disagreements
@@ -136,8 +143,7 @@ class Partial:
         self.cards.merge(other.cards)
         self.leak.merge(other.leak)
         self.returns.merge(other.returns)
-        for cell, sums in other.groups.items():
-            self.groups.setdefault(cell, GroupSums()).merge(sums)
+        merge_groups(self.groups, other.groups)
         for build, day in other.build_days.items():
             self.build_days[build] = min(day, self.build_days.get(build, day))
         times = [t for t in (self.first_time, other.first_time) if t is not None]
@@ -285,10 +291,10 @@ class Auditor:
         count_decisions(rows, bounds, ~bad[group], partial.leak)
         due = owed(self.payouts, rows)
         mine = readable(rows, bounds, face_up)
+        kept = ~bad[group]  # a sound round's cards are each dealt once: a situation
         situation = self.moments.situations(  # each calling row's, of its cards and flop
-            rows.cards["hole"], rows.cards["flop"], rows.call_made & rows.shown("flop")
+            rows.cards["hole"], rows.cards["flop"], kept & rows.call_made & rows.shown("flop")
         )
-        kept = ~bad[group]
         count_returns(rows, position, kept, mine, due, situation, self.moments, partial.returns)
         count_groups(rows, bounds, kept & mine, due, situation, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)

@@ -33,6 +33,7 @@ FNV_PRIME = np.uint64(0x100000001B3)
 OTHER_OFFSET = np.uint64(0x84222325CBF29CE4)
 OTHER_PRIME = np.uint64(0x00000100000001B3 ^ 0x5BD1E995 << 8)
 PAIR = int(Category.PAIR)
+SMALL_ROUND = 24  # rows a round may hold before its seats are sorted, not compared
 
 
 def strings(array: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
@@ -151,12 +152,21 @@ def seat_positions(
     position = np.zeros(n, np.int64)
     twice = np.zeros(n, np.bool_)
     for g in range(len(start) - 1):
-        for i in range(start[g], start[g + 1]):
-            for j in range(start[g], start[g + 1]):
-                if seat[j] < seat[i] or (seat[j] == seat[i] and j < i):
-                    position[i] += 1
-                if seat[j] == seat[i] and j < i:
-                    twice[i] = True
+        a, b = start[g], start[g + 1]
+        if b - a <= SMALL_ROUND:  # a table's seats: each row against the others
+            for i in range(a, b):
+                for j in range(a, b):
+                    if seat[j] < seat[i] or (seat[j] == seat[i] and j < i):
+                        position[i] += 1
+                    if seat[j] == seat[i] and j < i:
+                        twice[i] = True
+            continue
+        order = np.argsort(seat[a:b], kind="mergesort")  # stable: equal seats in row order
+        for r in range(b - a):
+            i = a + order[r]
+            position[i] = r
+            if r > 0 and seat[a + order[r - 1]] == seat[i]:
+                twice[i] = True
     return position, twice
 
 
@@ -361,27 +371,21 @@ def group_sums(
     of the code summed, squared)."""
     counts = np.zeros((width, 4), np.int64)
     sums = np.zeros((width, 2), np.float64)
+    spread = np.zeros(width, np.float64)  # this round's standard deviations, by code
     for g in range(len(bounds) - 1):
         for i in range(bounds[g], bounds[g + 1]):
-            if not read[i]:
-                continue
-            v = code[i]
-            counts[v, 0] += 1
-            counts[v, 1] += money[0, i]
-            counts[v, 2] += money[1, i]
-            counts[v, 3] += money[2, i]
-            sums[v, 0] += expected[i]
-            first = True  # the round's first read row of this code sums them all
-            for j in range(bounds[g], i):
-                if read[j] and code[j] == v:
-                    first = False
-                    break
-            if first:
-                total = 0.0
-                for j in range(i, bounds[g + 1]):
-                    if read[j] and code[j] == v:
-                        total += sd[j]
-                sums[v, 1] += total * total
+            if read[i]:
+                v = code[i]
+                counts[v, 0] += 1
+                counts[v, 1] += money[0, i]
+                counts[v, 2] += money[1, i]
+                counts[v, 3] += money[2, i]
+                sums[v, 0] += expected[i]
+                spread[v] += sd[i]
+        for i in range(bounds[g], bounds[g + 1]):  # each code of the round once
+            if read[i] and spread[code[i]] != 0.0:
+                sums[code[i], 1] += spread[code[i]] ** 2
+                spread[code[i]] = 0.0
     return counts, sums
 
 
@@ -472,6 +476,18 @@ def settle_rows(
 
 
 @njit(cache=True)
+def _distinct(cards: tuple[int, int, int, int, int]) -> bool:
+    """Five card indices, each a card (0..51) and none twice."""
+    for k in range(5):
+        if cards[k] < 0 or cards[k] > 51:
+            return False
+        for j in range(k):
+            if cards[j] == cards[k]:
+                return False
+    return True
+
+
+@njit(cache=True)
 def situations_of(
     hole: npt.NDArray[np.int16],
     flop: npt.NDArray[np.int16],
@@ -490,6 +506,9 @@ def situations_of(
         if not rows[i]:
             continue
         a, b, c = flop[i, 0], flop[i, 1], flop[i, 2]
+        x, y = hole[i, 0], hole[i, 1]
+        if not _distinct((a, b, c, x, y)):  # not five cards of one deck: no situation
+            continue  # (the round's integrity finding says why)
         if a > b:
             a, b = b, a
         if b > c:

@@ -236,8 +236,14 @@ def _tables(
                 columns=present,
                 use_threads=False,
             )
+            gathered: list[pa.RecordBatch] = []  # a file's small row groups, read as one
             for batch in batches:
-                yield pa.Table.from_batches([batch])
+                gathered.append(batch)
+                if sum(b.num_rows for b in gathered) >= batch_rows:
+                    yield pa.Table.from_batches(gathered)
+                    gathered = []
+            if gathered:
+                yield pa.Table.from_batches(gathered)
         elif kind == "csv":
             yield from _csv(path, batch_rows)
         else:
@@ -583,10 +589,15 @@ def _group_rows(path: Path) -> list[int]:
     return [metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)]
 
 
-def _key(table: pa.Table, i: int) -> tuple[object, object]:
-    """Row i's table and round (i < 0 from the end)."""
+def _key(table: pa.Table, i: int) -> tuple[str | None, str | None]:
+    """Row i's table and round as text (i < 0 from the end), as `round_numbers` compares
+    them."""
     i = i % table.num_rows
-    return table["table"][i].as_py(), table["round"][i].as_py()
+    values = (table["table"][i].as_py(), table["round"][i].as_py())
+    return (
+        None if values[0] is None else str(values[0]),
+        None if values[1] is None else str(values[1]),
+    )
 
 
 def _key_before(path: Path, group: int) -> tuple[object, object]:
@@ -627,7 +638,7 @@ def _checked(
         bad[new] = True
 
     columns = {c: _column(table, c) for c in table.column_names if c != ROW}
-    columns["round"] = _text(_single(table, "round"))
+    columns["round"] = _text(_single(table, "round")).cast(pa.string())  # one type a log
     for column in TEXT:
         length = _lengths(columns[column])
         mark(length == 0, column, "empty")
@@ -674,4 +685,7 @@ def _checked(
         amounts=amounts,
         groups={c: Labels.of(columns[c]) for c in OPTIONAL if c in columns},
     )
-    yield rows.select(~bad) if bad.any() else rows
+    if bad.any():  # a malformed row inside a round leaves the round whole
+        rows = rows.select(~bad)
+        rows.round_no = round_numbers(rows.table.codes, *strings(rows.round))
+    yield rows

@@ -7,6 +7,10 @@ rounds are those that begin in it, read whole (harness/audit/log.py `read_log`).
 pieces depend only on the files, never on how many processes judge them, and are always
 merged in order: a run in one process, in several, or on a Dask cluster sums the same
 partial tallies in the same order, so its audit.json is the same to the last digit.
+Pieces cut elsewhere (another PIECE_ROWS, other row groups) find the same rows, rounds
+and findings; their sums of fractions differ in the last digits (added in another
+order), the examples only the merge finds come after a piece's own, and a group of the
+return bands with more than MOST_GROUPS values in a piece may pool other values.
 
 What a piece cannot see is the log before it. Its tallies are sums, which merge by
 addition; three things look back across a piece's start and are settled at the merge:

@@ -214,10 +214,11 @@ def readable(rows: Rows, bounds: npt.NDArray[np.int64], face_up: bool) -> npt.ND
     seats = np.diff(bounds)
     ok = (seats == 1) | (not face_up)  # a bool array, not ~bool (an int)
     if "player" in rows.groups:
-        player = rows.groups["player"].codes
-        _, again = seat_positions(bounds, player)  # a player an earlier seat holds
+        players = rows.groups["player"]
+        named = np.array([v != "" for v in players.values] + [False])[players.codes]
+        _, again = seat_positions(bounds, players.codes)  # a player an earlier seat holds
         shared = np.zeros(len(seats), bool)
-        shared[np.searchsorted(bounds, np.flatnonzero(again & (player >= 0)), "right") - 1] = True
+        shared[np.searchsorted(bounds, np.flatnonzero(again & named), "right") - 1] = True
         ok &= ~shared
     out: npt.NDArray[np.bool_] = np.repeat(ok, seats)
     return out
@@ -333,6 +334,18 @@ def _groups_of(into: dict[tuple[str, str], GroupSums], name: str) -> int:
     return sum(1 for group, _ in into if group == name)
 
 
+def merge_groups(
+    into: dict[tuple[str, str], GroupSums], other: dict[tuple[str, str], GroupSums]
+) -> None:
+    """Another part of the log's groups added, in its order, MOST_GROUPS values a group
+    at most: a value the part kept but the log has too many before is pooled, as one
+    pass over the log would have pooled it."""
+    for (name, label), sums in other.items():
+        if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
+            label = OTHER
+        into.setdefault((name, label), GroupSums()).merge(sums)
+
+
 @dataclass
 class GroupSums:
     """One group's seats: what they staked, what the log and the rules return, what the
@@ -404,7 +417,10 @@ def count_groups(
     for name, column in values.items():
         code = column.codes + 1  # 0: a row that names no channel or currency
         counts, sums = group_sums(bounds, read, code, money, expected, sd, len(column.values) + 1)
-        for v in np.flatnonzero(counts[1:, 0]) + 1:
+        met, first = np.unique(code[read], return_index=True)
+        for v in met[np.argsort(first)]:  # in the order the log meets them
+            if v == 0:
+                continue
             label = column.values[v - 1]
             if not label:  # an empty name names no channel or currency
                 continue
