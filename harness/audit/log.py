@@ -236,10 +236,16 @@ def _tables(
                 columns=present,
                 use_threads=False,
             )
-            gathered: list[pa.RecordBatch] = []  # a file's small row groups, read as one
+            # A file's small row groups read together; a batch of about batch_rows alone
+            # (batches of two row groups would join two large dictionaries).
+            gathered: list[pa.RecordBatch] = []
             for batch in batches:
+                size = sum(b.num_rows for b in gathered)
+                if gathered and size + batch.num_rows > batch_rows:
+                    yield pa.Table.from_batches(gathered)
+                    gathered, size = [], 0
                 gathered.append(batch)
-                if sum(b.num_rows for b in gathered) >= batch_rows:
+                if size + batch.num_rows >= batch_rows // 2:
                     yield pa.Table.from_batches(gathered)
                     gathered = []
             if gathered:

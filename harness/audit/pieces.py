@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from harness.audit.judge import (
@@ -144,6 +145,9 @@ class Setup:
         )
 
     def judge(self, piece: Piece, progress: Callable[[int], None] | None = None) -> Judged:
+        # The system's allocator gives a batch's memory back when the batch is let go;
+        # Arrow's own pool keeps it for the next (docs/audit.md, Memory).
+        pa.set_memory_pool(pa.system_memory_pool())
         auditor = self.auditor(piece)
         if self.threads:  # a process of its own: it holds the moments, not their census
             numba.set_num_threads(self.threads)
