@@ -67,24 +67,19 @@ def _tree_rss(pid: int) -> int:
 def false_alarms(runs: int, rows: int) -> None:
     from harness.audit.cards import card_tests
     from harness.audit.drift import drift_test
-    from harness.audit.judge import Auditor, Partial
     from harness.audit.leak import leak_family
-    from harness.audit.log import read_log
-    from harness.audit.returns import ALPHA, Moments, return_tests
+    from harness.audit.returns import ALPHA, return_tests
+    from harness.audit.run import Request, audit
     from harness.gamemath.rng import holm
     from harness.rules.profiles import load_profile
 
     profile = load_profile("standard")
-    moments = Moments.of(profile)
     rejected = {"cards": 0, "return": 0, "drift": 0, "leak": 0}
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "log.parquet"
         for seed in range(runs):
             generate(log, rows, seed=seed)
-            spill = Path(tempfile.mkdtemp(dir=folder))
-            auditor, partial = Auditor(profile, None, {}, moments, spill), Partial()
-            for item in read_log(log):
-                auditor.judge(item, partial)
+            partial = audit(Request([log], profile, profile.sha256), jobs=1)
             below = return_tests(partial.returns, above=False).tests
             holm(below, ALPHA)
             drift = drift_test(partial.returns.by_day).result

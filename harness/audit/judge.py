@@ -269,7 +269,7 @@ class Auditor:
         tables = pa.array(rows.table.values, pa.string()).take(rows.table.codes[first])
         keys = pc.binary_join_element_wise(tables, rows.round.take(first), "\x1f")
         self.ids.add(keys, index, rows.row[first])
-        table = self._tables(rows.table)[rows.table.codes[first]]
+        table = self.table_indices(rows.table)[rows.table.codes[first]]
         backwards = times_backwards(rows.time[first], table, self.last_time, self.first_time)
         # a record's time is not its cards or money: the round is judged all the same
         report("time-backwards", backwards, TIME_BACKWARDS, False, out=False)
@@ -306,7 +306,7 @@ class Auditor:
         for g in np.unique(group[off & judged & ~rows.void]):
             self._settlement(rows, np.flatnonzero(group == g), due, partial)
 
-    def _tables(self, tables: Labels) -> npt.NDArray[np.int64]:
+    def table_indices(self, tables: Labels) -> npt.NDArray[np.int64]:
         """Each of a batch's table names' index among the tables the log has shown, the
         index the state carried between batches is kept by."""
         index = np.array([self.table_index.setdefault(t, len(self.table_index))

@@ -2,8 +2,10 @@
 rounds, the few steps that numpy cannot do without a Python object or a sort per row
 (docs/audit.md, Speed).
 
-Each function is a plain loop a reader can check by eye against the numpy or Python it
-replaces; tests/test_audit.py holds them equal on every kind of batch.
+Each function is a plain loop a reader can check by eye. tests/test_audit.py holds the
+sieve (`settle_rows`) equal to the rules oracle on every bundled profile and the
+situation lookup equal to the census's; the others are held by the audits the tests
+run (tests/test_audit.py, tests/test_audit_pieces.py), each finding and count named.
 """
 
 from __future__ import annotations
@@ -225,23 +227,24 @@ def cards_twice(
     dealer's cards, counted once a round); a card not dealt (-1) is none."""
     out = np.zeros(len(bounds) - 1, np.bool_)
     for g in range(len(bounds) - 1):
-        seen = np.uint64(0)
+        seen = np.uint64(0)  # the round's cards so far, a bit each
         for k in range(shared.shape[1]):
-            card = shared[bounds[g], k]
-            if card >= 0:
-                bit = np.uint64(1) << np.uint64(card)
-                if seen & bit:
-                    out[g] = True
-                seen |= bit
+            seen, again = _mark(seen, shared[bounds[g], k])
+            out[g] |= again
         for i in range(bounds[g], bounds[g + 1]):
             for k in range(hole.shape[1]):
-                card = hole[i, k]
-                if card >= 0:
-                    bit = np.uint64(1) << np.uint64(card)
-                    if seen & bit:
-                        out[g] = True
-                    seen |= bit
+                seen, again = _mark(seen, hole[i, k])
+                out[g] |= again
     return out
+
+
+@njit(cache=True)
+def _mark(seen: np.uint64, card: int) -> tuple[np.uint64, bool]:
+    """(the cards seen with `card` among them, whether it was already; -1: no card)."""
+    if card < 0:
+        return seen, False
+    bit = np.uint64(1) << np.uint64(card)
+    return seen | bit, bool(seen & bit)
 
 
 @njit(cache=True)

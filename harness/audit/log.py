@@ -220,9 +220,9 @@ def _tables(
             present = [c for c in reader.schema_arrow.names if c in (*COLUMNS, *OPTIONAL)]
             _require(path, present)
             for column in present:  # read as it is, or as text where its values are checked
-                kind = reader.schema_arrow.field(column).type
-                if not pa.types.is_timestamp(kind):
-                    pa.array([], kind).cast(pa.string())
+                typed = reader.schema_arrow.field(column).type
+                if not pa.types.is_timestamp(typed):
+                    pa.array([], typed).cast(pa.string())
             # Text columns a log repeats (cards, names) read as their dictionary pages'
             # codes, not a string a row: a value is then checked once an entry.
             coded = [c for c in DICTIONARY if c in present

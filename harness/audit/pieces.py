@@ -215,7 +215,7 @@ def _backwards_across(setup: Setup, judged: Judged, behind: dict[str, int]) -> N
         if not mine.any():
             continue
         at = first[mine]
-        index = auditor._tables(rows.table)[rows.table.codes[at]]
+        index = auditor.table_indices(rows.table)[rows.table.codes[at]]
         alone = times_backwards(rows.time[at], index, auditor.last_time, auditor.first_time)
         for k, i in enumerate(at):
             name = rows.table[int(i)]
@@ -269,10 +269,8 @@ def _after(progress: Callable[[int], None], before: int, rows: int) -> None:
 def _on_dask(
     setup: Setup, log: list[Piece], address: str, progress: Callable[[int], None]
 ) -> list[Judged]:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - a dependency of the project
-        raise UsageError("--dask: the distributed package is not installed") from exc
+    from distributed import Client, LocalCluster, as_completed
+
     cluster = None
     if address.startswith("local:"):
         workers = int(address.removeprefix("local:") or os.cpu_count() or 1)
@@ -284,12 +282,13 @@ def _on_dask(
     try:
         with Client(address, timeout=CONNECT_TIMEOUT) as client:
             futures = client.map(setup.judge, log, pure=False)
+            judged: dict[int, Judged] = {}  # each result fetched once, as it comes
             done = 0
-            for future in as_completed(futures):
-                done += future.result().partial.rows
+            for _, result in as_completed(futures, with_results=True):
+                judged[result.piece.index] = result
+                done += result.partial.rows
                 progress(done)
-            results: list[Judged] = client.gather(futures)
-            return results
+            return [judged[piece.index] for piece in log]
     except OSError as exc:
         raise UsageError(f"--dask {address}: no Dask scheduler answers there ({exc})") from exc
     finally:
