@@ -16,11 +16,8 @@ import pyarrow as pa
 from numba import njit
 
 from harness.rules.cards import RANK_CHARS, SUIT_CHARS
-from harness.rules.evaluator import (
-    CATEGORY_SHIFT,
-    Category,
-    _strength,  # the evaluator's own, for a loop of ours
-)
+from harness.rules.evaluator import CATEGORY_SHIFT, Category
+from harness.rules.lookup import Tables, add_card, hand_of, strength
 
 # Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
 RANK = np.full(256, -1, np.int16)
@@ -393,22 +390,12 @@ def group_sums(
 
 
 @njit(cache=True)
-def _best(
-    a: npt.NDArray[np.int16],
-    b: npt.NDArray[np.int16],
-    counts: npt.NDArray[np.int8],
-    masks: npt.NDArray[np.int32],
-) -> int:
-    """The best-five strength of the cards of `a` and `b` (harness/rules/evaluator.py)."""
-    counts[:] = 0
-    masks[:] = 0
-    for k in range(len(a)):
-        counts[a[k] >> 2] += 1
-        masks[a[k] & 3] |= 1 << (a[k] >> 2)
-    for k in range(len(b)):
-        counts[b[k] >> 2] += 1
-        masks[b[k] & 3] |= 1 << (b[k] >> 2)
-    return int(_strength(counts, masks))
+def _best(shared: npt.NDArray[np.int16], own: npt.NDArray[np.int16], tables: Tables) -> int:
+    """The best-five strength of a hand's own cards with the shared ones."""
+    words, suits = hand_of(shared)
+    for k in range(len(own)):
+        words, suits = add_card(words, suits, own[k])
+    return strength(words, suits, len(shared) + len(own), tables)
 
 
 @njit(cache=True)
@@ -424,6 +411,7 @@ def settle_rows(
     ante_odds: npt.NDArray[np.int64],
     aa_odds: npt.NDArray[np.int64],
     rules: npt.NDArray[np.int64],  # call multiple, qualifying, pair of aces, the 3 flags
+    tables: Tables,  # the look-up-table evaluator's (harness/rules/lookup.py)
     out: npt.NDArray[np.int64],  # (5, rows): call, ante, call and AA returns, judged
 ) -> None:
     """What the rules owe each settled row (harness/audit/settle.py `owed`): the
@@ -431,8 +419,6 @@ def settle_rows(
     its rows show the same cards."""
     multiple, qualifying, pair_of_aces = rules[0], rules[1], rules[2]
     even_unless_wins, forfeits, loses = rules[3] != 0, rules[4] != 0, rules[5]
-    counts = np.zeros(13, np.int8)
-    masks = np.zeros(4, np.int32)
     last = np.full(board.shape[1] + dealer.shape[1], -2, np.int16)  # the cards last evaluated
     last_strength = 0
     for i in range(len(ante)):
@@ -441,14 +427,14 @@ def settle_rows(
         if called[i]:
             player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged
             if dealt[i]:
-                player = _best(hole[i], board[i], counts, masks)
+                player = _best(board[i], hole[i], tables)
                 same = True
                 for k in range(board.shape[1]):
                     same = same and last[k] == board[i, k]
                 for k in range(dealer.shape[1]):
                     same = same and last[board.shape[1] + k] == dealer[i, k]
                 if not same:
-                    last_strength = _best(dealer[i], board[i], counts, masks)
+                    last_strength = _best(board[i], dealer[i], tables)
                     last[: board.shape[1]] = board[i]
                     last[board.shape[1] :] = dealer[i]
                 house = last_strength
@@ -461,7 +447,7 @@ def settle_rows(
             elif player == house:
                 ante_back, call_back = ante[i], call
         if aa[i] > 0 and flop_dealt[i] and (called[i] or not forfeits):
-            hand = _best(hole[i], board[i, :3], counts, masks)
+            hand = _best(board[i, :3], hole[i], tables)
             category = hand >> CATEGORY_SHIFT
             odds = aa_odds[category]
             if category == PAIR and hand < pair_of_aces:

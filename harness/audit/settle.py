@@ -21,6 +21,7 @@ from harness.audit.kernel import settle_rows
 from harness.audit.log import Rows
 from harness.rules.cards import Rank
 from harness.rules.evaluator import Category, minimum_strength
+from harness.rules.lookup import TABLES
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
 LOSES = -1  # an AA Bonus row the pay table does not list
@@ -92,6 +93,7 @@ def owed(rules: Payouts, rows: Rows) -> Owed:
         rules.ante_odds,
         rules.aa_odds,
         np.array(flags, np.int64),
+        TABLES,
         out,
     )
     void = rows.void  # every stake back, nothing else

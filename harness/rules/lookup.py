@@ -1,0 +1,126 @@
+"""The look-up-table evaluator: the same strengths as harness/rules/evaluator.py, in a
+few table reads, for loops that evaluate a hand per row of a log (harness/audit/kernel.py).
+
+A hand is two 64-bit words, built card by card without an array: its rank counts, one
+4-bit field per rank, and its suits' rank masks, one 16-bit field per suit. With at most
+seven cards a flush excludes quads and a full house (harness/rules/evaluator.py
+`_strength`), so a suit's 13-bit mask with five cards or more names the hand by
+FLUSH[mask]; else the rank counts do, by RANKS[index], where index numbers every way of
+dealing n cards over 13 ranks (at most 4 of a rank) in order: n's offset, plus for each
+rank the ways the ranks above it could hold the cards left had this rank held fewer.
+
+The tables are built at import by the evaluator's own `_flush_strength` and
+`_rank_strength`, so there is one definition of a hand's strength; tests/test_lookup.py
+holds the two equal on every five-card hand and (slow tier) on all 133,784,560
+seven-card hands.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from harness.rules.evaluator import _flush_strength, _rank_strength
+
+MOST_CARDS = 7
+NO_HAND = -1  # the strength of cards that are not a hand: a card repeated
+NIBBLES = 0x1111111111111  # one in each rank's count field
+TOO_MANY = 0x8888888888888  # a count field's top bit: set by adding 3 to 5 or more
+
+
+class Tables(NamedTuple):
+    """The evaluator's tables (numba passes a named tuple of arrays as one argument)."""
+
+    flush: npt.NDArray[np.int32]  # by a suit's 13-bit mask: its strength, 0 under 5 cards
+    ranks: npt.NDArray[np.int32]  # by rank-count index: the strength ignoring suits
+    step: npt.NDArray[np.int32]  # [rank, cards left, count]: that count's start index
+    offset: npt.NDArray[np.int32]  # [cards]: the first index of hands of that many
+
+
+@njit(cache=True)
+def _build() -> tuple[
+    npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]
+]:
+    flush = np.zeros(1 << 13, np.int32)
+    for mask in range(1 << 13):
+        bits = 0
+        for r in range(13):
+            bits += (mask >> r) & 1
+        if bits >= 5:
+            flush[mask] = _flush_strength(mask)
+    # ways[i, k]: the rank counts of ranks i..12 that hold k cards, at most 4 a rank
+    ways = np.zeros((14, MOST_CARDS + 1), np.int64)
+    ways[13, 0] = 1
+    for i in range(12, -1, -1):
+        for k in range(MOST_CARDS + 1):
+            for c in range(min(4, k) + 1):
+                ways[i, k] += ways[i + 1, k - c]
+    step = np.zeros((13, MOST_CARDS + 1, 5), np.int32)
+    for i in range(13):
+        for k in range(MOST_CARDS + 1):
+            before = 0
+            for c in range(5):
+                step[i, k, c] = before
+                if c <= k:
+                    before += ways[i + 1, k - c]
+    offset = np.zeros(MOST_CARDS + 1, np.int32)
+    for n in range(1, MOST_CARDS + 1):
+        offset[n] = offset[n - 1] + ways[0, n - 1]
+    ranks = np.zeros(offset[MOST_CARDS] + ways[0, MOST_CARDS], np.int32)
+    counts = np.zeros(13, np.int8)
+    for n in range(MOST_CARDS + 1):
+        for index in range(ways[0, n]):  # each rank count of n cards, from its index
+            left, k = index, n
+            for i in range(13):
+                c = 0
+                while c < min(4, k) and step[i, k, c + 1] <= left:
+                    c += 1
+                counts[i] = c
+                left -= step[i, k, c]
+                k -= c
+            ranks[offset[n] + index] = _rank_strength(counts)
+    return flush, ranks, step, offset
+
+
+TABLES = Tables(*_build())
+
+
+@njit(cache=True)
+def add_card(counts: np.uint64, suits: np.uint64, card: int) -> tuple[np.uint64, np.uint64]:
+    """A hand with one card more (card = 4 * rank + suit, harness/rules/cards.py)."""
+    rank, suit = card >> 2, card & 3
+    return counts + np.uint64(1 << (4 * rank)), suits | np.uint64(1 << (16 * suit + rank))
+
+
+@njit(cache=True)
+def hand_of(cards: npt.NDArray[np.int16]) -> tuple[np.uint64, np.uint64]:
+    """The two words of a few cards (the shared cards of a round, a player's two)."""
+    counts, suits = np.uint64(0), np.uint64(0)
+    for k in range(len(cards)):
+        counts, suits = add_card(counts, suits, cards[k])
+    return counts, suits
+
+
+@njit(cache=True)
+def strength(counts: np.uint64, suits: np.uint64, cards: int, tables: Tables) -> int:
+    """The strength of a hand of `cards` cards (at most 7) given its two words; NO_HAND
+    where a rank is held five times (a card repeated: a fault a loop reports elsewhere,
+    never an index past the tables)."""
+    if (counts + np.uint64(3 * NIBBLES)) & np.uint64(TOO_MANY):
+        return NO_HAND
+    for s in range(4):
+        best = tables.flush[(suits >> np.uint64(16 * s)) & np.uint64(0x1FFF)]
+        if best:
+            return int(best)
+    index = tables.offset[cards]
+    left = cards
+    for i in range(13):
+        c = int((counts >> np.uint64(4 * i)) & np.uint64(15))
+        if c > left:
+            return NO_HAND
+        index += tables.step[i, left, c]
+        left -= c
+    return int(tables.ranks[index])

@@ -1,0 +1,66 @@
+"""The look-up-table evaluator (harness/rules/lookup.py) gives the evaluator's own
+strength on every hand: all C(52,5) five-card hands here, all C(52,7) seven-card hands
+in the slow tier; and no strength, never an index past its tables, for cards that
+repeat (a log's fault the audit reports elsewhere)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from harness.rules.cards import parse_cards
+from harness.rules.evaluator import _strength, strength_of
+from harness.rules.lookup import NO_HAND, TABLES, Tables, add_card, hand_of, strength
+
+
+@njit
+def _disagreements(k: int, tables: Tables) -> tuple[int, int]:
+    """(hands, hands where the two evaluators differ) over every k-card hand."""
+    cards = np.arange(k)
+    counts = np.zeros(13, np.int8)
+    masks = np.zeros(4, np.int32)
+    hands, wrong = 0, 0
+    while True:
+        counts[:] = 0
+        masks[:] = 0
+        words, suits = np.uint64(0), np.uint64(0)
+        for x in cards:
+            counts[x >> 2] += 1
+            masks[x & 3] |= 1 << (x >> 2)
+            words, suits = add_card(words, suits, x)
+        hands += 1
+        if strength(words, suits, k, tables) != _strength(counts, masks):
+            wrong += 1
+        i = k - 1
+        while i >= 0 and cards[i] == 52 - k + i:
+            i -= 1
+        if i < 0:
+            return hands, wrong
+        cards[i] += 1
+        for j in range(i + 1, k):
+            cards[j] = cards[j - 1] + 1
+
+
+def test_every_five_card_hand_has_the_evaluators_strength() -> None:
+    assert _disagreements(5, TABLES) == (2_598_960, 0)
+
+
+@pytest.mark.slow
+def test_every_seven_card_hand_has_the_evaluators_strength() -> None:
+    assert _disagreements(7, TABLES) == (133_784_560, 0)
+
+
+@pytest.mark.parametrize(
+    "text", ["As Ks Qs Js Ts 2d 3c", "2c 2d 2h 2s 3c 3d 3h", "Ah 2d 3c 4s 5h Kd Kc"]
+)
+def test_a_hand_from_its_cards(text: str) -> None:
+    cards = parse_cards(text)
+    words, suits = hand_of(np.array([c.index for c in cards], np.int16))
+    assert strength(words, suits, len(cards), TABLES) == strength_of(cards)
+
+
+def test_a_card_repeated_five_times_is_no_hand() -> None:
+    ace = parse_cards("As")[0].index
+    words, suits = hand_of(np.array([ace] * 5 + [0, 1], np.int16))
+    assert strength(words, suits, 7, TABLES) == NO_HAND
