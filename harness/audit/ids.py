@@ -6,7 +6,8 @@ Each round's id (its table and round) is hashed twice, 128 bits in all, and appe
 with where it was read to one of PARTITIONS partitions by its hash (a file for each
 partition and piece of the log: pieces judged at once write files of their own). At the
 end each partition's files are read together (a 1/PARTITIONS share of the rounds: about
-76 bytes a round) and sorted: a hash met twice is a round id met again. The two hashes
+68 bytes a round), in the log's order, into a table by hash: a hash met twice is a round
+id met again. The two hashes
 are independent FNV-1a variants over the id's UTF-8 bytes (harness/audit/kernel.py);
 two different ids colliding on both is a chance of about n^2 / 2^129, nothing at any
 log's size.
@@ -23,13 +24,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from harness.audit.kernel import hash_keys, prefixes, strings
+from harness.audit.kernel import hash_keys, prefixes, repeats, strings
 
 PARTITIONS = 64
-PIECE_SHIFT = 40  # a meeting's place: its piece's index, then its order in the piece
 KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
 RECORD = np.dtype(
-    [("h1", "<u8"), ("h2", "<u8"), ("seq", "<i8"), ("file", "<i4"), ("row", "<i8"),
+    [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
      ("key", f"S{KEY_BYTES}")]
 )  # fmt: skip
 
@@ -49,7 +49,6 @@ class RoundIds:
     def __init__(self, folder: Path, piece: int = 0) -> None:
         self.folder = folder
         self.piece = piece  # the piece of the log (harness/audit/pieces.py) met in
-        self.seq = piece << PIECE_SHIFT  # each meeting's place in the log
         self.files: dict[int, BinaryIO] = {}  # by partition, open while the piece is read
 
     def close(self) -> None:
@@ -67,10 +66,8 @@ class RoundIds:
         h1, h2 = hash_keys(offsets, data)
         records = np.empty(len(keys), RECORD)
         records["h1"], records["h2"] = h1, h2
-        records["seq"] = self.seq + np.arange(len(keys))
         records["file"], records["row"] = file, rows
         records["key"] = prefixes(offsets, data, KEY_BYTES).view(f"S{KEY_BYTES}").ravel()
-        self.seq += len(keys)
         part = (h1 % np.uint64(PARTITIONS)).astype(np.uint8)
         order = np.argsort(part, kind="stable")  # a radix sort, on bytes
         bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
@@ -87,15 +84,8 @@ class RoundIds:
             if not parts:
                 continue
             records = np.concatenate([np.fromfile(path, RECORD) for path in parts])
-            # in the log's order already: a stable sort keeps it among equal hashes
-            records = records[np.lexsort((records["h2"], records["h1"]))]
-            same = (records["h1"][1:] == records["h1"][:-1]) & (
-                records["h2"][1:] == records["h2"][:-1]
-            )
-            index = np.arange(len(records))
-            first_of_run = np.maximum.accumulate(np.where(np.r_[True, ~same], index, 0))
-            for i in np.flatnonzero(same) + 1:
-                a, b = records[first_of_run[i]], records[i]
+            for i, j in zip(*repeats(records["h1"], records["h2"]), strict=True):
+                a, b = records[i], records[j]
                 yield Repeat(
                     b["key"].decode("utf-8", "replace"),
                     (int(a["file"]), int(a["row"])),

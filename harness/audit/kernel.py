@@ -128,6 +128,32 @@ def hash_keys(
 
 
 @njit(cache=True)
+def repeats(
+    h1: npt.NDArray[np.uint64], h2: npt.NDArray[np.uint64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each record whose two hashes an earlier record has, in order: (the first record
+    with them, this record). An open-addressed table of the records' indices, slotted by
+    the second hash (the first picked the records' partition, harness/audit/ids.py)."""
+    size = 16
+    while size < 2 * len(h1):
+        size *= 2
+    slots = np.full(size, -1, np.int64)
+    first = np.empty(len(h1), np.int64)
+    again = np.empty(len(h1), np.int64)
+    found = 0
+    for i in range(len(h1)):
+        j = h2[i] & np.uint64(size - 1)
+        while slots[j] >= 0 and (h1[slots[j]] != h1[i] or h2[slots[j]] != h2[i]):
+            j = (j + np.uint64(1)) & np.uint64(size - 1)
+        if slots[j] < 0:
+            slots[j] = i
+        else:
+            first[found], again[found] = slots[j], i
+            found += 1
+    return first[:found], again[:found]
+
+
+@njit(cache=True)
 def prefixes(
     offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], width: int
 ) -> npt.NDArray[np.uint8]:
