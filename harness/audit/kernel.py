@@ -81,6 +81,37 @@ def parse_cards(
 
 
 @njit(cache=True)
+def take_cards(
+    each: npt.NDArray[np.int16], wrong: npt.NDArray[np.bool_], codes: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
+    """A dictionary column's parsed entries (`parse_cards` of its dictionary) for its
+    rows: -1 cards and not wrong where a row's code is -1 (null)."""
+    cards = np.full((len(codes), each.shape[1]), -1, np.int16)
+    bad = np.zeros(len(codes), np.bool_)
+    for i in range(len(codes)):
+        if codes[i] >= 0:
+            cards[i] = each[codes[i]]
+            bad[i] = wrong[codes[i]]
+    return cards, bad
+
+
+@njit(cache=True)
+def bounded(
+    values: npt.NDArray[np.int64], null: npt.NDArray[np.bool_], low: int, high: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """(a signed integer column's values, 0 where wrong; the rows null or outside
+    `low`..`high`), from its values buffer (a null row's slot holds anything)."""
+    out = np.zeros(len(values), np.int64)
+    bad = np.zeros(len(values), np.bool_)
+    for i in range(len(values)):
+        if null[i] or values[i] < low or values[i] > high:
+            bad[i] = True
+        else:
+            out[i] = values[i]
+    return out, bad
+
+
+@njit(cache=True)
 def round_numbers(
     table: npt.NDArray[np.int64],
     round_offsets: npt.NDArray[np.int64],
@@ -151,6 +182,35 @@ def repeats(
             first[found], again[found] = slots[j], i
             found += 1
     return first[:found], again[:found]
+
+
+@njit(cache=True)
+def first_met(
+    values: npt.NDArray[np.int64], keep: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(the distinct values of the kept rows, in the order the rows meet them; each
+    row's index among them, -1 for a row not kept): an open-addressed table of the
+    values met, slotted by a multiplicative hash."""
+    bits = 4
+    while 1 << bits < 2 * len(values):
+        bits += 1
+    size = 1 << bits
+    slots = np.full(size, -1, np.int64)
+    distinct = np.empty(len(values), np.int64)
+    codes = np.full(len(values), -1, np.int64)
+    met = 0
+    for i in range(len(values)):
+        if not keep[i]:
+            continue
+        j = (np.uint64(values[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+        while slots[j] >= 0 and distinct[slots[j]] != values[i]:
+            j = (j + np.uint64(1)) & np.uint64(size - 1)
+        if slots[j] < 0:
+            slots[j] = met
+            distinct[met] = values[i]
+            met += 1
+        codes[i] = slots[j]
+    return distinct[:met], codes
 
 
 @njit(cache=True)

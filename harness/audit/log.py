@@ -28,7 +28,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from harness.audit.kernel import RANK, SUIT, parse_cards, round_numbers, strings
+from harness.audit.kernel import (
+    RANK,
+    SUIT,
+    bounded,
+    parse_cards,
+    round_numbers,
+    strings,
+    take_cards,
+)
 from harness.errors import UsageError
 
 # The columns of round log v1, in order, and how many cards each card column holds.
@@ -437,13 +445,11 @@ def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDA
         cards, wrong = parse_cards(offsets, data, null, count, RANK, SUIT)
         return cards, wrong
     values = _text(column.dictionary)
-    unused = np.ones(len(values), bool)
-    unused[codes[codes >= 0]] = False
-    unused |= values.is_null().to_numpy(zero_copy_only=False)
+    unused = np.ones(len(values) + 1, bool)
+    unused[codes] = False  # a null row's -1: the entry past the dictionary's
+    unused = unused[:-1] | values.is_null().to_numpy(zero_copy_only=False)
     each, wrong = parse_cards(*strings(values), unused, count, RANK, SUIT)
-    return np.vstack([each, np.full((1, count), -1, np.int16)])[codes], np.append(wrong, False)[
-        codes
-    ]
+    return take_cards(each, wrong, codes)
 
 
 def _column(table: pa.Table, column: str) -> pa.Array:
@@ -456,6 +462,10 @@ def _integers(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """(the values, rows whose value is not an integer from `low` to `high`): an integer
     column read as it is, a text one (CSV, JSON Lines) as at most `digits` digits."""
+    if pa.types.is_signed_integer(column.type):
+        raw = np.frombuffer(column.buffers()[1], column.type.to_pandas_dtype())
+        null = column.is_null().to_numpy(zero_copy_only=False)
+        return bounded(raw[column.offset : column.offset + len(column)], null, low, high)
     if pa.types.is_integer(column.type):
         values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False)
         bad = column.is_null().to_numpy(zero_copy_only=False) | (values < low) | (values > high)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.kernel import group_sums, seat_positions, situations_of
+from harness.audit.kernel import first_met, group_sums, seat_positions, situations_of
 from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
 from harness.gamemath.census import Progress, Symmetry, load_census, symmetry
@@ -52,20 +52,20 @@ from harness.rules.evaluator import Category
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
 ALPHA = 0.01  # the return check's family-wise alpha (Holm over the seat positions)
+VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE = range(4)  # Moments.per_call's columns
 LEAST_CALLS = 1_000  # effective calls, for a sum of bounded outcomes to be read as normal
 
 
 @dataclass(frozen=True)
 class Moments:
-    """Per situation, sums over its completions: of a call's net return in antes (exact)
-    and of its square (at the largest and the smallest the census allows), and of its
-    outcome with the ante paid at 1 to 1 and of that squared (both exact)."""
+    """Per situation, means over its completions (`per_call`, a row a situation, so a
+    call's four are read together): of a call's net return in antes (its sum exact) and
+    of its square (at the largest the census allows), and of its outcome with the ante
+    paid at 1 to 1 and of that squared (both sums exact); and the smallest sum of the
+    square the census allows."""
 
-    value: npt.NDArray[np.int64]  # a call's net return, antes
-    square_high: npt.NDArray[np.float64]
+    per_call: npt.NDArray[np.float64]  # (situations, 4): VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE
     square_low: npt.NDArray[np.float64]
-    outcome: npt.NDArray[np.int64]  # a call's outcome with its ante paid at 1 to 1, antes
-    outcome_square: npt.NDArray[np.int64]
     multiple: int  # the call, in antes
     symmetry: Symmetry
 
@@ -92,8 +92,9 @@ class Moments:
         outcome = paid + m * won - (1 + m) * lost
         outcome_square = (1 + m) ** 2 * (won + lost) + (paid - won)
         high, low = _net_squares(census, profile)
-        value = call_values(census, profile)
-        return cls(value, high, low, outcome, outcome_square, m, symmetry())
+        sums = (call_values(census, profile), high, outcome, outcome_square)
+        per_call = np.stack([total / COMPLETIONS for total in sums], axis=1)
+        return cls(per_call, low, m, symmetry())
 
     def situations(
         self,
@@ -252,8 +253,9 @@ def count(
     paid = ~won & ~lost & (due.ante_returned[j] > ante)
     m = moments.multiple
     outcome = np.where(won, 1 + m, np.where(lost, -(1 + m), np.where(paid, 1, 0)))
-    mean = moments.outcome[s] / COMPLETIONS
-    variance = moments.outcome_square[s] / COMPLETIONS - mean * mean
+    means = np.take(moments.per_call, s, axis=0)  # rows: far quicker than [s]
+    mean = means[:, OUTCOME]
+    variance = means[:, OUTCOME_SQUARE] - mean * mean
     terms = (outcome - mean, variance, variance * variance)
 
     def add(
@@ -400,8 +402,9 @@ def count_groups(
     k = np.flatnonzero(called)
     if len(k):
         s = situation[k]
-        mean = moments.value[s] / COMPLETIONS
-        var = moments.square_high[s] / COMPLETIONS - mean * mean
+        means = np.take(moments.per_call, s, axis=0)  # rows: far quicker than [s]
+        mean = means[:, VALUE]
+        var = means[:, SQUARE] - mean * mean
         expected[k] = ante[k] + due.call[k] + ante[k] * mean + due.aa_bonus_returned[k]
         sd[k] = ante[k] * np.sqrt(np.maximum(var, 0))
     money = np.stack([
@@ -409,16 +412,14 @@ def count_groups(
         a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"],
         rules,
     ])  # fmt: skip
-    stakes, stake = np.unique(a["ante"][read], return_inverse=True)
-    stake_codes = np.full(len(rows), -1, np.int64)
-    stake_codes[read] = stake
+    stakes, stake_codes = first_met(a["ante"], read)
     values = {"stake": Labels(stake_codes, [str(v) for v in stakes]), "build": rows.build}
     values |= {name: rows.groups[name] for name in ("channel", "currency") if name in rows.groups}
     for name, column in values.items():
         code = column.codes + 1  # 0: a row that names no channel or currency
         counts, sums = group_sums(bounds, read, code, money, expected, sd, len(column.values) + 1)
-        met, first = np.unique(code[read], return_index=True)
-        for v in met[np.argsort(first)]:  # in the order the log meets them
+        met, _ = first_met(code, read)
+        for v in met:  # in the order the log meets them
             if v == 0:
                 continue
             label = column.values[v - 1]
