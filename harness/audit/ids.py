@@ -2,15 +2,15 @@
 log's size (docs/audit.md, Memory): a year of a large operator is some 3 x 10^8 rounds,
 whose ids a set in memory would hold in tens of gigabytes.
 
-Each round's id (its table and round) is hashed twice, 128 bits in all, and appended
-with where it was read to one of PARTITIONS partitions by its hash (a file for each
-partition and piece of the log: pieces judged at once write files of their own). At the
-end each partition's files are read together (a 1/PARTITIONS share of the rounds: about
-68 bytes a round), in the log's order, into a table by hash: a hash met twice is a round
-id met again. The two hashes
-are independent FNV-1a variants over the id's UTF-8 bytes (harness/audit/kernel.py);
-two different ids colliding on both is a chance of about n^2 / 2^129, nothing at any
-log's size.
+Each round's id (its table and round) is hashed twice, 128 bits in all, and kept with
+where it was read; a piece of the log (harness/audit/pieces.py) writes what it keeps,
+about 68 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
+(pieces judged at once write files of their own, a file at least a piece). At the end
+each partition is read from every file together (a 1/PARTITIONS share of the rounds),
+in the log's order, into a table by hash: a hash met twice is a round id met again. The
+two hashes are independent FNV-1a variants over the id's UTF-8 bytes
+(harness/audit/kernel.py); two different ids colliding on both is a chance of about
+n^2 / 2^129, nothing at any log's size.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +26,7 @@ import pyarrow as pa
 from harness.audit.kernel import hash_keys, prefixes, repeats, strings
 
 PARTITIONS = 64
+CHUNK_RECORDS = 1 << 20  # records a piece keeps in memory (some 70 MB) before a file
 KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
 RECORD = np.dtype(
     [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
@@ -44,18 +44,30 @@ class Repeat:
 
 
 class RoundIds:
-    """The round ids met so far, in partition files under `folder`."""
+    """The round ids met so far, in files under `folder`: a piece's records are kept in
+    memory up to CHUNK_RECORDS, then written as one file grouped by partition."""
 
     def __init__(self, folder: Path, piece: int = 0) -> None:
         self.folder = folder
         self.piece = piece  # the piece of the log (harness/audit/pieces.py) met in
-        self.files: dict[int, BinaryIO] = {}  # by partition, open while the piece is read
+        self.kept: list[tuple[npt.NDArray[np.void], npt.NDArray[np.int64]]] = []
+        self.count = 0  # records kept
+        self.chunks = 0  # files written
 
     def close(self) -> None:
-        """The piece read: its partition files written out."""
-        for file in self.files.values():
-            file.close()
-        self.files.clear()
+        """The records kept written out: the partitions' bounds, then the records in
+        partition order (the log's order within each)."""
+        if not self.kept:
+            return
+        sizes = sum(np.diff(bounds) for _, bounds in self.kept)
+        path = self.folder / f"ids-{self.piece:06d}-{self.chunks:06d}.bin"
+        with path.open("wb") as file:
+            file.write(np.append(0, np.cumsum(sizes)).astype("<i8").tobytes())
+            for p in range(PARTITIONS):
+                for records, bounds in self.kept:
+                    file.write(records[bounds[p] : bounds[p + 1]].tobytes())
+        self.kept, self.count = [], 0
+        self.chunks += 1
 
     def add(self, keys: pa.Array, file: int, rows: npt.NDArray[np.int64]) -> None:
         """Rounds met, in order: their ids (text), the file they are in and each one's
@@ -71,19 +83,24 @@ class RoundIds:
         part = (h1 % np.uint64(PARTITIONS)).astype(np.uint8)
         order = np.argsort(part, kind="stable")  # a radix sort, on bytes
         bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
-        for p in map(int, np.flatnonzero(np.diff(bounds))):
-            if p not in self.files:
-                self.files[p] = (self.folder / f"ids-{p:03d}-{self.piece:06d}.bin").open("ab")
-            self.files[p].write(records[order[bounds[p] : bounds[p + 1]]].tobytes())
+        self.kept.append((records[order], bounds))
+        self.count += len(records)
+        if self.count >= CHUNK_RECORDS:
+            self.close()
 
     def repeated(self) -> Iterator[Repeat]:
         """Every id met more than once: each later meeting, beside the first."""
         self.close()
+        paths = sorted(self.folder.glob("ids-*.bin"), key=_place)  # the log's order
+        if not paths:
+            return
+        header = (PARTITIONS + 1) * 8
+        bounds = [np.fromfile(path, "<i8", PARTITIONS + 1) for path in paths]
+        files = [np.memmap(path, RECORD, "r", header) if path.stat().st_size > header
+                 else np.zeros(0, RECORD) for path in paths]  # fmt: skip
         for p in range(PARTITIONS):
-            parts = sorted(self.folder.glob(f"ids-{p:03d}-*.bin"), key=_piece)
-            if not parts:
-                continue
-            records = np.concatenate([np.fromfile(path, RECORD) for path in parts])
+            parts = zip(files, bounds, strict=True)
+            records = np.concatenate([f[at[p] : at[p + 1]] for f, at in parts])
             for i, j in zip(*repeats(records["h1"], records["h2"]), strict=True):
                 a, b = records[i], records[j]
                 yield Repeat(
@@ -93,6 +110,7 @@ class RoundIds:
                 )
 
 
-def _piece(path: Path) -> int:
-    """A partition file's piece, the log's order of the files."""
-    return int(path.stem.rsplit("-", 1)[1])
+def _place(path: Path) -> tuple[int, int]:
+    """A file's place in the log: its piece, then its order in the piece."""
+    piece, chunk = path.stem.split("-")[1:]
+    return int(piece), int(chunk)
