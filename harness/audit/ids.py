@@ -26,7 +26,7 @@ import pyarrow as pa
 from harness.audit.kernel import hash_keys, prefixes, repeats, strings
 
 PARTITIONS = 64
-CHUNK_RECORDS = 1 << 20  # records a piece keeps in memory (some 70 MB) before a file
+CHUNK_RECORDS = 1 << 18  # records a piece keeps in memory (some 18 MB) before a file
 KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
 RECORD = np.dtype(
     [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
