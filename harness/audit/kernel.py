@@ -349,25 +349,32 @@ def count_cards(
     `later` columns: turn, river, dealer, `later_counts` cards each), each later card as
     the round's unseen deck expects it, the hole cards' ranks, the hole cards by `day`
     (each row's, from 0)."""
+    unseen = np.zeros(len(later_counts))  # the later cards' weights, as if no card seen
+    seen_cards = np.empty(52, np.int64)  # the round's cards seen, each once
     for g in range(len(bounds) - 1):
         if not keep[g]:
             continue
         lead = bounds[g]
-        seen = np.zeros(52, np.bool_)
+        seen, n_seen = np.uint64(0), 0
         for i in range(lead, bounds[g + 1]):
             a, b = hole[i, 0], hole[i, 1]
             by_position[0, a] += 1
             by_position[0, b] += 1
-            seen[a] = True
-            seen[b] = True
             hole_ranks[(a // 4) * 13 + b // 4] += 1
             by_day[day[i], a] += 1
             by_day[day[i], b] += 1
+            for card in (a, b):
+                seen, again = _mark(seen, card)
+                if card >= 0 and not again:
+                    seen_cards[n_seen] = card
+                    n_seen += 1
         for k in range(flop.shape[1]):
             if flop[lead, k] >= 0:
                 by_position[1, flop[lead, k]] += 1
-                seen[flop[lead, k]] = True
-        left = 52 - seen.sum()
+                seen, again = _mark(seen, flop[lead, k])
+                if not again:
+                    seen_cards[n_seen] = flop[lead, k]
+                    n_seen += 1
         column = 0
         for p in range(len(later_counts)):
             dealt = True
@@ -377,12 +384,14 @@ def count_cards(
                     by_position[2 + p, card] += 1
                 else:
                     dealt = False
-            if dealt:
-                weight = later_counts[p] / left
-                for card in range(52):
-                    if not seen[card]:
-                        expected_later[p, card] += weight
+            if dealt:  # each unseen card's weight: all of them, less the seen ones'
+                weight = later_counts[p] / (52 - n_seen)
+                unseen[p] += weight
+                for j in range(n_seen):
+                    expected_later[p, seen_cards[j]] -= weight
             column += later_counts[p]
+    for p in range(len(later_counts)):
+        expected_later[p] += unseen[p]
 
 
 @njit(cache=True)
@@ -399,9 +408,11 @@ def leak_sums(
     folds and calls, and folds^2, folds x calls and calls^2 times q (1 - q)."""
     n_fold, n_call = 0, 0
     r_fold, r_call, ff, fc, cc = 0.0, 0.0, 0.0, 0.0, 0.0
+    ranks = np.zeros(13, np.int64)  # the round's hole cards' ranks
+    on_flop = np.zeros(13, np.int64)
     for g in range(len(bounds) - 1):
         lead = -1
-        ranks = np.zeros(13, np.int64)
+        ranks[:] = 0
         calls, folds = 0, 0
         for i in range(bounds[g], bounds[g + 1]):
             if not used[i]:
@@ -416,7 +427,7 @@ def leak_sums(
                 folds += 1
         if lead < 0:
             continue
-        on_flop = np.zeros(13, np.int64)
+        on_flop[:] = 0
         for k in range(flop.shape[1]):
             on_flop[flop[lead, k] // 4] += 1
         total, n_off, pairs_off = 0, 0, 0
