@@ -494,6 +494,31 @@ def test_parquet_nanoseconds_and_a_column_that_stops_are_read(
     assert sum(len(i) for i in items if isinstance(i, Rows)) == 300
 
 
+def test_the_moments_are_cached_checked_and_worked_again_when_broken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process judging a piece reads the moments from their cache file: what it reads
+    is what was worked, and a file whose tables do not match their sha256 is said so
+    and worked again."""
+    from harness.audit import returns
+
+    profile = load_profile("standard")
+    path = tmp_path / "moments-x-v1-y-z.npz"
+    with mock.patch.object(returns, "_cache_path", lambda _: path):
+        worked = returns.Moments._cached(profile, None)
+        assert path.exists()
+        read = returns.Moments._cached(profile, None)
+        assert np.array_equal(read.per_call, worked.per_call)
+        assert np.array_equal(read.square_low, worked.square_low)
+        with np.load(path) as stored:
+            arrays = dict(stored)
+        arrays["per_call"][7, 1] += 1e-9
+        np.savez(path, **arrays)
+        again = returns.Moments._cached(profile, None)
+    assert "do not match the sha256" in capsys.readouterr().err
+    assert np.array_equal(again.per_call, worked.per_call)
+
+
 def test_the_situation_of_a_row_is_the_census_s() -> None:
     from harness.audit.returns import Moments
 

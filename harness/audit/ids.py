@@ -94,13 +94,10 @@ class RoundIds:
         paths = sorted(self.folder.glob("ids-*.bin"), key=_place)  # the log's order
         if not paths:
             return
-        header = (PARTITIONS + 1) * 8
         bounds = [np.fromfile(path, "<i8", PARTITIONS + 1) for path in paths]
-        files = [np.memmap(path, RECORD, "r", header) if path.stat().st_size > header
-                 else np.zeros(0, RECORD) for path in paths]  # fmt: skip
         for p in range(PARTITIONS):
-            parts = zip(files, bounds, strict=True)
-            records = np.concatenate([f[at[p] : at[p + 1]] for f, at in parts])
+            records = np.concatenate([_records(path, at[p], at[p + 1])
+                                      for path, at in zip(paths, bounds, strict=True)])  # fmt: skip
             for i, j in zip(*repeats(records["h1"], records["h2"]), strict=True):
                 a, b = records[i], records[j]
                 yield Repeat(
@@ -108,6 +105,14 @@ class RoundIds:
                     (int(a["file"]), int(a["row"])),
                     (int(b["file"]), int(b["row"])),
                 )
+
+
+def _records(path: Path, start: int, stop: int) -> npt.NDArray[np.void]:
+    """A file's records `start` to `stop`, read (not mapped: a mapped page a process has
+    read counts in its resident memory)."""
+    with path.open("rb") as file:
+        file.seek((PARTITIONS + 1) * 8 + start * RECORD.itemsize)
+        return np.fromfile(file, RECORD, stop - start)
 
 
 def _place(path: Path) -> tuple[int, int]:

@@ -156,6 +156,18 @@ def day_of(micros: int) -> str:
     return day_name(micros // DAY)
 
 
+def met_again(spill: Path, files: list[str], partial: Partial) -> None:
+    """What only the whole log shows: the round ids met more than once, from the files
+    the pieces' auditors wrote under `spill` (`files`: the log's, in order)."""
+    key = ("integrity", "round-repeated", "a round id met again on its table", None)
+    for repeat in RoundIds(spill).repeated():
+        table, _, ident = repeat.key.partition("\x1f")
+        (file, row), (first_file, first_row) = repeat.again, repeat.first
+        detail = f"met first at {files[first_file]} row {first_row}"
+        example = Example(file=files[file], row=row, table=table, round=ident, detail=detail)
+        partial.tally(key).add(example, None, None)  # the rows are not read again
+
+
 @dataclass
 class Auditor:
     """The state that outlives a batch (the round ids met, each table's last time) and
@@ -183,17 +195,6 @@ class Auditor:
     def __post_init__(self) -> None:
         self.payouts = Payouts.of(self.profile)
         self.ids = RoundIds(self.spill, self.piece)
-
-    def finish(self, partial: Partial) -> None:
-        """What only the whole log shows: the round ids met more than once."""
-        names = {index: name for name, index in self.files.items()}
-        key = ("integrity", "round-repeated", "a round id met again on its table", None)
-        for repeat in self.ids.repeated():
-            table, _, ident = repeat.key.partition("\x1f")
-            (file, row), (first_file, first_row) = repeat.again, repeat.first
-            detail = f"met first at {names[first_file]} row {first_row}"
-            example = Example(file=names[file], row=row, table=table, round=ident, detail=detail)
-            partial.tally(key).add(example, None, None)  # the rows are not read again
 
     def clause(self, kind: str | None) -> str | None:
         return None if kind is None else self.owners.get(kind)

@@ -33,9 +33,11 @@ are known within bounds), taken at its largest.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,7 +46,18 @@ import numpy.typing as npt
 from harness.audit.kernel import first_met, group_sums, seat_positions, situations_of
 from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
-from harness.gamemath.census import Progress, Symmetry, load_census, symmetry
+from harness.gamemath.census import (
+    CENSUSES,
+    UNREADABLE,
+    Progress,
+    Symmetry,
+    cache_file,
+    load_census,
+    save_cache,
+    source_bytes,
+    symmetry,
+    warn_cache,
+)
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, WON
 from harness.gamemath.pricing import ante_odds, call_values
 from harness.gamemath.rng import POWER, StatResult, scipy_stats
@@ -71,17 +84,44 @@ class Moments:
 
     @classmethod
     def of(cls, profile: Profile, progress: Progress | None = None) -> Moments:
-        """The profile's moments (its census read, or computed with `progress`), worked
-        once a process for each way of settling a call."""
-        key = (
-            profile.qualifying_strength,
-            tuple(ante_odds(profile).tolist()),
-            profile.call_multiple,
-            profile.nonqualifying_ante,
-        )
+        """The profile's moments (from their cache, else worked from its census, read or
+        computed with `progress`), once a process for each way of settling a call."""
+        key = _settling(profile)
         if key not in _WORKED:
-            _WORKED[key] = cls._work(profile, progress)
+            _WORKED[key] = cls._cached(profile, progress)
         return _WORKED[key]
+
+    @classmethod
+    def prepare(cls, profile: Profile, progress: Progress | None = None) -> None:
+        """The moments' cache file made where it is missing, for the processes judging
+        a log's pieces to read; nothing kept in this one."""
+        if not _cache_path(profile).exists():
+            cls._cached(profile, progress)
+            CENSUSES.clear()
+
+    @classmethod
+    def _cached(cls, profile: Profile, progress: Progress | None) -> Moments:
+        """The moments from their cache file (its sha256 checked), else worked and kept
+        there: a process that judges a piece of a log then neither reads the 72 MB
+        census nor works for a second and a half (docs/audit.md, Speed)."""
+        path = _cache_path(profile)
+        try:
+            with np.load(path) as stored:
+                per_call, square_low = stored["per_call"], stored["square_low"]
+                checksum = str(stored["sha256"][()])
+        except FileNotFoundError:
+            pass
+        except UNREADABLE as error:
+            warn_cache(path, f"unreadable ({type(error).__name__}: {error})")
+        else:
+            if checksum == _sha256(per_call, square_low):
+                return cls(per_call, square_low, int(profile.call_multiple), symmetry())
+            warn_cache(path, "its tables do not match the sha256 stored with them")
+        moments = cls._work(profile, progress)
+        digest = _sha256(moments.per_call, moments.square_low)
+        save_cache(path, _kind(profile), per_call=moments.per_call,
+                   square_low=moments.square_low, sha256=np.array(digest))  # fmt: skip
+        return moments
 
     @classmethod
     def _work(cls, profile: Profile, progress: Progress | None) -> Moments:
@@ -114,6 +154,35 @@ class Moments:
 
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
+MOMENT_SOURCES = ("audit/returns.py", "gamemath/pricing.py")  # what the moments are worked by
+
+
+def _settling(profile: Profile) -> tuple[object, ...]:
+    """What a profile's moments depend on: its way of settling a call."""
+    odds = tuple(ante_odds(profile).tolist())
+    return (profile.qualifying_strength, odds, profile.call_multiple, profile.nonqualifying_ante)
+
+
+def _kind(profile: Profile) -> str:
+    """The moments' kind of cache file: one for each way of settling a call."""
+    return f"moments-{hashlib.sha256(repr(_settling(profile)).encode()).hexdigest()[:12]}"
+
+
+def _cache_path(profile: Profile) -> Path:
+    """The moments' cache file, beside the census's: its name holds the way of settling,
+    the census's code digest and a digest of MOMENT_SOURCES, so a change to any is a
+    file of its own (and replaces the file of the same way of settling)."""
+    sources = hashlib.sha256(b"".join(source_bytes(name) for name in MOMENT_SOURCES))
+    path = cache_file(_kind(profile))
+    return path.with_name(f"{path.stem}-{sources.hexdigest()[:12]}{path.suffix}")
+
+
+def _sha256(*arrays: npt.NDArray[np.float64]) -> str:
+    sha = hashlib.sha256()
+    for array in arrays:
+        sha.update(f"{array.dtype.str}{array.shape}".encode())
+        sha.update(np.ascontiguousarray(array).tobytes())
+    return sha.hexdigest()
 
 
 def _net_squares(

@@ -24,7 +24,7 @@ from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
 from harness.audit.drift import ALPHA as DRIFT_ALPHA
 from harness.audit.drift import LEAST_CALLS_A_DAY, drift_test
-from harness.audit.judge import Partial, Tally
+from harness.audit.judge import Partial, Tally, met_again
 from harness.audit.leak import ALPHA as LEAK_ALPHA
 from harness.audit.leak import leak_family
 from harness.audit.model import (
@@ -48,7 +48,6 @@ from harness.audit.returns import (
     return_tests,
 )
 from harness.errors import UsageError
-from harness.gamemath.census import CENSUSES, load_census
 from harness.gamemath.census import Progress as CensusProgress
 from harness.gamemath.rng import POWER, StatResult, holm
 from harness.results.outcomes import Status, Verdict
@@ -125,10 +124,9 @@ def audit(
     owners = fault_owners(request.clauses)
     if jobs <= 1 and dask is None:
         Moments.of(request.profile, census)  # worked here, with its progress
-    else:  # the census computed here with its progress (where its cache has none), for
-        # the processes judging the pieces to read; its moments are theirs to hold
-        load_census(request.profile.qualifying_strength, census)
-        CENSUSES.clear()
+    else:  # worked here with the census's progress where no cache has them, for the
+        # processes judging the pieces to read; they are theirs to hold
+        Moments.prepare(request.profile, census)
     with tempfile.TemporaryDirectory(prefix="chcert-audit-", dir=spill) as folder:
         setup = Setup(
             request.profile,
@@ -141,7 +139,7 @@ def audit(
         )
         log = pieces(request.files)
         partial = merge(setup, run_pieces(setup, log, jobs, dask, progress))
-        setup.auditor(log[0]).finish(partial)
+        met_again(Path(folder), list(setup.files), partial)
     return partial
 
 
