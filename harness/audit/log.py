@@ -386,7 +386,7 @@ def _has_columns(record: dict[str, object]) -> bool:
 
 def _single(table: pa.Table, column: str) -> pa.Array:
     """A column as one array, a dictionary's values in place of its codes."""
-    array = table[column].combine_chunks()
+    array = _column(table, column)
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     return array
@@ -453,8 +453,10 @@ def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDA
 
 
 def _column(table: pa.Table, column: str) -> pa.Array:
-    """A column as one array, as the file types it (a dictionary kept)."""
-    return table[column].combine_chunks()
+    """A column as one array, as the file types it (a dictionary kept); a column of one
+    chunk is that chunk, not a copy."""
+    chunks = table[column]
+    return chunks.chunk(0) if chunks.num_chunks == 1 else chunks.combine_chunks()
 
 
 def _integers(
@@ -632,7 +634,7 @@ def _leading(table: pa.Table, key: tuple[object, object]) -> int:
 
 def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
     """Each row's round in the table, numbered from 0 (harness/audit/kernel.py)."""
-    return round_numbers(Labels.of(table["table"].combine_chunks()).codes, *strings(
+    return round_numbers(Labels.of(_column(table, "table")).codes, *strings(
         _text(_single(table, "round"))
     ))  # fmt: skip
 
