@@ -518,13 +518,22 @@ def settle_rows(
     even_unless_wins, forfeits, loses = rules[3] != 0, rules[4] != 0, rules[5]
     last = np.full(board.shape[1] + dealer.shape[1], -2, np.int16)  # the cards last evaluated
     last_strength = 0
+    cards = hole.shape[1] + board.shape[1]
     for i in range(len(ante)):
         call = multiple * ante[i] if called[i] else 0
         ante_back, call_back, aa_back = 0, 0, 0
+        flop_words, flop_suits = np.uint64(0), np.uint64(0)  # the flop's hand, where shown
+        if flop_dealt[i] or dealt[i]:
+            flop_words, flop_suits = hand_of(board[i, :3])
         if called[i]:
             player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged
             if dealt[i]:
-                player = _best(board[i], hole[i], tables)
+                words, suits = flop_words, flop_suits
+                for k in range(3, board.shape[1]):
+                    words, suits = add_card(words, suits, board[i, k])
+                for k in range(hole.shape[1]):
+                    words, suits = add_card(words, suits, hole[i, k])
+                player = strength(words, suits, cards, tables)
                 same = True
                 for k in range(board.shape[1]):
                     same = same and last[k] == board[i, k]
@@ -544,7 +553,10 @@ def settle_rows(
             elif player == house:
                 ante_back, call_back = ante[i], call
         if aa[i] > 0 and flop_dealt[i] and (called[i] or not forfeits):
-            hand = _best(board[i, :3], hole[i], tables)
+            words, suits = flop_words, flop_suits
+            for k in range(hole.shape[1]):
+                words, suits = add_card(words, suits, hole[i, k])
+            hand = strength(words, suits, 3 + hole.shape[1], tables)
             category = hand >> CATEGORY_SHIFT
             odds = aa_odds[category]
             if category == PAIR and hand < pair_of_aces:
