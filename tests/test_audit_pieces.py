@@ -228,3 +228,19 @@ def test_an_empty_player_is_no_player_and_bands_pool_alike_however_cut(
         _, data = _audit(log, tmp_path / "out", "--jobs", "1")
         seen.append([b["value"] for b in data["bands"] if b["group"] == "channel"])
     assert seen[0] == seen[1] and len(seen[0]) == 101 and seen[0][-1] == "(other values)"
+
+
+def test_the_round_ids_met_again_are_shown_as_the_log_meets_them(
+    clean_rows: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """Forty round ids met again, spread over the ids' partitions: the finding counts
+    them all and shows the three the log meets first, however the log is cut."""
+    rows = [dict(r) for r in clean_rows]
+    for r, first in zip(rows[600:720], rows[0:120], strict=True):  # rounds 200..239
+        r["round"] = first["round"]
+    log = _parquet(tmp_path / "log.parquet", rows)
+    for jobs in ("1", "2"):
+        _, data = _audit(log, tmp_path / "out", "--jobs", jobs)
+        [finding] = [f for f in data["findings"] if f["kind"] == "round-repeated"]
+        assert finding["count"] == 40
+        assert [e["row"] for e in finding["examples"]] == [601, 604, 607]  # rows from 1

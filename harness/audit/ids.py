@@ -23,10 +23,11 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from harness.atomic import atomic_path
 from harness.audit.kernel import hash_keys, prefixes, repeats, strings
 
 PARTITIONS = 64
-CHUNK_RECORDS = 1 << 18  # records a piece keeps in memory (some 18 MB) before a file
+CHUNK_RECORDS = 1 << 18  # a piece's records kept in memory (some 18 MB) before a file
 KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
 RECORD = np.dtype(
     [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
@@ -61,7 +62,8 @@ class RoundIds:
             return
         sizes = sum(np.diff(bounds) for _, bounds in self.kept)
         path = self.folder / f"ids-{self.piece:06d}-{self.chunks:06d}.bin"
-        with path.open("wb") as file:
+        # whole or not at all: a piece a cluster runs twice at once writes its files twice
+        with atomic_path(path) as temporary, temporary.open("wb") as file:
             file.write(np.append(0, np.cumsum(sizes)).astype("<i8").tobytes())
             for p in range(PARTITIONS):
                 for records, bounds in self.kept:
@@ -89,7 +91,8 @@ class RoundIds:
             self.close()
 
     def repeated(self) -> Iterator[Repeat]:
-        """Every id met more than once: each later meeting, beside the first."""
+        """Every id met more than once: each later meeting, beside the first (in the log's
+        order within a partition, not across them)."""
         self.close()
         paths = sorted(self.folder.glob("ids-*.bin"), key=_place)  # the log's order
         if not paths:

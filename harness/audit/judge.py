@@ -12,6 +12,7 @@ attributes by: each cause is a finding of the clause that owns its fault kind.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from harness.audit.cards import CardCounts, count
-from harness.audit.ids import RoundIds
+from harness.audit.ids import Repeat, RoundIds
 from harness.audit.kernel import (
     cards_twice,
     consecutive_cards,
@@ -158,14 +159,25 @@ def day_of(micros: int) -> str:
 
 def met_again(spill: Path, files: list[str], partial: Partial) -> None:
     """What only the whole log shows: the round ids met more than once, from the files
-    the pieces' auditors wrote under `spill` (`files`: the log's, in order)."""
+    the pieces' auditors wrote under `spill` (`files`: the log's, in order, each at the
+    index its auditors numbered it by)."""
     key = ("integrity", "round-repeated", "a round id met again on its table", None)
+    met, earliest = 0, list[Repeat]()  # the EXAMPLES meetings again the log meets first
     for repeat in RoundIds(spill).repeated():
+        met += 1
+        if len(earliest) < EXAMPLES or repeat.again < earliest[-1].again:
+            bisect.insort(earliest, repeat, key=lambda r: r.again)  # (file, row): log order
+            del earliest[EXAMPLES:]
+    if not met:
+        return
+    tally = partial.tally(key)
+    for repeat in earliest:
         table, _, ident = repeat.key.partition("\x1f")
         (file, row), (first_file, first_row) = repeat.again, repeat.first
         detail = f"met first at {files[first_file]} row {first_row}"
         example = Example(file=files[file], row=row, table=table, round=ident, detail=detail)
-        partial.tally(key).add(example, None, None)  # the rows are not read again
+        tally.add(example, None, None)  # the rows are not read again
+    tally.count += met - len(earliest)  # the others: counted, their examples not kept
 
 
 @dataclass

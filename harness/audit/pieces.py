@@ -22,7 +22,7 @@ addition; three things look back across a piece's start and are settled at the m
     table's first time in a piece is before its latest time in the pieces before, the
     merge reads that piece's rounds of the table again (a log whose clock went back
     across a piece's start, which a correct log never makes) to find the rest;
-  - a round id met again: each piece appends its rounds' ids to files of its own in
+  - a round id met again: each piece writes its rounds' ids to files of its own in
     the run's spill folder, read together at the end (harness/audit/ids.py).
 """
 

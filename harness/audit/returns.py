@@ -94,10 +94,10 @@ class Moments:
     @classmethod
     def prepare(cls, profile: Profile, progress: Progress | None = None) -> None:
         """The moments' cache file made where it is missing, for the processes judging
-        a log's pieces to read; nothing kept in this one."""
-        if not _cache_path(profile).exists():
-            cls._cached(profile, progress)
-            CENSUSES.clear()
+        a log's pieces to read (a file there read and its sha256 checked: a broken one
+        is worked again here, once, not in each of them); nothing kept in this one."""
+        cls._cached(profile, progress)
+        CENSUSES.clear()
 
     @classmethod
     def _cached(cls, profile: Profile, progress: Progress | None) -> Moments:

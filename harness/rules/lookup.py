@@ -9,10 +9,12 @@ FLUSH[mask]; else the rank counts do, by RANKS[index], where index numbers every
 dealing n cards over 13 ranks (at most 4 of a rank) in order: n's offset, plus for each
 rank the ways the ranks above it could hold the cards left had this rank held fewer.
 
-The tables are built at import by the evaluator's own `_flush_strength` and
-`_rank_strength`, so there is one definition of a hand's strength; tests/test_lookup.py
-holds the two equal on every five-card hand and (slow tier) on all 133,784,560
-seven-card hands.
+The tables are built at import: their layout by a compiled loop of this module, every
+strength by the evaluator's own batch function, called from Python so that what it
+computes is always the evaluator's current code (a compiled loop calling another
+module's would keep that module's code as it was when it was cached). There is one
+definition of a hand's strength; tests/test_lookup.py holds the two equal on every
+five-card hand and (slow tier) on all 133,784,560 seven-card hands.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from harness.rules.evaluator import _flush_strength, _rank_strength
+from harness.rules.evaluator import evaluate_each
 
 MOST_CARDS = 7
 NO_HAND = -1  # the strength of cards that are not a hand: a card repeated
+NO_CARD = 255
 NIBBLES = 0x1111111111111  # one in each rank's count field
 TOO_MANY = 0x8888888888888  # a count field's top bit: set by adding 3 to 5 or more
 
@@ -41,16 +44,12 @@ class Tables(NamedTuple):
 
 
 @njit(cache=True)
-def _build() -> tuple[
-    npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]
+def _layout() -> tuple[
+    npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint8], npt.NDArray[np.int64]
 ]:
-    flush = np.zeros(1 << 13, np.int32)
-    for mask in range(1 << 13):
-        bits = 0
-        for r in range(13):
-            bits += (mask >> r) & 1
-        if bits >= 5:
-            flush[mask] = _flush_strength(mask)
+    """The tables' shape, no strength yet: `step` and `offset`, a hand of each rank
+    count of 5 to 7 cards (suits dealt in turn, so never five of one: no flush), in
+    index order, and each index's."""
     # ways[i, k]: the rank counts of ranks i..12 that hold k cards, at most 4 a rank
     ways = np.zeros((14, MOST_CARDS + 1), np.int64)
     ways[13, 0] = 1
@@ -69,23 +68,46 @@ def _build() -> tuple[
     offset = np.zeros(MOST_CARDS + 1, np.int32)
     for n in range(1, MOST_CARDS + 1):
         offset[n] = offset[n - 1] + ways[0, n - 1]
-    ranks = np.zeros(offset[MOST_CARDS] + ways[0, MOST_CARDS], np.int32)
-    counts = np.zeros(13, np.int8)
-    for n in range(MOST_CARDS + 1):
+    total = ways[0, 5] + ways[0, 6] + ways[0, 7]
+    hands = np.full((total, MOST_CARDS), NO_CARD, np.uint8)  # a hand of 5 or 6: no 7th
+    where = np.empty(total, np.int64)
+    h = 0
+    for n in range(5, MOST_CARDS + 1):
         for index in range(ways[0, n]):  # each rank count of n cards, from its index
-            left, k = index, n
+            left, k, dealt = index, n, 0
             for i in range(13):
                 c = 0
                 while c < min(4, k) and step[i, k, c + 1] <= left:
                     c += 1
-                counts[i] = c
+                for _ in range(c):
+                    hands[h, dealt] = 4 * i + dealt % 4
+                    dealt += 1
                 left -= step[i, k, c]
                 k -= c
-            ranks[offset[n] + index] = _rank_strength(counts)
-    return flush, ranks, step, offset
+            where[h] = offset[n] + index
+            h += 1
+    return step, offset, hands, where
 
 
-TABLES = Tables(*_build())
+def _build() -> Tables:
+    """The tables, their strengths the evaluator's own (`evaluate_each`, from Python:
+    so its compiled code, and its cache, stay the evaluator's)."""
+    step, offset, hands, where = _layout()
+    ranks = np.zeros(where[-1] + 1, np.int32)  # no strength for fewer than 5 cards
+    cards = (hands != NO_CARD).sum(axis=1)
+    for n in range(5, MOST_CARDS + 1):
+        ranks[where[cards == n]] = evaluate_each(hands[cards == n, :n])
+    flush = np.zeros(1 << 13, np.int32)
+    masks = np.arange(1 << 13)
+    bits = np.array([bin(m).count("1") for m in masks])
+    for n in range(5, MOST_CARDS + 1):  # a suit's cards among seven: 5 to 7
+        chosen = masks[bits == n]
+        cards = np.array([[4 * r for r in range(13) if m >> r & 1] for m in chosen], np.uint8)
+        flush[chosen] = evaluate_each(cards)
+    return Tables(flush, ranks, step, offset)
+
+
+TABLES = _build()
 
 
 @njit(cache=True)
