@@ -275,6 +275,33 @@ def test_a_malformed_row_is_a_finding_with_its_file_and_row(tmp_path: Path) -> N
     assert finding["examples"][0]["row"] == 3 and finding["detail"] == "hole"
 
 
+def test_a_converted_log_audits_as_its_source(reference_log: Path, tmp_path: Path) -> None:
+    """A JSON Lines log converted to Parquet: a column typed only where every value
+    reads so, a line that is not JSON named and left out (exit 2), and the Parquet
+    file's audit finds what the source's finds but that line."""
+    rows = _rows(reference_log)
+    rows[5]["ante_returned"] += 100  # mispaid
+    rows[9]["call"] = "12.5"  # not an amount: the column stays text
+    source = _write(tmp_path / "log.jsonl", rows)
+    with source.open("a") as file:
+        file.write("not json\n")
+    parquet = tmp_path / "log.parquet"
+    assert main(["audit", str(source), "--convert-to", str(parquet), "--quiet"]) == 2
+    schema = pq.read_schema(parquet)
+    assert schema.field("time").type == pa.timestamp("us", tz="UTC")
+    assert (schema.field("ante").type, schema.field("call").type) == (pa.int64(), pa.string())
+    assert pq.ParquetFile(parquet).metadata.num_rows == len(rows)
+    _, before = _audit(tmp_path / "source", str(source))
+    _, after = _audit(tmp_path / "parquet", str(parquet))
+    assert _found(after) == _found(before)
+    count = {(f["kind"], f["detail"].split(" ")[0]): f["count"] for f in before["findings"]}
+    assert count == {
+        (f["kind"], f["detail"].split(" ")[0]): f["count"] for f in after["findings"]
+    } | {("malformed-row", "line"): 1}
+    assert before["rows"]["read"] == after["rows"]["read"] + 1
+    assert main(["audit", str(parquet), "--convert-to", str(tmp_path / "x.parquet")]) == 4
+
+
 def test_bad_input_is_a_usage_error_and_an_empty_log_is_incomplete(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text("")
     code, data = _audit(tmp_path, str(tmp_path / "empty.jsonl"))
