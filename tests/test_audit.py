@@ -548,12 +548,13 @@ def test_the_moments_are_cached_checked_and_worked_again_when_broken(
 
 def test_the_situation_of_a_row_is_the_census_s() -> None:
     from harness.audit.returns import Moments
+    from harness.gamemath.census import symmetry
 
     moments = Moments.of(load_profile("standard"))
     draw = np.random.default_rng(3)
     cards = np.array([draw.permutation(52)[:5] for _ in range(500)], np.int16)
     got = moments.situations(cards[:, :2], cards[:, 2:])
-    sym = moments.symmetry
+    sym = symmetry()
     assert got.tolist() == [
         sym.situation((int(c[0]), int(c[1])), (int(c[2]), int(c[3]), int(c[4]))) for c in cards
     ]

@@ -54,7 +54,7 @@ from harness.audit.kernel import times_backwards
 from harness.audit.log import Malformed, Rows, read_log
 from harness.audit.returns import Moments
 from harness.errors import UsageError
-from harness.gamemath.census import CENSUSES
+from harness.gamemath.census import CENSUSES, symmetry
 from harness.rules.profiles import Profile
 from harness.rules.table import Table
 
@@ -150,8 +150,9 @@ class Setup:
         pa.set_memory_pool(pa.system_memory_pool())
         auditor = self.auditor(piece)
         if self.threads:  # a process of its own: it holds the moments, not their census
-            numba.set_num_threads(self.threads)
+            numba.set_num_threads(self.threads)  # nor the symmetry tables it does not read
             CENSUSES.clear()
+            symmetry.cache_clear()
         partial = Partial()
         for item in piece.read():
             auditor.judge(item, partial)

@@ -38,7 +38,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +50,6 @@ from harness.gamemath.census import (
     CENSUSES,
     UNREADABLE,
     Progress,
-    Symmetry,
     cache_file,
     load_census,
     save_cache,
@@ -80,7 +79,7 @@ class Moments:
     per_call: npt.NDArray[np.float64]  # (situations, 4): VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE
     square_low: npt.NDArray[np.float64]
     multiple: int  # the call, in antes
-    symmetry: Symmetry
+    tables: SituationTables
 
     @classmethod
     def of(cls, profile: Profile, progress: Progress | None = None) -> Moments:
@@ -93,33 +92,26 @@ class Moments:
 
     @classmethod
     def prepare(cls, profile: Profile, progress: Progress | None = None) -> None:
-        """The moments' cache file made where it is missing, for the processes judging
-        a log's pieces to read (a file there read and its sha256 checked: a broken one
-        is worked again here, once, not in each of them); nothing kept in this one."""
-        cls._cached(profile, progress)
-        CENSUSES.clear()
+        """The moments' cache file made where it is missing or broken (read and its
+        sha256 checked), for the processes judging a log's pieces to read: worked here,
+        once, not in each of them; nothing kept in this process."""
+        if _stored(profile) is None:
+            cls._cached(profile, progress)
+            CENSUSES.clear()
+            symmetry.cache_clear()
 
     @classmethod
     def _cached(cls, profile: Profile, progress: Progress | None) -> Moments:
-        """The moments from their cache file (its sha256 checked), else worked and kept
-        there: a process that judges a piece of a log then neither reads the 72 MB
-        census nor works for a second and a half (docs/audit.md, Speed)."""
-        path = _cache_path(profile)
-        try:
-            with np.load(path) as stored:
-                per_call, square_low = stored["per_call"], stored["square_low"]
-                checksum = str(stored["sha256"][()])
-        except FileNotFoundError:
-            pass
-        except UNREADABLE as error:
-            warn_cache(path, f"unreadable ({type(error).__name__}: {error})")
-        else:
-            if checksum == _sha256(per_call, square_low):
-                return cls(per_call, square_low, int(profile.call_multiple), symmetry())
-            warn_cache(path, "its tables do not match the sha256 stored with them")
+        """The moments from their cache file, else worked and kept there: a process that
+        judges a piece of a log then neither reads the 72 MB census nor works for a
+        second and a half (docs/audit.md, Speed)."""
+        stored = _stored(profile)
+        if stored is not None:
+            per_call, square_low = stored
+            return cls(per_call, square_low, int(profile.call_multiple), _tables())
         moments = cls._work(profile, progress)
         digest = _sha256(moments.per_call, moments.square_low)
-        save_cache(path, _kind(profile), per_call=moments.per_call,
+        save_cache(_cache_path(profile), _kind(profile), per_call=moments.per_call,
                    square_low=moments.square_low, sha256=np.array(digest))  # fmt: skip
         return moments
 
@@ -134,7 +126,7 @@ class Moments:
         high, low = _net_squares(census, profile)
         sums = (call_values(census, profile), high, outcome, outcome_square)
         per_call = np.stack([total / COMPLETIONS for total in sums], axis=1)
-        return cls(per_call, low, m, symmetry())
+        return cls(per_call, low, m, _tables())
 
     def situations(
         self,
@@ -144,13 +136,9 @@ class Moments:
     ) -> npt.NDArray[np.int64]:
         """Each row's situation (harness/gamemath/census.py `Symmetry.situation`), of
         `rows` only where given (0 elsewhere)."""
-        sym = self.symmetry
         if rows is None:
             rows = np.ones(len(hole), bool)
-        return situations_of(
-            hole, flop, rows, sym.binom, sym.flop_perm, sym.card_map, sym.flop_canon,
-            sym.situation_of,
-        )  # fmt: skip
+        return situations_of(hole, flop, rows, *self.tables)
 
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
@@ -175,6 +163,42 @@ def _cache_path(profile: Profile) -> Path:
     sources = hashlib.sha256(b"".join(source_bytes(name) for name in MOMENT_SOURCES))
     path = cache_file(_kind(profile))
     return path.with_name(f"{path.stem}-{sources.hexdigest()[:12]}{path.suffix}")
+
+
+class SituationTables(NamedTuple):
+    """The suit-symmetry tables a situation is looked up by (harness/gamemath/census.py
+    `Symmetry.situation`): some 10 MB of its 70, the rest of which an audit never reads."""
+
+    binom: npt.NDArray[np.int64]
+    flop_perm: npt.NDArray[np.int64]
+    card_map: npt.NDArray[np.int64]
+    flop_canon: npt.NDArray[np.int64]
+    situation_of: npt.NDArray[np.int32]
+
+
+def _tables() -> SituationTables:
+    sym = symmetry()
+    return SituationTables(sym.binom, sym.flop_perm, sym.card_map, sym.flop_canon,
+                           sym.situation_of)  # fmt: skip
+
+
+def _stored(profile: Profile) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """The moments' arrays from their cache file, None where it has none or a broken one
+    (said so on stderr)."""
+    path = _cache_path(profile)
+    try:
+        with np.load(path) as stored:
+            per_call, square_low = stored["per_call"], stored["square_low"]
+            checksum = str(stored["sha256"][()])
+    except FileNotFoundError:
+        return None
+    except UNREADABLE as error:
+        warn_cache(path, f"unreadable ({type(error).__name__}: {error})")
+        return None
+    if checksum != _sha256(per_call, square_low):
+        warn_cache(path, "its tables do not match the sha256 stored with them")
+        return None
+    return per_call, square_low
 
 
 def _sha256(*arrays: npt.NDArray[np.float64]) -> str:
