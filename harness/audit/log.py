@@ -490,12 +490,23 @@ def _time(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
         return values.fill_null(0).to_numpy(zero_copy_only=False), bad
     column = _text(column)
     iso = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$"
-    good = pc.match_substring_regex(column, iso).fill_null(False).to_numpy(zero_copy_only=False)
-    values = np.zeros(len(column), np.int64)
-    text = column.to_numpy(zero_copy_only=False)
-    for i in np.flatnonzero(good):  # the zone is part of the instant
+    matched = pc.match_substring_regex(column, iso).fill_null(False)
+    good = matched.to_numpy(zero_copy_only=False)
+    try:  # Arrow's own reading of the instants, nanoseconds kept to the microsecond
+        instants = pc.if_else(matched, column, "1970-01-01T00:00:00Z")
+        nanos = instants.cast(pa.timestamp("ns", tz="UTC"))
+        values = nanos.cast(pa.timestamp("us", tz="UTC"), safe=False).cast(pa.int64())
+        values = values.to_numpy(zero_copy_only=False).copy()
+    except pa.ArrowInvalid:  # a date no calendar has (a 30 February), a year past 2262
+        values = np.zeros(len(column), np.int64)
+        good = good.copy()
+        slow = np.flatnonzero(good)
+    else:
+        slow = np.flatnonzero(good & (values < 0))  # before 1970: as Python reads it
+    text = column.take(pa.array(slow)).to_pylist() if len(slow) else []
+    for i, instant in zip(slow, text, strict=True):  # the zone is part of the instant
         try:
-            values[i] = _micros(str(text[i]))
+            values[i] = _micros(str(instant))
         except ValueError:
             good[i] = False
     return values, ~good
