@@ -275,6 +275,28 @@ def test_a_malformed_row_is_a_finding_with_its_file_and_row(tmp_path: Path) -> N
     assert finding["examples"][0]["row"] == 3 and finding["detail"] == "hole"
 
 
+def test_instants_in_text_are_read_by_arrow_as_python_reads_them() -> None:
+    """A CSV or JSON Lines batch's instants, read by Arrow, are Python's reading of each
+    (fractions of 1 to 9 digits, zones from -12:00 to +14:00, before 1970 too); a batch
+    Arrow refuses (a 30 February) is read one instant at a time."""
+    from harness.audit.log import _micros, _time
+
+    draw = random.Random(5)
+    texts = [
+        f"{draw.randint(1900, 2200):04d}-{draw.randint(1, 12):02d}-{draw.randint(1, 28):02d}"
+        f"{draw.choice('T ')}{draw.randint(0, 23):02d}:{draw.randint(0, 59):02d}:"
+        f"{draw.randint(0, 59):02d}{draw.choice(['', '.5', '.123456', '.987654321'])}"
+        f"{draw.choice(['Z', '+01:00', '-0530', '+14:00', '-12:00'])}"
+        for _ in range(500)
+    ]
+    texts += ["1969-12-31T23:59:59.5Z", "not an instant", None]
+    for batch in (texts, [*texts, "2026-02-30T00:00:00Z"]):
+        values, wrong = _time(pa.chunked_array([pa.array(batch, pa.string())]))
+        assert wrong.tolist() == [t is None or not t[0].isdigit() or "02-30" in t for t in batch]
+        assert values[:500].tolist() == [_micros(t) for t in texts[:500]]
+        assert values[500] == -500_000
+
+
 def test_a_converted_log_audits_as_its_source(reference_log: Path, tmp_path: Path) -> None:
     """A JSON Lines log converted to Parquet: a column typed only where every value
     reads so, a line that is not JSON named and left out (exit 2), and the Parquet

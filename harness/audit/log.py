@@ -502,7 +502,7 @@ def _time(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
         good = good.copy()
         slow = np.flatnonzero(good)
     else:
-        slow = np.flatnonzero(good & (values < 0))  # before 1970: as Python reads it
+        slow = np.flatnonzero(good & (values < 0))  # before 1970: Arrow truncates to zero
     text = column.take(pa.array(slow)).to_pylist() if len(slow) else []
     for i, instant in zip(slow, text, strict=True):  # the zone is part of the instant
         try:
@@ -513,10 +513,12 @@ def _time(column: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
 
 
 def _micros(text: str) -> int:
-    from datetime import datetime
+    """Microseconds since the epoch, exactly (before 1970 too: a float's timestamp,
+    truncated, would put a fractional instant there a second late)."""
+    from datetime import UTC, datetime, timedelta
 
     instant = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T", 1))
-    return int(instant.timestamp()) * 1_000_000 + instant.microsecond
+    return (instant - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 ROW = "__row__"  # each row's number in its file, carried beside its columns
