@@ -522,8 +522,8 @@ def settle_rows(
     for i in range(len(ante)):
         call = multiple * ante[i] if called[i] else 0
         ante_back, call_back, aa_back = 0, 0, 0
-        flop_words, flop_suits = np.uint64(0), np.uint64(0)  # the flop's hand, where shown
-        if flop_dealt[i] or dealt[i]:
+        flop_words, flop_suits = np.uint64(0), np.uint64(0)  # the flop's, where a hand needs it
+        if (called[i] and dealt[i]) or (aa[i] > 0 and flop_dealt[i]):
             flop_words, flop_suits = hand_of(board[i, :3])
         if called[i]:
             player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged

@@ -140,6 +140,17 @@ class Moments:
             rows = np.ones(len(hole), bool)
         return situations_of(hole, flop, rows, *self.tables)
 
+    def means(
+        self, hole: npt.NDArray[np.int16], flop: npt.NDArray[np.int16], rows: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """(rows, 4): each of `rows`' `per_call` row, its situation's (elsewhere situation
+        0's, never read): read once a batch, for the return and the band tallies, each
+        a random row of a 41 MB table."""
+        means: npt.NDArray[np.float64] = np.take(  # rows: far quicker than [s]
+            self.per_call, self.situations(hole, flop, rows), axis=0
+        )
+        return means
+
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
 MOMENT_SOURCES = ("audit/returns.py", "gamemath/pricing.py")  # what the moments are worked by
@@ -324,29 +335,29 @@ def count(
     keep: npt.NDArray[np.bool_],
     mine: npt.NDArray[np.bool_],
     due: Owed,
-    situation: npt.NDArray[np.int64],
-    moments: Moments,
+    census: npt.NDArray[np.float64],
+    multiple: int,
     into: ReturnCounts,
 ) -> None:
     """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
     (`mine`, harness/audit/returns.py `readable`), by its seat position in the round
-    (`position`, from 0); `situation`, each calling row's (`situations`)."""
+    (`position`, from 0); `census`, each calling row's means (`Moments.means`); the call
+    `multiple` antes."""
     dealt = rows.shown("flop", "turn", "river", "dealer")
     calls = keep & rows.call_made & ~rows.void & dealt & due.judged
     into.unread += int((calls & ~mine).sum())
     j = np.flatnonzero(calls & mine)
     if not len(j):
         return
-    s = situation[j]
     ante, call = rows.amounts["ante"][j], due.call[j]
     back = due.call_returned[j]
     # The rules' outcome: the call lost, won, or back with the ante paid (the dealer not
     # qualifying: every ante odds is at least 1) or not (a push).
     won, lost = back == 2 * call, back == 0
     paid = ~won & ~lost & (due.ante_returned[j] > ante)
-    m = moments.multiple
+    m = multiple
     outcome = np.where(won, 1 + m, np.where(lost, -(1 + m), np.where(paid, 1, 0)))
-    means = np.take(moments.per_call, s, axis=0)  # rows: far quicker than [s]
+    means = np.take(census, j, axis=0)
     mean = means[:, OUTCOME]
     variance = means[:, OUTCOME_SQUARE] - mean * mean
     terms = (outcome - mean, variance, variance * variance)
@@ -436,9 +447,15 @@ def merge_groups(
     at most: a value the part kept but the log has too many before is pooled, as one
     pass over the log would have pooled it."""
     for (name, label), sums in other.items():
-        if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
-            label = OTHER
-        into.setdefault((name, label), GroupSums()).merge(sums)
+        _group(into, name, label).merge(sums)
+
+
+def _group(into: dict[tuple[str, str], GroupSums], name: str, label: str) -> GroupSums:
+    """A value's group, OTHER's where the log met MOST_GROUPS values of its column
+    before it (a column with a value a row, a session id, is not a group)."""
+    if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
+        label = OTHER
+    return into.setdefault((name, label), GroupSums())
 
 
 @dataclass
@@ -468,12 +485,12 @@ def count_groups(
     bounds: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     due: Owed,
-    situation: npt.NDArray[np.int64],
-    moments: Moments,
+    census: npt.NDArray[np.float64],
     into: dict[tuple[str, str], GroupSums],
 ) -> None:
     """Add every settled seat of the sound rounds (`keep`) to its groups' sums
-    (`bounds`: each round's first row, then the batch's length).
+    (`bounds`: each round's first row, then the batch's length; `census`, each calling
+    row's means, `Moments.means`).
 
     A call's return has the census's expectation and variance given its situation; a
     fold's and an AA Bonus's return is fixed by the cards the seat saw, so the rules'
@@ -494,8 +511,7 @@ def count_groups(
     sd = np.zeros(len(rows))
     k = np.flatnonzero(called)
     if len(k):
-        s = situation[k]
-        means = np.take(moments.per_call, s, axis=0)  # rows: far quicker than [s]
+        means = np.take(census, k, axis=0)
         mean = means[:, VALUE]
         var = means[:, SQUARE] - mean * mean
         expected[k] = ante[k] + due.call[k] + ante[k] * mean + due.aa_bonus_returned[k]
@@ -518,12 +534,7 @@ def count_groups(
             label = column.values[v - 1]
             if not label:  # an empty name names no channel or currency
                 continue
-            if (name, label) not in into and _groups_of(into, name) >= MOST_GROUPS:
-                label = OTHER  # a column with a value a row (a session id) is not a group
-            group = into.setdefault((name, str(label)), GroupSums())
-            group.seats += int(counts[v, 0])
-            group.staked += int(counts[v, 1])
-            group.returned += int(counts[v, 2])
-            group.rules += int(counts[v, 3])
-            group.expected += float(sums[v, 0])
-            group.variance += float(sums[v, 1])
+            seats, staked, returned, rules_returned = map(int, counts[v])
+            _group(into, name, str(label)).merge(GroupSums(
+                seats, staked, returned, rules_returned, float(sums[v, 0]), float(sums[v, 1])
+            ))  # fmt: skip

@@ -102,8 +102,8 @@ def _build() -> Tables:
     bits = np.array([bin(m).count("1") for m in masks])
     for n in range(5, MOST_CARDS + 1):  # a suit's cards among seven: 5 to 7
         chosen = masks[bits == n]
-        cards = np.array([[4 * r for r in range(13) if m >> r & 1] for m in chosen], np.uint8)
-        flush[chosen] = evaluate_each(cards)
+        suited = np.array([[4 * r for r in range(13) if m >> r & 1] for m in chosen], np.uint8)
+        flush[chosen] = evaluate_each(suited)
     return Tables(flush, ranks, step, offset)
 
 
