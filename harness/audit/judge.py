@@ -305,12 +305,11 @@ class Auditor:
         due = owed(self.payouts, rows)
         mine = readable(rows, bounds, face_up)
         kept = ~bad[group]  # a sound round's cards are each dealt once: a situation
-        census = self.moments.means(  # each calling row's, of its cards and flop
+        situation = self.moments.situations(  # each calling row's, of its cards and flop
             rows.cards["hole"], rows.cards["flop"], kept & rows.call_made & rows.shown("flop")
         )
-        multiple = self.moments.multiple
-        count_returns(rows, position, kept, mine, due, census, multiple, partial.returns)
-        count_groups(rows, bounds, kept & mine, due, census, partial.groups)
+        count_returns(rows, position, kept, mine, due, situation, self.moments, partial.returns)
+        count_groups(rows, bounds, kept & mine, due, situation, self.moments, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)

@@ -33,6 +33,10 @@ OTHER_OFFSET = np.uint64(0x84222325CBF29CE4)
 OTHER_PRIME = np.uint64(0x00000100000001B3 ^ 0x5BD1E995 << 8)
 PAIR = int(Category.PAIR)
 SMALL_ROUND = 24  # rows a round may hold before its seats are sorted, not compared
+# The columns of harness/audit/returns.py `Moments.per_call`, a row a situation: means over
+# its completions of a call's net return in antes and of its square, of its outcome with
+# the ante paid at 1 to 1 and of that squared.
+VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE = range(4)
 
 
 def strings(array: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
@@ -451,6 +455,75 @@ def leak_sums(
         fc += folds * calls * v
         cc += calls * calls * v
     return n_fold, n_call, r_fold, r_call, ff, fc, cc
+
+
+@njit(cache=True)
+def outcome_sums(
+    read: npt.NDArray[np.bool_],
+    position: npt.NDArray[np.int64],
+    day: npt.NDArray[np.int64],
+    ante: npt.NDArray[np.int64],
+    call: npt.NDArray[np.int64],  # the rules' call stake and returns (settle.py `Owed`)
+    call_back: npt.NDArray[np.int64],
+    ante_back: npt.NDArray[np.int64],
+    situation: npt.NDArray[np.int64],
+    per_call: npt.NDArray[np.float64],  # (situations, 4): returns.py `Moments.per_call`
+    multiple: int,
+    by_position: npt.NDArray[np.float64],  # (positions, 4): calls, residual, variance,
+    by_day: npt.NDArray[np.float64],  # (days, 4): the lowest seat's   squares
+) -> None:
+    """The return test's sums over the `read` calls (harness/audit/returns.py `count`),
+    added in place in row order: each call's outcome as the rules settle it (won,
+    lost, back with the ante paid or not) less its situation's mean, its variance and
+    the variance squared, by seat position and, for each round's lowest seat, by day."""
+    for i in range(len(read)):
+        if not read[i]:
+            continue
+        if call_back[i] == 2 * call[i]:
+            outcome = 1 + multiple
+        elif call_back[i] == 0:
+            outcome = -(1 + multiple)
+        elif ante_back[i] > ante[i]:  # the dealer not qualifying: every ante odds >= 1
+            outcome = 1
+        else:
+            outcome = 0
+        mean = per_call[situation[i], OUTCOME]
+        variance = per_call[situation[i], OUTCOME_SQUARE] - mean * mean
+        terms = (outcome - mean, variance, variance * variance)
+        p = position[i]
+        by_position[p, 0] += 1
+        for k in range(3):
+            by_position[p, 1 + k] += terms[k]
+        if p == 0:
+            by_day[day[i], 0] += 1
+            for k in range(3):
+                by_day[day[i], 1 + k] += terms[k]
+
+
+@njit(cache=True)
+def band_terms(
+    called: npt.NDArray[np.bool_],
+    ante: npt.NDArray[np.int64],
+    call: npt.NDArray[np.int64],
+    aa_back: npt.NDArray[np.int64],
+    rules: npt.NDArray[np.int64],  # what the rules return each row
+    situation: npt.NDArray[np.int64],
+    per_call: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(each row's expected return, its standard deviation) for the return bands
+    (harness/audit/returns.py `count_groups`): a call's from its situation's mean and
+    variance of the net return in antes, any other row's its rules' return, exactly."""
+    expected = np.empty(len(called))
+    sd = np.zeros(len(called))
+    for i in range(len(called)):
+        if not called[i]:
+            expected[i] = rules[i]
+            continue
+        mean = per_call[situation[i], VALUE]
+        variance = per_call[situation[i], SQUARE] - mean * mean
+        expected[i] = float(ante[i]) + call[i] + float(ante[i]) * mean + aa_back[i]
+        sd[i] = ante[i] * np.sqrt(max(variance, 0.0))
+    return expected, sd
 
 
 @njit(cache=True)

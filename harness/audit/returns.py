@@ -35,15 +35,21 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from harness.audit.kernel import first_met, group_sums, seat_positions, situations_of
+from harness.audit.kernel import (
+    band_terms,
+    first_met,
+    group_sums,
+    outcome_sums,
+    seat_positions,
+    situations_of,
+)
 from harness.audit.log import DAY, Labels, Rows, day_name
 from harness.audit.settle import Owed
 from harness.gamemath.census import (
@@ -64,7 +70,6 @@ from harness.rules.evaluator import Category
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
 ALPHA = 0.01  # the return check's family-wise alpha (Holm over the seat positions)
-VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE = range(4)  # Moments.per_call's columns
 LEAST_CALLS = 1_000  # effective calls, for a sum of bounded outcomes to be read as normal
 
 
@@ -76,7 +81,7 @@ class Moments:
     paid at 1 to 1 and of that squared (both sums exact); and the smallest sum of the
     square the census allows."""
 
-    per_call: npt.NDArray[np.float64]  # (situations, 4): VALUE, SQUARE, OUTCOME, OUTCOME_SQUARE
+    per_call: npt.NDArray[np.float64]  # (situations, 4): its columns named in kernel.py
     square_low: npt.NDArray[np.float64]
     multiple: int  # the call, in antes
     tables: SituationTables
@@ -139,17 +144,6 @@ class Moments:
         if rows is None:
             rows = np.ones(len(hole), bool)
         return situations_of(hole, flop, rows, *self.tables)
-
-    def means(
-        self, hole: npt.NDArray[np.int16], flop: npt.NDArray[np.int16], rows: npt.NDArray[np.bool_]
-    ) -> npt.NDArray[np.float64]:
-        """(rows, 4): each of `rows`' `per_call` row, its situation's (elsewhere situation
-        0's, never read): read once a batch, for the return and the band tallies, each
-        a random row of a 41 MB table."""
-        means: npt.NDArray[np.float64] = np.take(  # rows: far quicker than [s]
-            self.per_call, self.situations(hole, flop, rows), axis=0
-        )
-        return means
 
 
 _WORKED: dict[tuple[object, ...], Moments] = {}
@@ -335,51 +329,37 @@ def count(
     keep: npt.NDArray[np.bool_],
     mine: npt.NDArray[np.bool_],
     due: Owed,
-    census: npt.NDArray[np.float64],
-    multiple: int,
+    situation: npt.NDArray[np.int64],
+    moments: Moments,
     into: ReturnCounts,
 ) -> None:
     """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
     (`mine`, harness/audit/returns.py `readable`), by its seat position in the round
-    (`position`, from 0); `census`, each calling row's means (`Moments.means`); the call
-    `multiple` antes."""
+    (`position`, from 0); `situation`, each calling row's (`Moments.situations`)."""
     dealt = rows.shown("flop", "turn", "river", "dealer")
     calls = keep & rows.call_made & ~rows.void & dealt & due.judged
     into.unread += int((calls & ~mine).sum())
-    j = np.flatnonzero(calls & mine)
-    if not len(j):
+    read = calls & mine
+    if not read.any():
         return
-    ante, call = rows.amounts["ante"][j], due.call[j]
-    back = due.call_returned[j]
-    # The rules' outcome: the call lost, won, or back with the ante paid (the dealer not
-    # qualifying: every ante odds is at least 1) or not (a push).
-    won, lost = back == 2 * call, back == 0
-    paid = ~won & ~lost & (due.ante_returned[j] > ante)
-    m = multiple
-    outcome = np.where(won, 1 + m, np.where(lost, -(1 + m), np.where(paid, 1, 0)))
-    means = np.take(census, j, axis=0)
-    mean = means[:, OUTCOME]
-    variance = means[:, OUTCOME_SQUARE] - mean * mean
-    terms = (outcome - mean, variance, variance * variance)
+    days = rows.time // DAY
+    first = int(days.min())
+    days -= first
+    by_position = np.zeros((int(position.max()) + 1, 4))
+    by_day = np.zeros((int(days.max()) + 1, 4))
+    outcome_sums(
+        read, position, days, rows.amounts["ante"], due.call, due.call_returned,
+        due.ante_returned, situation, moments.per_call, moments.multiple, by_position, by_day,
+    )  # fmt: skip
+    for k in np.flatnonzero(by_position[:, 0]):
+        into.positions.setdefault(int(k) + 1, DaySums()).merge(_day_sums(by_position[k]))
+    for k in np.flatnonzero(by_day[:, 0]):
+        into.by_day.setdefault(day_name(first + int(k)), DaySums()).merge(_day_sums(by_day[k]))
 
-    def add(
-        into: dict[Any, DaySums], keys: npt.NDArray[np.int64], name: Callable[[int], Any]
-    ) -> None:
-        """Each key's calls and sums (keys from 0), added to `into` under `name(key)`."""
-        calls = np.bincount(keys)
-        sums = [np.bincount(keys, weights=t, minlength=len(calls)) for t in terms]
-        for k in np.flatnonzero(calls):
-            into.setdefault(name(int(k)), DaySums()).merge(
-                DaySums(int(calls[k]), *(float(t[k]) for t in sums))
-            )
 
-    add(into.positions, position[j], lambda p: p + 1)
-    lowest = position[j] == 0
-    if lowest.any():
-        days = rows.time[j][lowest] // DAY
-        first = int(days.min())
-        terms = tuple(t[lowest] for t in terms)
-        add(into.by_day, days - first, lambda d: day_name(first + d))
+def _day_sums(sums: npt.NDArray[np.float64]) -> DaySums:
+    """A row of `outcome_sums`' (calls, residual, variance, squares)."""
+    return DaySums(int(sums[0]), float(sums[1]), float(sums[2]), float(sums[3]))
 
 
 @dataclass(frozen=True)
@@ -485,12 +465,13 @@ def count_groups(
     bounds: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     due: Owed,
-    census: npt.NDArray[np.float64],
+    situation: npt.NDArray[np.int64],
+    moments: Moments,
     into: dict[tuple[str, str], GroupSums],
 ) -> None:
     """Add every settled seat of the sound rounds (`keep`) to its groups' sums
-    (`bounds`: each round's first row, then the batch's length; `census`, each calling
-    row's means, `Moments.means`).
+    (`bounds`: each round's first row, then the batch's length; `situation`, each
+    calling row's, `Moments.situations`).
 
     A call's return has the census's expectation and variance given its situation; a
     fold's and an AA Bonus's return is fixed by the cards the seat saw, so the rules'
@@ -505,17 +486,9 @@ def count_groups(
     read &= ~rows.call_made | called
     if not read.any():
         return
-    ante = a["ante"].astype(float)
     rules = due.ante_returned + due.call_returned + due.aa_bonus_returned
-    expected = rules.astype(float)
-    sd = np.zeros(len(rows))
-    k = np.flatnonzero(called)
-    if len(k):
-        means = np.take(census, k, axis=0)
-        mean = means[:, VALUE]
-        var = means[:, SQUARE] - mean * mean
-        expected[k] = ante[k] + due.call[k] + ante[k] * mean + due.aa_bonus_returned[k]
-        sd[k] = ante[k] * np.sqrt(np.maximum(var, 0))
+    expected, sd = band_terms(called, a["ante"], due.call, due.aa_bonus_returned, rules,
+                              situation, moments.per_call)  # fmt: skip
     money = np.stack([
         a["ante"] + a["call"] + a["aa_bonus"],
         a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"],
