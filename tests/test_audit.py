@@ -405,15 +405,26 @@ def test_a_generated_log_of_each_kind_is_read_whole_and_clean(suffix: str, tmp_p
 
 def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Path) -> None:
     """The ids met are hashed over their own bytes only: an id read in a batch of short
-    ids and again in a batch of long ones, in another file, is the same id."""
+    ids and again in a batch of long ones (arrays sliced, as Arrow hands a batch), in
+    another file, is the same id; its table is part of it; a key longer than the part
+    kept for an example is hashed whole."""
     from harness.audit.ids import RoundIds
 
     ids = RoundIds(tmp_path)
-    ids.add(pa.array(["t1\x1fr1", "t1\x1fr2", ""]), 0, np.array([1, 4, 7]))
-    longer = ["t1\x1fr3-with-a-much-longer-id", "t1\x1fr1", "t2\x1fr2", ""]
-    ids.add(pa.array(["x", *longer]).slice(1), 1, np.array([1, 2, 3, 9]))
+    names = pa.array(["t1", "t2"])
+    ids.add(names, np.array([0, 0, 1]), pa.array(["r1", "x", "r2"]),
+            np.array([0, 2, 2]), 0, np.array([1, 4, 7]))  # fmt: skip
+    long = "r3-with-a-much-longer-id-than-the-forty-bytes-kept"
+    names = pa.array(["x", "t2", "t1"]).slice(1)
+    rounds = pa.array(["y", long, "r1", "r2", long + "-not-the-same"]).slice(1)
+    ids.add(names, np.array([1, 1, 0, 0, 1, 1]), rounds, np.array([0, 1, 2, 0, 0, 3]), 1,
+            np.array([1, 2, 3, 9, 11, 12]))  # fmt: skip
     found = sorted((r.key, r.first, r.again) for r in ids.repeated())
-    assert found == [("", (0, 7), (1, 9)), ("t1\x1fr1", (0, 1), (1, 2))]
+    assert found == [
+        ("t1\x1fr1", (0, 1), (1, 2)),
+        (f"t1\x1f{long}"[:40], (1, 1), (1, 11)),
+        ("t2\x1fr2", (0, 7), (1, 3)),
+    ]
 
 
 def _csv(path: Path, rows: list[dict[str, Any]], header: str | None = None) -> Path:

@@ -24,7 +24,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from harness.atomic import atomic_path
-from harness.audit.kernel import hash_keys, prefixes, repeats, strings
+from harness.audit.kernel import id_records, repeats, strings
 
 PARTITIONS = 64
 CHUNK_RECORDS = 1 << 18  # a piece's records kept in memory (some 18 MB) before a file
@@ -33,6 +33,16 @@ RECORD = np.dtype(
     [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
      ("key", f"S{KEY_BYTES}")]
 )  # fmt: skip
+
+
+def _offsets(record: np.dtype[np.void]) -> npt.NDArray[np.int64]:
+    """Each field's byte offset in a record, in the record's order."""
+    fields = record.fields
+    assert fields is not None
+    return np.array([fields[name][1] for name in fields], np.int64)
+
+
+FIELDS = _offsets(RECORD)  # where the compiled loop writes each field (kernel.py)
 
 
 @dataclass(frozen=True)
@@ -71,21 +81,21 @@ class RoundIds:
         self.kept, self.count = [], 0
         self.chunks += 1
 
-    def add(self, keys: pa.Array, file: int, rows: npt.NDArray[np.int64]) -> None:
-        """Rounds met, in order: their ids (text), the file they are in and each one's
-        first row."""
-        if not len(keys):
+    def add(
+        self, names: pa.Array, table: npt.NDArray[np.int64], ids: pa.Array,
+        first: npt.NDArray[np.int64], file: int, rows: npt.NDArray[np.int64],
+    ) -> None:  # fmt: skip
+        """Rounds met, in order: each one's table (a code into the text array `names`),
+        its first row among the text array `ids` of the round ids, the file they are in
+        and each one's first row's number in it."""
+        if not len(first):
             return
-        offsets, data = strings(keys)
-        h1, h2 = hash_keys(offsets, data)
-        records = np.empty(len(keys), RECORD)
-        records["h1"], records["h2"] = h1, h2
-        records["file"], records["row"] = file, rows
-        records["key"] = prefixes(offsets, data, KEY_BYTES).view(f"S{KEY_BYTES}").ravel()
-        part = (h1 % np.uint64(PARTITIONS)).astype(np.uint8)
-        order = np.argsort(part, kind="stable")  # a radix sort, on bytes
-        bounds = np.searchsorted(part[order], np.arange(PARTITIONS + 1))
-        self.kept.append((records[order], bounds))
+        records = np.empty(len(first), RECORD)
+        bounds = id_records(
+            table, *strings(names), *strings(ids), first, FIELDS, KEY_BYTES, PARTITIONS,
+            file, rows, records.view(np.uint8).reshape(len(first), RECORD.itemsize),
+        )  # fmt: skip
+        self.kept.append((records, bounds))
         self.count += len(records)
         if self.count >= CHUNK_RECORDS:
             self.close()

@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from harness.audit.cards import CardCounts, count
 from harness.audit.ids import Repeat, RoundIds
@@ -279,9 +278,8 @@ class Auditor:
         twice_dealt = cards_twice(bounds, rows.cards["hole"], board)
         report("card-twice", twice_dealt, "a card dealt twice in a round", False)
         index = self.files.setdefault(rows.file, len(self.files))
-        tables = pa.array(rows.table.values, pa.string()).take(rows.table.codes[first])
-        keys = pc.binary_join_element_wise(tables, rows.round.take(first), "\x1f")
-        self.ids.add(keys, index, rows.row[first])
+        names = pa.array(rows.table.values, pa.string())
+        self.ids.add(names, rows.table.codes[first], rows.round, first, index, rows.row[first])
         table = self.table_indices(rows.table)[rows.table.codes[first]]
         backwards = times_backwards(rows.time[first], table, self.last_time, self.first_time)
         # a record's time is not its cards or money: the round is judged all the same

@@ -144,22 +144,75 @@ def _same(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], i: int) -
     return True
 
 
+SEPARATOR = 0x1F  # between a round's table and its id, in its key (a unit separator)
+
+
 @njit(cache=True)
-def hash_keys(
-    offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-    """Two independent 64-bit FNV-1a variants of each text's bytes (harness/audit/ids.py)."""
-    n = len(offsets) - 1
+def id_records(
+    table: npt.NDArray[np.int64],  # each round's table, a code into `names`
+    name_offsets: npt.NDArray[np.int64],
+    name_data: npt.NDArray[np.uint8],
+    round_offsets: npt.NDArray[np.int64],  # the batch's rows' round ids
+    round_data: npt.NDArray[np.uint8],
+    first: npt.NDArray[np.int64],  # each round's first row in the batch
+    fields: npt.NDArray[np.int64],  # the record's h1, h2, file, row and key offsets
+    key_bytes: int,
+    partitions: int,
+    file: int,
+    rows: npt.NDArray[np.int64],  # each round's first row's number in its file
+    out: npt.NDArray[np.uint8],  # (rounds, record bytes), written in partition order
+) -> npt.NDArray[np.int64]:
+    """Each round's record for harness/audit/ids.py, grouped by partition (the log's
+    order within each), and the partitions' bounds: its key (table, SEPARATOR, round
+    id) hashed twice, by two independent 64-bit FNV-1a variants, the second also mixing
+    each byte's place, without the key being built; the key's first `key_bytes` bytes
+    kept beside the hashes, zero-padded."""
+    n = len(first)
     h1 = np.full(n, FNV_OFFSET, np.uint64)
     h2 = np.full(n, OTHER_OFFSET, np.uint64)
-    for i in range(n):
-        a, b = h1[i], h2[i]
-        for j in range(offsets[i + 1] - offsets[i]):
-            byte = np.uint64(data[offsets[i] + j])
-            a = (a ^ byte) * FNV_PRIME
-            b = (b ^ (byte + np.uint64(j))) * OTHER_PRIME
-        h1[i], h2[i] = a, b
-    return h1, h2
+    key = np.zeros((n, key_bytes), np.uint8)
+    bounds = np.zeros(partitions + 1, np.int64)
+    for r in range(n):
+        a, b, j = h1[r], h2[r], 0
+        t, i = table[r], first[r]
+        for part in range(3):  # the table's name, the separator, the round id
+            if part == 0:
+                start, stop, data = name_offsets[t], name_offsets[t + 1], name_data
+            elif part == 1:
+                start, stop, data = 0, 1, SEPARATOR_BYTE
+            else:
+                start, stop, data = round_offsets[i], round_offsets[i + 1], round_data
+            for k in range(start, stop):
+                byte = np.uint64(data[k])
+                a = (a ^ byte) * FNV_PRIME
+                b = (b ^ (byte + np.uint64(j))) * OTHER_PRIME
+                if j < key_bytes:
+                    key[r, j] = data[k]
+                j += 1
+        h1[r], h2[r] = a, b
+        bounds[1 + int(a % np.uint64(partitions))] += 1
+    for p in range(partitions):
+        bounds[p + 1] += bounds[p]
+    at = bounds[:-1].copy()
+    for r in range(n):
+        o = at[int(h1[r] % np.uint64(partitions))]
+        at[int(h1[r] % np.uint64(partitions))] += 1
+        _put(out[o], fields[0], h1[r], 8)
+        _put(out[o], fields[1], h2[r], 8)
+        _put(out[o], fields[2], np.uint64(file), 4)
+        _put(out[o], fields[3], np.uint64(rows[r]), 8)
+        out[o, fields[4] : fields[4] + key_bytes] = key[r]
+    return bounds
+
+
+SEPARATOR_BYTE = np.array([SEPARATOR], np.uint8)
+
+
+@njit(cache=True)
+def _put(record: npt.NDArray[np.uint8], at: int, value: np.uint64, width: int) -> None:
+    """An unsigned integer's `width` bytes, little-endian, at byte `at` of a record."""
+    for k in range(width):
+        record[at + k] = (value >> np.uint64(8 * k)) & np.uint64(0xFF)
 
 
 @njit(cache=True)
@@ -215,19 +268,6 @@ def first_met(
             met += 1
         codes[i] = slots[j]
     return distinct[:met], codes
-
-
-@njit(cache=True)
-def prefixes(
-    offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], width: int
-) -> npt.NDArray[np.uint8]:
-    """Each text's first `width` bytes, zero-padded: (rows, width)."""
-    n = len(offsets) - 1
-    out = np.zeros((n, width), np.uint8)
-    for i in range(n):
-        for j in range(min(width, offsets[i + 1] - offsets[i])):
-            out[i, j] = data[offsets[i] + j]
-    return out
 
 
 @njit(cache=True)
