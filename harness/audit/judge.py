@@ -24,14 +24,14 @@ import pyarrow as pa
 from harness.audit.cards import CardCounts, count
 from harness.audit.ids import Repeat, RoundIds
 from harness.audit.kernel import (
-    cards_twice,
+    SEAT_ROW_FIELDS,
     consecutive_cards,
-    seat_positions,
+    round_rows,
     times_backwards,
 )
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
-from harness.audit.log import DAY, SHARED, Labels, Malformed, Rows, day_name
+from harness.audit.log import DAY, Labels, Malformed, Rows, day_name
 from harness.audit.model import Example
 from harness.audit.returns import (
     GroupSums,
@@ -260,23 +260,15 @@ class Auditor:
                     row_example(rows, int(i), detail), rows.build[int(i)], day_of(int(rows.time[i]))
                 )
 
-        lead = first[group]  # each row's round's first row
-        for column in SHARED:
-            cards = rows.cards[column]
-            differs = cards[:, 0] != cards[lead, 0]
-            for k in range(1, cards.shape[1]):
-                differs |= cards[:, k] != cards[lead, k]
-            report("seats-disagree", differs, f"{column} differs between seat rows", True)
-        shared = (("time", rows.time), ("build", rows.build.codes), ("status", rows.void))
-        for name, values in shared:
-            report(
-                "seats-disagree", values != values[lead], f"{name} differs between seat rows", True
-            )
-        position, twice = seat_positions(bounds, rows.seat)
+        c = rows.cards
+        differs, position, twice, dealt_twice = round_rows(
+            bounds, rows.seat, c["hole"], c["flop"], c["turn"], c["river"], c["dealer"],
+            rows.time, rows.build.codes, rows.void,
+        )  # fmt: skip
+        for k, name in enumerate(SEAT_ROW_FIELDS):
+            report("seats-disagree", differs[:, k], f"{name} differs between seat rows", True)
         report("seat-twice", twice, "a seat has two rows in one round", True)
-        board = np.concatenate([rows.cards[c] for c in SHARED], axis=1)
-        twice_dealt = cards_twice(bounds, rows.cards["hole"], board)
-        report("card-twice", twice_dealt, "a card dealt twice in a round", False)
+        report("card-twice", dealt_twice, "a card dealt twice in a round", False)
         index = self.files.setdefault(rows.file, len(self.files))
         names = pa.array(rows.table.values, pa.string())
         self.ids.add(names, rows.table.codes[first], rows.round, first, index, rows.row[first])

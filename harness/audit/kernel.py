@@ -345,24 +345,61 @@ def consecutive_cards(
         previous[t] = card[k]
 
 
+SEAT_ROW_FIELDS = ("flop", "turn", "river", "dealer", "time", "build", "status")
+
+
 @njit(cache=True)
-def cards_twice(
-    bounds: npt.NDArray[np.int64], hole: npt.NDArray[np.int16], shared: npt.NDArray[np.int16]
-) -> npt.NDArray[np.bool_]:
-    """The rounds in which a card shows twice: among every seat's hole cards and the
-    cards the seats share (`shared`: the round's first row's flop, turn, river and
-    dealer's cards, counted once a round); a card not dealt (-1) is none."""
-    out = np.zeros(len(bounds) - 1, np.bool_)
+def round_rows(
+    bounds: npt.NDArray[np.int64],
+    seat: npt.NDArray[np.int64],
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    turn: npt.NDArray[np.int16],
+    river: npt.NDArray[np.int16],
+    dealer: npt.NDArray[np.int16],
+    time: npt.NDArray[np.int64],
+    build: npt.NDArray[np.int64],
+    void: npt.NDArray[np.bool_],
+) -> tuple[
+    npt.NDArray[np.bool_], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+]:
+    """What integrity reads of a round's seat rows (`bounds`: each round's first row,
+    then the batch's length): (each row's SEAT_ROW_FIELDS that differ from its round's
+    first row's, (rows, 7); each row's place among its round's seats and whether an
+    earlier row holds its seat, `seat_positions`; the rounds in which a card shows
+    twice, among every seat's hole cards and the first row's shared cards, a card not
+    dealt, -1, being none)."""
+    differs = np.zeros((len(seat), len(SEAT_ROW_FIELDS)), np.bool_)
+    position, twice = seat_positions(bounds, seat)
+    dealt_twice = np.zeros(len(bounds) - 1, np.bool_)
     for g in range(len(bounds) - 1):
+        lead = bounds[g]
         seen = np.uint64(0)  # the round's cards so far, a bit each
-        for k in range(shared.shape[1]):
-            seen, again = _mark(seen, shared[bounds[g], k])
-            out[g] |= again
-        for i in range(bounds[g], bounds[g + 1]):
+        for shared in (flop, turn, river, dealer):
+            for k in range(shared.shape[1]):
+                seen, again = _mark(seen, shared[lead, k])
+                dealt_twice[g] |= again
+        for i in range(lead, bounds[g + 1]):
+            differs[i, 0] = _differs(flop, i, lead)
+            differs[i, 1] = _differs(turn, i, lead)
+            differs[i, 2] = _differs(river, i, lead)
+            differs[i, 3] = _differs(dealer, i, lead)
+            differs[i, 4] = time[i] != time[lead]
+            differs[i, 5] = build[i] != build[lead]
+            differs[i, 6] = void[i] != void[lead]
             for k in range(hole.shape[1]):
                 seen, again = _mark(seen, hole[i, k])
-                out[g] |= again
-    return out
+                dealt_twice[g] |= again
+    return differs, position, twice, dealt_twice
+
+
+@njit(cache=True)
+def _differs(cards: npt.NDArray[np.int16], i: int, lead: int) -> bool:
+    """Whether row i's cards are not row `lead`'s."""
+    for k in range(cards.shape[1]):  # noqa: SIM110 (a loop numba compiles)
+        if cards[i, k] != cards[lead, k]:
+            return True
+    return False
 
 
 @njit(cache=True)

@@ -46,7 +46,6 @@ AMOUNTS = ("ante", "call", "aa_bonus", "ante_returned", "call_returned", "aa_bon
 COLUMNS = ("table", "round", "time", "build", "seat", *CARDS, "action", *AMOUNTS, "status")
 OPTIONAL = ("currency", "channel", "player")  # groups for the return bands
 DICTIONARY = (*CARDS, "table", "build", "action", "status", "currency", "channel")
-SHARED = ("flop", "turn", "river", "dealer")  # every seat row of a round repeats them
 ACTIONS = ("call", "fold")
 STATUSES = ("settled", "void")
 MAX_AMOUNT = 2**53 - 1  # the largest integer every reader of the log keeps exact
