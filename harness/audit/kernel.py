@@ -104,11 +104,12 @@ def bounded(
     values: npt.NDArray[np.int64], null: npt.NDArray[np.bool_], low: int, high: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """(a signed integer column's values, 0 where wrong; the rows null or outside
-    `low`..`high`), from its values buffer (a null row's slot holds anything)."""
+    `low`..`high`), from its values buffer (a null row's slot holds anything; `null`
+    empty: none is)."""
     out = np.zeros(len(values), np.int64)
     bad = np.zeros(len(values), np.bool_)
     for i in range(len(values)):
-        if null[i] or values[i] < low or values[i] > high:
+        if (len(null) and null[i]) or values[i] < low or values[i] > high:
             bad[i] = True
         else:
             out[i] = values[i]

@@ -91,8 +91,9 @@ class Labels:
     @classmethod
     def of(cls, column: pa.Array) -> Labels:
         encoded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
-        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
-        return cls(codes.astype(np.int64), [str(v) for v in encoded.dictionary.to_pylist()])
+        codes = _codes(encoded)
+        assert codes is not None
+        return cls(codes, [str(v) for v in encoded.dictionary.to_pylist()])
 
     def __getitem__(self, i: int) -> str:
         code = int(self.codes[i])
@@ -403,9 +404,10 @@ def _codes(column: pa.Array) -> npt.NDArray[np.int64] | None:
     for the rows by `array[codes]`: a null row's code -1 reads that end."""
     if not pa.types.is_dictionary(column.type):
         return None
-    codes: npt.NDArray[np.int64] = (
-        pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    )
+    indices = column.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1)
+    codes: npt.NDArray[np.int64] = indices.to_numpy().astype(np.int64)  # no null: no copy
     return codes
 
 
@@ -458,6 +460,9 @@ def _column(table: pa.Table, column: str) -> pa.Array:
     return chunks.chunk(0) if chunks.num_chunks == 1 else chunks.combine_chunks()
 
 
+NONE = np.zeros(0, bool)  # a column's nulls where it has none
+
+
 def _integers(
     column: pa.Array, low: int, high: int, digits: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
@@ -465,7 +470,7 @@ def _integers(
     column read as it is, a text one (CSV, JSON Lines) as at most `digits` digits."""
     if pa.types.is_signed_integer(column.type):
         raw = np.frombuffer(column.buffers()[1], column.type.to_pandas_dtype())
-        null = column.is_null().to_numpy(zero_copy_only=False)
+        null = column.is_null().to_numpy(zero_copy_only=False) if column.null_count else NONE
         return bounded(raw[column.offset : column.offset + len(column)], null, low, high)
     if pa.types.is_integer(column.type):
         values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False)
