@@ -51,7 +51,8 @@ STATUSES = ("settled", "void")
 MAX_AMOUNT = 2**53 - 1  # the largest integer every reader of the log keeps exact
 MAX_SEAT = 22  # protocol v1's seats:N: two hole cards a seat, the dealer's and the board
 MAX_TEXT = 200  # characters of a table, round, build or group: a longer one is malformed
-BATCH_ROWS = 65_536
+BATCH_ROWS = 65_536  # rows judged together (a batch's arrays: some 1 KB a row)
+DECODED = 2  # Parquet batches decoded at once, then cut between rounds: fewer carried over
 SUFFIXES = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -220,7 +221,7 @@ def _tables(
 ) -> Iterator[pa.Table | Malformed]:
     """The file's rows (a Parquet file's from its row group `groups.start` on), each
     column as the file types it (its values are checked, never coerced, by `_checked`),
-    in tables of about `batch_rows`."""
+    in tables of about `batch_rows` (a Parquet file's, DECODED times as many)."""
     kind = SUFFIXES[path.suffix.lower()]
     try:
         if kind == "parquet":
@@ -237,6 +238,7 @@ def _tables(
                      and pa.types.is_string(reader.schema_arrow.field(c).type)]  # fmt: skip
             reader = pq.ParquetFile(path, read_dictionary=coded)
             first = 0 if groups is None else groups.start
+            batch_rows *= DECODED  # Arrow's columns, some 110 bytes a row, cut up later
             # One thread: the audit's own processes use the cores (harness/audit/pieces.py).
             batches = reader.iter_batches(
                 batch_size=batch_rows,
@@ -592,10 +594,12 @@ def read_log(
         rounds = _round_numbers(table)
         cut = int(np.searchsorted(rounds, rounds[-1]))  # where the last round begins
         carry = [_plain(table.slice(cut))]
-        for item in _checked(str(path), table.slice(0, cut), rounds[:cut]) if cut else ():
-            if isinstance(item, Rows) and held is not None:
-                item, held = held.join(item), None
-            yield item
+        for start, stop in _windows(rounds[:cut], batch_rows):
+            part = table.slice(start, stop - start)
+            for item in _checked(str(path), part, rounds[start:stop] - rounds[start]):
+                if isinstance(item, Rows) and held is not None:
+                    item, held = held.join(item), None
+                yield item
         if held is not None:
             yield held
             held = None
@@ -606,6 +610,18 @@ def read_log(
 
 
 STOP = -2  # a piece's `remaining` once its last round is read whole: read no further
+
+
+def _windows(rounds: npt.NDArray[np.int64], size: int) -> Iterator[tuple[int, int]]:
+    """A decoded table's rows (`rounds`, each row's round, in order) cut into batches of
+    whole rounds, each about `size` rows (a slice of the table: no copy)."""
+    start = 0
+    while start < len(rounds):
+        stop = start + size
+        if stop < len(rounds):  # on to the next round's first row
+            stop = int(np.searchsorted(rounds, rounds[stop - 1], side="right"))
+        yield start, min(stop, len(rounds))
+        start = stop
 
 
 def _judged(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
