@@ -638,23 +638,16 @@ def group_sums(
 
 
 @njit(cache=True)
-def _best(shared: npt.NDArray[np.int16], own: npt.NDArray[np.int16], tables: Tables) -> int:
-    """The best-five strength of a hand's own cards with the shared ones."""
-    words, suits = hand_of(shared)
-    for k in range(len(own)):
-        words, suits = add_card(words, suits, own[k])
-    return strength(words, suits, len(shared) + len(own), tables)
-
-
-@njit(cache=True)
 def settle_rows(
     hole: npt.NDArray[np.int16],
-    board: npt.NDArray[np.int16],  # flop, turn, river
+    flop: npt.NDArray[np.int16],
+    turn: npt.NDArray[np.int16],
+    river: npt.NDArray[np.int16],
     dealer: npt.NDArray[np.int16],
-    dealt: npt.NDArray[np.bool_],  # the board and the dealer's cards shown
-    flop_dealt: npt.NDArray[np.bool_],
     called: npt.NDArray[np.bool_],
+    void: npt.NDArray[np.bool_],
     ante: npt.NDArray[np.int64],
+    staked_call: npt.NDArray[np.int64],  # the call the log says was staked
     aa: npt.NDArray[np.int64],
     ante_odds: npt.NDArray[np.int64],
     aa_odds: npt.NDArray[np.int64],
@@ -662,38 +655,46 @@ def settle_rows(
     tables: Tables,  # the look-up-table evaluator's (harness/rules/lookup.py)
     out: npt.NDArray[np.int64],  # (5, rows): call, ante, call and AA returns, judged
 ) -> None:
-    """What the rules owe each settled row (harness/audit/settle.py `owed`): the
-    oracle's arithmetic, a row at a time; a round's dealer's hand evaluated once where
-    its rows show the same cards."""
+    """What the rules owe each row (harness/audit/settle.py `owed`): the oracle's
+    arithmetic, a row at a time; a void row its stakes back; a round's dealer's hand
+    evaluated once where its rows show the same cards. A column's cards are shown
+    whole or not at all (harness/audit/log.py), so its first card tells."""
     multiple, qualifying, pair_of_aces = rules[0], rules[1], rules[2]
     even_unless_wins, forfeits, loses = rules[3] != 0, rules[4] != 0, rules[5]
-    last = np.full(board.shape[1] + dealer.shape[1], -2, np.int16)  # the cards last evaluated
+    last = np.full(7, -2, np.int16)  # the board and dealer's cards last evaluated
     last_strength = 0
-    cards = hole.shape[1] + board.shape[1]
     for i in range(len(ante)):
+        if void[i]:  # every stake back, nothing else
+            out[0, i], out[1, i], out[2, i] = staked_call[i], ante[i], staked_call[i]
+            out[3, i], out[4, i] = aa[i], 1
+            continue
+        flop_dealt = flop[i, 0] >= 0
+        dealt = flop_dealt and turn[i, 0] >= 0 and river[i, 0] >= 0 and dealer[i, 0] >= 0
         call = multiple * ante[i] if called[i] else 0
         ante_back, call_back, aa_back = 0, 0, 0
         flop_words, flop_suits = np.uint64(0), np.uint64(0)  # the flop's, where a hand needs it
-        if (called[i] and dealt[i]) or (aa[i] > 0 and flop_dealt[i]):
-            flop_words, flop_suits = hand_of(board[i, :3])
+        if (called[i] and dealt) or (aa[i] > 0 and flop_dealt):
+            flop_words, flop_suits = hand_of(flop[i])
         if called[i]:
             player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged
-            if dealt[i]:
-                words, suits = flop_words, flop_suits
-                for k in range(3, board.shape[1]):
-                    words, suits = add_card(words, suits, board[i, k])
+            if dealt:
+                words, suits = add_card(flop_words, flop_suits, turn[i, 0])
+                words, suits = add_card(words, suits, river[i, 0])
+                board_words, board_suits = words, suits
                 for k in range(hole.shape[1]):
                     words, suits = add_card(words, suits, hole[i, k])
-                player = strength(words, suits, cards, tables)
+                player = strength(words, suits, 5 + hole.shape[1], tables)
+                board = (flop[i, 0], flop[i, 1], flop[i, 2], turn[i, 0], river[i, 0],
+                         dealer[i, 0], dealer[i, 1])  # fmt: skip
                 same = True
-                for k in range(board.shape[1]):
-                    same = same and last[k] == board[i, k]
-                for k in range(dealer.shape[1]):
-                    same = same and last[board.shape[1] + k] == dealer[i, k]
+                for k in range(7):
+                    same = same and last[k] == board[k]
                 if not same:
-                    last_strength = _best(board[i], dealer[i], tables)
-                    last[: board.shape[1]] = board[i]
-                    last[board.shape[1] :] = dealer[i]
+                    words, suits = add_card(board_words, board_suits, dealer[i, 0])
+                    words, suits = add_card(words, suits, dealer[i, 1])
+                    last_strength = strength(words, suits, 5 + dealer.shape[1], tables)
+                    for k in range(7):
+                        last[k] = board[k]
                 house = last_strength
             table_ante = ante[i] * (1 + ante_odds[player >> CATEGORY_SHIFT])
             if house < qualifying:
@@ -703,7 +704,7 @@ def settle_rows(
                 ante_back, call_back = table_ante, 2 * call
             elif player == house:
                 ante_back, call_back = ante[i], call
-        if aa[i] > 0 and flop_dealt[i] and (called[i] or not forfeits):
+        if aa[i] > 0 and flop_dealt and (called[i] or not forfeits):
             words, suits = flop_words, flop_suits
             for k in range(hole.shape[1]):
                 words, suits = add_card(words, suits, hole[i, k])
@@ -719,9 +720,9 @@ def settle_rows(
         out[2, i] = call_back
         out[3, i] = aa_back
         if called[i]:
-            out[4, i] = dealt[i]
+            out[4, i] = dealt
         else:
-            out[4, i] = aa[i] <= 0 or flop_dealt[i] or forfeits
+            out[4, i] = aa[i] <= 0 or flop_dealt or forfeits
 
 
 @njit(cache=True)

@@ -77,33 +77,15 @@ class Owed:
 def owed(rules: Payouts, rows: Rows) -> Owed:
     """What the rules pay every row of the batch (a void row: its stakes, returned)."""
     c = rows.cards
-    ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
     out = np.zeros((5, len(rows)), np.int64)
     flags = (rules.call_multiple, rules.qualifying, rules.pair_of_aces,
              rules.even_unless_player_wins, rules.fold_forfeits_aa_bonus, LOSES)  # fmt: skip
     settle_rows(
-        c["hole"],
-        np.concatenate([c["flop"], c["turn"], c["river"]], axis=1),
-        c["dealer"],
-        rows.shown("flop", "turn", "river", "dealer"),
-        rows.shown("flop"),
-        rows.call_made,
-        ante,
-        aa,
-        rules.ante_odds,
-        rules.aa_odds,
-        np.array(flags, np.int64),
-        TABLES,
-        out,
-    )
-    void = rows.void  # every stake back, nothing else
-    return Owed(
-        call=np.where(void, rows.amounts["call"], out[0]),
-        ante_returned=np.where(void, ante, out[1]),
-        call_returned=np.where(void, rows.amounts["call"], out[2]),
-        aa_bonus_returned=np.where(void, aa, out[3]),
-        judged=void | out[4].astype(bool),
-    )
+        c["hole"], c["flop"], c["turn"], c["river"], c["dealer"], rows.call_made, rows.void,
+        rows.amounts["ante"], rows.amounts["call"], rows.amounts["aa_bonus"],
+        rules.ante_odds, rules.aa_odds, np.array(flags, np.int64), TABLES, out,
+    )  # fmt: skip
+    return Owed(out[0], out[1], out[2], out[3], out[4].astype(bool))
 
 
 def misstated(rows: Rows, due: Owed) -> npt.NDArray[np.bool_]:
