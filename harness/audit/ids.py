@@ -109,8 +109,12 @@ class RoundIds:
             return
         bounds = [np.fromfile(path, "<i8", PARTITIONS + 1) for path in paths]
         for p in range(PARTITIONS):
-            records = np.concatenate([_records(path, at[p], at[p + 1])
-                                      for path, at in zip(paths, bounds, strict=True)])  # fmt: skip
+            records = np.empty(sum(int(at[p + 1] - at[p]) for at in bounds), RECORD)
+            done = 0
+            for path, at in zip(paths, bounds, strict=True):
+                size = int(at[p + 1] - at[p])
+                _read(path, int(at[p]), records[done : done + size])
+                done += size
             for i, j in zip(*repeats(records["h1"], records["h2"]), strict=True):
                 a, b = records[i], records[j]
                 yield Repeat(
@@ -120,12 +124,13 @@ class RoundIds:
                 )
 
 
-def _records(path: Path, start: int, stop: int) -> npt.NDArray[np.void]:
-    """A file's records `start` to `stop`, read (not mapped: a mapped page a process has
-    read counts in its resident memory)."""
+def _read(path: Path, start: int, into: npt.NDArray[np.void]) -> None:
+    """A file's records from `start` on, as many as `into` holds, read into it (not
+    mapped: a mapped page a process has read counts in its resident memory)."""
     with path.open("rb") as file:
         file.seek((PARTITIONS + 1) * 8 + start * RECORD.itemsize)
-        return np.fromfile(file, RECORD, stop - start)
+        if file.readinto(into.view(np.uint8).data) != into.nbytes:
+            raise OSError(f"{path}: its round ids end early")
 
 
 def _place(path: Path) -> tuple[int, int]:
