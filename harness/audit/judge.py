@@ -298,8 +298,10 @@ class Auditor:
         situation = self.moments.situations(  # each calling row's, of its cards and flop
             rows.cards["hole"], rows.cards["flop"], kept & rows.call_made & rows.shown("flop")
         )
-        count_returns(rows, position, kept, mine, due, situation, self.moments, partial.returns)
-        count_groups(rows, bounds, kept & mine, due, situation, self.moments, partial.groups)
+        expected = count_returns(
+            rows, position, kept, mine, due, situation, self.moments, partial.returns
+        )
+        count_groups(rows, bounds, kept & mine, due, expected, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void
         report("void-keeps-stake", keeps, "a void round did not return every stake", True)

@@ -536,7 +536,7 @@ def leak_sums(
 
 
 @njit(cache=True)
-def outcome_sums(
+def call_sums(
     read: npt.NDArray[np.bool_],
     position: npt.NDArray[np.int64],
     day: npt.NDArray[np.int64],
@@ -544,16 +544,22 @@ def outcome_sums(
     call: npt.NDArray[np.int64],  # the rules' call stake and returns (settle.py `Owed`)
     call_back: npt.NDArray[np.int64],
     ante_back: npt.NDArray[np.int64],
+    aa_back: npt.NDArray[np.int64],
     situation: npt.NDArray[np.int64],
     per_call: npt.NDArray[np.float64],  # (situations, 4): returns.py `Moments.per_call`
     multiple: int,
     by_position: npt.NDArray[np.float64],  # (positions, 4): calls, residual, variance,
     by_day: npt.NDArray[np.float64],  # (days, 4): the lowest seat's   squares
+    expected: npt.NDArray[np.float64],  # each row's expected return, its rules' return
+    sd: npt.NDArray[np.float64],  # (zero) but for a call read
 ) -> None:
     """The return test's sums over the `read` calls (harness/audit/returns.py `count`),
     added in place in row order: each call's outcome as the rules settle it (won,
     lost, back with the ante paid or not) less its situation's mean, its variance and
-    the variance squared, by seat position and, for each round's lowest seat, by day."""
+    the variance squared, by seat position and, for each round's lowest seat, by day;
+    and each call's expected return and standard deviation for the return bands, from
+    its situation's mean and variance of the net return in antes (its situation's four
+    means are one row, read once)."""
     for i in range(len(read)):
         if not read[i]:
             continue
@@ -565,8 +571,9 @@ def outcome_sums(
             outcome = 1
         else:
             outcome = 0
-        mean = per_call[situation[i], OUTCOME]
-        variance = per_call[situation[i], OUTCOME_SQUARE] - mean * mean
+        means = per_call[situation[i]]
+        mean = means[OUTCOME]
+        variance = means[OUTCOME_SQUARE] - mean * mean
         terms = (outcome - mean, variance, variance * variance)
         p = position[i]
         by_position[p, 0] += 1
@@ -576,32 +583,10 @@ def outcome_sums(
             by_day[day[i], 0] += 1
             for k in range(3):
                 by_day[day[i], 1 + k] += terms[k]
-
-
-@njit(cache=True)
-def band_terms(
-    called: npt.NDArray[np.bool_],
-    ante: npt.NDArray[np.int64],
-    call: npt.NDArray[np.int64],
-    aa_back: npt.NDArray[np.int64],
-    rules: npt.NDArray[np.int64],  # what the rules return each row
-    situation: npt.NDArray[np.int64],
-    per_call: npt.NDArray[np.float64],
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """(each row's expected return, its standard deviation) for the return bands
-    (harness/audit/returns.py `count_groups`): a call's from its situation's mean and
-    variance of the net return in antes, any other row's its rules' return, exactly."""
-    expected = np.empty(len(called))
-    sd = np.zeros(len(called))
-    for i in range(len(called)):
-        if not called[i]:
-            expected[i] = rules[i]
-            continue
-        mean = per_call[situation[i], VALUE]
-        variance = per_call[situation[i], SQUARE] - mean * mean
+        mean = means[VALUE]
+        variance = means[SQUARE] - mean * mean
         expected[i] = float(ante[i]) + call[i] + float(ante[i]) * mean + aa_back[i]
         sd[i] = ante[i] * np.sqrt(max(variance, 0.0))
-    return expected, sd
 
 
 @njit(cache=True)

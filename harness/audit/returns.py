@@ -43,10 +43,9 @@ import numpy as np
 import numpy.typing as npt
 
 from harness.audit.kernel import (
-    band_terms,
+    call_sums,
     first_met,
     group_sums,
-    outcome_sums,
     seat_positions,
     situations_of,
 )
@@ -323,6 +322,16 @@ def readable(rows: Rows, bounds: npt.NDArray[np.int64], face_up: bool) -> npt.ND
     return out
 
 
+@dataclass(frozen=True)
+class Expected:
+    """Each row's expected return and its standard deviation, for the return bands: a
+    call's from the census given its situation, any other row's its rules' return (its
+    cards fix it), with none."""
+
+    value: npt.NDArray[np.float64]
+    sd: npt.NDArray[np.float64]
+
+
 def count(
     rows: Rows,
     position: npt.NDArray[np.int64],
@@ -332,29 +341,34 @@ def count(
     situation: npt.NDArray[np.int64],
     moments: Moments,
     into: ReturnCounts,
-) -> None:
+) -> Expected:
     """Add each call of the sound rounds (`keep`) whose seats decided on their own cards
     (`mine`, harness/audit/returns.py `readable`), by its seat position in the round
-    (`position`, from 0); `situation`, each calling row's (`Moments.situations`)."""
+    (`position`, from 0); `situation`, each calling row's (`Moments.situations`). The
+    calls' expected returns come with their sums, for `count_groups`."""
+    rules = due.ante_returned + due.call_returned + due.aa_bonus_returned
+    expected = Expected(rules.astype(float), np.zeros(len(rows)))
     dealt = rows.shown("flop", "turn", "river", "dealer")
     calls = keep & rows.call_made & ~rows.void & dealt & due.judged
     into.unread += int((calls & ~mine).sum())
     read = calls & mine
     if not read.any():
-        return
+        return expected
     days = rows.time // DAY
     first = int(days.min())
     days -= first
     by_position = np.zeros((int(position.max()) + 1, 4))
     by_day = np.zeros((int(days.max()) + 1, 4))
-    outcome_sums(
+    call_sums(
         read, position, days, rows.amounts["ante"], due.call, due.call_returned,
-        due.ante_returned, situation, moments.per_call, moments.multiple, by_position, by_day,
+        due.ante_returned, due.aa_bonus_returned, situation, moments.per_call,
+        moments.multiple, by_position, by_day, expected.value, expected.sd,
     )  # fmt: skip
     for k in np.flatnonzero(by_position[:, 0]):
         into.positions.setdefault(int(k) + 1, DaySums()).merge(_day_sums(by_position[k]))
     for k in np.flatnonzero(by_day[:, 0]):
         into.by_day.setdefault(day_name(first + int(k)), DaySums()).merge(_day_sums(by_day[k]))
+    return expected
 
 
 def _day_sums(sums: npt.NDArray[np.float64]) -> DaySums:
@@ -465,13 +479,12 @@ def count_groups(
     bounds: npt.NDArray[np.int64],
     keep: npt.NDArray[np.bool_],
     due: Owed,
-    situation: npt.NDArray[np.int64],
-    moments: Moments,
+    expected: Expected,
     into: dict[tuple[str, str], GroupSums],
 ) -> None:
     """Add every settled seat of the sound rounds (`keep`) to its groups' sums
-    (`bounds`: each round's first row, then the batch's length; `situation`, each
-    calling row's, `Moments.situations`).
+    (`bounds`: each round's first row, then the batch's length; `expected`, each row's,
+    from `count`).
 
     A call's return has the census's expectation and variance given its situation; a
     fold's and an AA Bonus's return is fixed by the cards the seat saw, so the rules'
@@ -486,20 +499,19 @@ def count_groups(
     read &= ~rows.call_made | called
     if not read.any():
         return
-    rules = due.ante_returned + due.call_returned + due.aa_bonus_returned
-    expected, sd = band_terms(called, a["ante"], due.call, due.aa_bonus_returned, rules,
-                              situation, moments.per_call)  # fmt: skip
     money = np.stack([
         a["ante"] + a["call"] + a["aa_bonus"],
         a["ante_returned"] + a["call_returned"] + a["aa_bonus_returned"],
-        rules,
+        due.ante_returned + due.call_returned + due.aa_bonus_returned,
     ])  # fmt: skip
     stakes, stake_codes = first_met(a["ante"], read)
     values = {"stake": Labels(stake_codes, [str(v) for v in stakes]), "build": rows.build}
     values |= {name: rows.groups[name] for name in ("channel", "currency") if name in rows.groups}
     for name, column in values.items():
         code = column.codes + 1  # 0: a row that names no channel or currency
-        counts, sums = group_sums(bounds, read, code, money, expected, sd, len(column.values) + 1)
+        counts, sums = group_sums(
+            bounds, read, code, money, expected.value, expected.sd, len(column.values) + 1
+        )
         met, _ = first_met(code, read)
         for v in met:  # in the order the log meets them
             if v == 0:
