@@ -4,7 +4,7 @@ whose ids a set in memory would hold in tens of gigabytes.
 
 Each round's id (its table and round) is hashed twice, 128 bits in all, and kept with
 where it was read; a piece of the log (harness/audit/pieces.py) writes what it keeps,
-about 68 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
+about 72 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
 (pieces judged at once write files of their own, a file at least a piece). At the end
 each partition is read from every file together (a 1/PARTITIONS share of the rounds),
 in the log's order, into a table by hash: a hash met twice is a round id met again. The
@@ -15,6 +15,7 @@ n^2 / 2^129, nothing at any log's size.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,20 +30,14 @@ from harness.audit.kernel import id_records, repeats, strings
 PARTITIONS = 64
 CHUNK_RECORDS = 1 << 18  # a piece's records kept in memory (some 18 MB) before a file
 KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
+# A record: 64-bit little-endian words as the compiled loop writes them (kernel.py
+# `id_records`), the key's bytes in order within its words on a little-endian machine.
 RECORD = np.dtype(
-    [("h1", "<u8"), ("h2", "<u8"), ("file", "<i4"), ("row", "<i8"),
+    [("h1", "<u8"), ("h2", "<u8"), ("row", "<i8"), ("file", "<i8"),
      ("key", f"S{KEY_BYTES}")]
 )  # fmt: skip
-
-
-def _offsets(record: np.dtype[np.void]) -> npt.NDArray[np.int64]:
-    """Each field's byte offset in a record, in the record's order."""
-    fields = record.fields
-    assert fields is not None
-    return np.array([fields[name][1] for name in fields], np.int64)
-
-
-FIELDS = _offsets(RECORD)  # where the compiled loop writes each field (kernel.py)
+if sys.byteorder != "little":
+    raise ImportError("the audit's round ids are written as a little-endian machine's words")
 
 
 @dataclass(frozen=True)
@@ -90,11 +85,10 @@ class RoundIds:
         and each one's first row's number in it."""
         if not len(first):
             return
-        records = np.empty(len(first), RECORD)
-        bounds = id_records(
-            table, *strings(names), *strings(ids), first, FIELDS, KEY_BYTES, PARTITIONS,
-            file, rows, records.view(np.uint8).reshape(len(first), RECORD.itemsize),
-        )  # fmt: skip
+        words, bounds = id_records(
+            table, *strings(names), *strings(ids), first, rows, file, KEY_BYTES, PARTITIONS
+        )
+        records = words.view(RECORD).ravel()
         self.kept.append((records, bounds))
         self.count += len(records)
         if self.count >= CHUNK_RECORDS:

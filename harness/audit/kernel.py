@@ -156,30 +156,28 @@ def id_records(
     round_offsets: npt.NDArray[np.int64],  # the batch's rows' round ids
     round_data: npt.NDArray[np.uint8],
     first: npt.NDArray[np.int64],  # each round's first row in the batch
-    fields: npt.NDArray[np.int64],  # the record's h1, h2, file, row and key offsets
-    key_bytes: int,
-    partitions: int,
-    file: int,
     rows: npt.NDArray[np.int64],  # each round's first row's number in its file
-    out: npt.NDArray[np.uint8],  # (rounds, record bytes), written in partition order
-) -> npt.NDArray[np.int64]:
-    """Each round's record for harness/audit/ids.py, grouped by partition (the log's
-    order within each), and the partitions' bounds: its key (table, SEPARATOR, round
-    id) hashed twice, by two independent 64-bit FNV-1a variants, the second also mixing
-    each byte's place, without the key being built; the key's first `key_bytes` bytes
-    kept beside the hashes, zero-padded."""
+    file: int,
+    key_bytes: int,  # a multiple of 8
+    partitions: int,
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+    """Each round's record for harness/audit/ids.py, as 64-bit little-endian words: its
+    key (table, SEPARATOR, round id) hashed by two independent 64-bit FNV-1a variants,
+    the second also mixing each byte's place, without the key being built; its first
+    row's number, its file, the key's first `key_bytes` bytes (zero-padded). The
+    records come in partition order (the log's within each), with the partitions'
+    bounds."""
     n = len(first)
-    h1 = np.full(n, FNV_OFFSET, np.uint64)
-    h2 = np.full(n, OTHER_OFFSET, np.uint64)
-    key = np.zeros((n, key_bytes), np.uint8)
+    made = np.zeros((n, 4 + key_bytes // 8), np.uint64)
+    part = np.empty(n, np.int64)
     bounds = np.zeros(partitions + 1, np.int64)
     for r in range(n):
-        a, b, j = h1[r], h2[r], 0
+        a, b, j = FNV_OFFSET, OTHER_OFFSET, 0
         t, i = table[r], first[r]
-        for part in range(3):  # the table's name, the separator, the round id
-            if part == 0:
+        for piece in range(3):  # the table's name, the separator, the round id
+            if piece == 0:
                 start, stop, data = name_offsets[t], name_offsets[t + 1], name_data
-            elif part == 1:
+            elif piece == 1:
                 start, stop, data = 0, 1, SEPARATOR_BYTE
             else:
                 start, stop, data = round_offsets[i], round_offsets[i + 1], round_data
@@ -188,32 +186,23 @@ def id_records(
                 a = (a ^ byte) * FNV_PRIME
                 b = (b ^ (byte + np.uint64(j))) * OTHER_PRIME
                 if j < key_bytes:
-                    key[r, j] = data[k]
+                    made[r, 4 + j // 8] |= byte << np.uint64(8 * (j % 8))
                 j += 1
-        h1[r], h2[r] = a, b
-        bounds[1 + int(a % np.uint64(partitions))] += 1
+        made[r, 0], made[r, 1] = a, b
+        made[r, 2], made[r, 3] = rows[r], file
+        part[r] = a % np.uint64(partitions)
+        bounds[1 + part[r]] += 1
     for p in range(partitions):
         bounds[p + 1] += bounds[p]
     at = bounds[:-1].copy()
+    out = np.empty_like(made)
     for r in range(n):
-        o = at[int(h1[r] % np.uint64(partitions))]
-        at[int(h1[r] % np.uint64(partitions))] += 1
-        _put(out[o], fields[0], h1[r], 8)
-        _put(out[o], fields[1], h2[r], 8)
-        _put(out[o], fields[2], np.uint64(file), 4)
-        _put(out[o], fields[3], np.uint64(rows[r]), 8)
-        out[o, fields[4] : fields[4] + key_bytes] = key[r]
-    return bounds
+        out[at[part[r]]] = made[r]
+        at[part[r]] += 1
+    return out, bounds
 
 
 SEPARATOR_BYTE = np.array([SEPARATOR], np.uint8)
-
-
-@njit(cache=True)
-def _put(record: npt.NDArray[np.uint8], at: int, value: np.uint64, width: int) -> None:
-    """An unsigned integer's `width` bytes, little-endian, at byte `at` of a record."""
-    for k in range(width):
-        record[at + k] = (value >> np.uint64(8 * k)) & np.uint64(0xFF)
 
 
 @njit(cache=True)
