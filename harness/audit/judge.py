@@ -276,9 +276,9 @@ class Auditor:
         backwards = times_backwards(rows.time[first], table, self.last_time, self.first_time)
         # a record's time is not its cards or money: the round is judged all the same
         report("time-backwards", backwards, TIME_BACKWARDS, False, out=False)
-        refused = _outside(self.profile, self.table, rows)
-        for why in sorted(set(refused[refused != ""])):
-            report("stake-outside-table", refused == why, why, True)
+        refused, reasons = _outside(self.profile, self.table, rows)
+        for k in sorted(range(1, len(reasons)), key=reasons.__getitem__):
+            report("stake-outside-table", refused == k, reasons[k], True)
 
         days = rows.time // DAY
         builds = rows.build.codes[first]
@@ -415,32 +415,40 @@ def row_example(
     )
 
 
-def _outside(profile: Profile, table: Table | None, rows: Rows) -> npt.NDArray[np.str_]:
-    """Why the rules or the declared table refuse each row's stakes ("" where they take
-    them; where no table is declared, only the rules' refusals: harness/rules/oracle.py
-    verify_wagers)."""
-    out = np.full(len(rows), "", dtype=object)
+def _outside(
+    profile: Profile, table: Table | None, rows: Rows
+) -> tuple[npt.NDArray[np.int8], list[str]]:
+    """Why the rules or the declared table refuse each row's stakes, the first reason
+    that holds: (each row's index into the reasons, 0 where they take them; the reasons,
+    the first ""). Where no table is declared, only the rules' refusals
+    (harness/rules/oracle.py verify_wagers)."""
+    out = np.zeros(len(rows), np.int8)
+    reasons = [""]
+
+    def refuse(where: npt.NDArray[np.bool_], why: str) -> None:
+        where = where & (out == 0)
+        if where.any():
+            reasons.append(why)
+            out[where] = len(reasons) - 1
+
     ante, aa = rows.amounts["ante"], rows.amounts["aa_bonus"]
-    out[ante <= 0] = "no ante: the rules require one"
+    refuse(ante <= 0, "no ante: the rules require one")
     if profile.aa_table is None:
-        out[(aa > 0) & (out == "")] = f"an AA Bonus where profile {profile.name} has none"
+        refuse(aa > 0, f"an AA Bonus where profile {profile.name} has none")
     if table is None:
-        return out
+        return out, reasons
     lo, hi = table.ante
-    out[((ante < lo) | (ante > hi)) & (out == "")] = f"an ante outside the table's {lo}..{hi}"
-    staked = (aa > 0) & (out == "")
+    refuse((ante < lo) | (ante > hi), f"an ante outside the table's {lo}..{hi}")
     if table.aa_bonus is None:
-        out[staked] = "an AA Bonus where the table takes none"
-        return out
+        refuse(aa > 0, "an AA Bonus where the table takes none")
+        return out, reasons
     aa_lo, aa_hi = table.aa_bonus
-    out[staked & ((aa < aa_lo) | (aa > aa_hi))] = (
-        f"an AA Bonus outside the table's {aa_lo}..{aa_hi}"
-    )
+    why = f"an AA Bonus outside the table's {aa_lo}..{aa_hi}"
+    refuse((aa > 0) & ((aa < aa_lo) | (aa > aa_hi)), why)
     cap = table.aa_bonus_max_ante_multiple
     if cap is not None:
-        over = staked & (out == "") & (aa > cap * ante)
-        out[over] = f"an AA Bonus above {cap} x the ante (house rule)"
-    return out
+        refuse((aa > 0) & (aa > cap * ante), f"an AA Bonus above {cap} x the ante (house rule)")
+    return out, reasons
 
 
 def _within(when: int, since: int | None, until: int | None) -> bool:

@@ -425,16 +425,17 @@ def _lengths(column: pa.Array) -> npt.NDArray[np.int64]:
     return np.append(each, 0)[codes]
 
 
-def _among(column: pa.Array, words: tuple[str, ...]) -> npt.NDArray[np.bool_]:
-    """The rows whose text is one of `words` (False where null)."""
+def _which(column: pa.Array, words: tuple[str, ...]) -> npt.NDArray[np.int64]:
+    """Each row's text's place among `words`, -1 where it is none of them (or null)."""
     codes = _codes(column)
     if codes is None:
-        found: npt.NDArray[np.bool_] = (
-            pc.is_in(_text(column), pa.array(words)).fill_null(False).to_numpy(zero_copy_only=False)
+        found: npt.NDArray[np.int64] = (
+            pc.index_in(_text(column), pa.array(words)).fill_null(-1).to_numpy(zero_copy_only=False)
         )
-        return found
-    each = np.isin(np.array(column.dictionary.to_pylist(), dtype=object), list(words))
-    return np.append(each, False)[codes]
+        return found.astype(np.int64)
+    entries = column.dictionary.to_pylist()
+    each = np.array([words.index(e) if e in words else -1 for e in entries] + [-1], np.int64)
+    return each[codes]
 
 
 def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
@@ -707,8 +708,9 @@ def _checked(
         if column == "hole":
             wrong |= columns[column].is_null().to_numpy(zero_copy_only=False)
         mark(wrong, column, f"not {count} card{'s' * (count > 1)} like 'As'")
-    mark(~_among(columns["action"], ACTIONS), "action", "neither call nor fold")
-    mark(~_among(columns["status"], STATUSES), "status", "neither settled nor void")
+    action, status = _which(columns["action"], ACTIONS), _which(columns["status"], STATUSES)
+    mark(action < 0, "action", "neither call nor fold")
+    mark(status < 0, "status", "neither settled nor void")
     amounts = {}
     for column in AMOUNTS:
         amounts[column], wrong = _integers(_single(table, column), 0, MAX_AMOUNT, 16)
@@ -731,8 +733,8 @@ def _checked(
         time=time,
         seat=seat,
         cards=cards,
-        call_made=_among(columns["action"], ("call",)),
-        void=_among(columns["status"], ("void",)),
+        call_made=action == ACTIONS.index("call"),
+        void=status == STATUSES.index("void"),
         amounts=amounts,
         groups={c: Labels.of(columns[c]) for c in OPTIONAL if c in columns},
     )
