@@ -372,7 +372,7 @@ def count(
 
 
 def _day_sums(sums: npt.NDArray[np.float64]) -> DaySums:
-    """A row of `outcome_sums`' (calls, residual, variance, squares)."""
+    """A row of `call_sums`' (calls, residual, variance, squares)."""
     return DaySums(int(sums[0]), float(sums[1]), float(sums[2]), float(sums[3]))
 
 
