@@ -4,7 +4,7 @@ whose ids a set in memory would hold in tens of gigabytes.
 
 Each round's id (its table and round) is hashed twice, 128 bits in all, and kept with
 where it was read; a piece of the log (harness/audit/pieces.py) writes what it keeps,
-about 72 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
+72 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
 (pieces judged at once write files of their own, a file at least a piece). At the end
 each partition is read from every file together (a 1/PARTITIONS share of the rounds),
 in the log's order, into a table by hash: a hash met twice is a round id met again. The
