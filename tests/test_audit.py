@@ -694,3 +694,43 @@ def test_a_group_column_is_a_band_only_as_far_as_it_is_a_group(
     rows[4]["channel"] = "x" * 201
     code, data = _audit(tmp_path, str(_write(tmp_path / "long.jsonl", rows)))
     assert code == 1 and _found(data) == {("integrity", "malformed-row", None)}
+
+
+def _rounds_read(path: Path, batch_rows: int, step: int = 0) -> tuple[list[list[int]], list[int]]:
+    """(each round's row numbers, the malformed rows' numbers) as read_log reads the
+    file in batches of `batch_rows`, in pieces of `step` row groups where given."""
+    groups = pq.ParquetFile(path).metadata.num_row_groups
+    parts = [range(g, min(g + step, groups)) for g in range(0, groups, step)] if step else [None]
+    rounds: list[list[int]] = []
+    malformed: list[int] = []
+    for part in parts:
+        for item in read_log(path, batch_rows=batch_rows, groups=part):
+            if isinstance(item, Malformed):
+                malformed.append(item.row)
+                continue
+            cuts = np.flatnonzero(np.diff(item.round_no)) + 1
+            rounds += [list(map(int, r)) for r in np.split(item.row, cuts)]
+    return rounds, sorted(malformed)
+
+
+def test_a_row_without_its_table_never_cuts_its_round_in_two(tmp_path: Path) -> None:
+    """A malformed row with no table among a round's seat rows is found as malformed and
+    leaves the round whole, wherever batches and pieces are cut: its other rows are one
+    round, never two (which would be a round id met again)."""
+    from harness.audit.generate import generate
+
+    source = tmp_path / "source.parquet"
+    generate(source, 600, seats=3, seed=2, days=1)
+    table = pq.read_table(source)
+    names = table["table"].to_pylist()
+    middle = list(range(1, len(names), 9))  # a round's second row of every third round
+    for i in middle:
+        names[i] = None
+    table = table.set_column(table.schema.get_field_index("table"), "table", pa.array(names))
+    log = tmp_path / "log.parquet"
+    pq.write_table(table, log, row_group_size=37)
+    whole, malformed = _rounds_read(log, 65_536)
+    assert malformed == [i + 1 for i in middle]
+    assert sorted(len(r) for r in whole) == [2] * len(middle) + [3] * (200 - len(middle))
+    for batch_rows, step in ((5, 0), (7, 0), (64, 0), (7, 1), (13, 2), (64, 3)):
+        assert _rounds_read(log, batch_rows, step) == (whole, malformed), (batch_rows, step)

@@ -121,26 +121,35 @@ def round_numbers(
     table: npt.NDArray[np.int64],
     round_offsets: npt.NDArray[np.int64],
     round_data: npt.NDArray[np.uint8],
+    keyless: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.int64]:
     """Each row's round, numbered from 0 in the batch: a row starts a new round where
-    its table (`table`, codes) or its round id differs from the row before's."""
+    its table (`table`, codes) or its round id differs from the last row's before it
+    that has both. A row without one (`keyless`: a malformed row, its table or round
+    missing) stays in the round going on, so that it never cuts a round in two."""
     n = len(table)
     out = np.zeros(n, np.int64)
-    for i in range(1, n):
-        same = table[i] == table[i - 1] and _same(round_offsets, round_data, i)
-        out[i] = out[i - 1] + (0 if same else 1)
+    last = -1  # the last row with a table and a round
+    for i in range(n):
+        if i > 0:
+            out[i] = out[i - 1]
+        if keyless[i]:
+            continue
+        same = last >= 0 and table[i] == table[last]
+        if last >= 0 and not (same and _same(round_offsets, round_data, last, i)):
+            out[i] += 1
+        last = i
     return out
 
 
 @njit(cache=True)
-def _same(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], i: int) -> bool:
-    """Whether row i's text is row i - 1's."""
-    a, b = offsets[i - 1], offsets[i]
-    length = b - a
-    if offsets[i + 1] - b != length:
+def _same(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], a: int, b: int) -> bool:
+    """Whether row a's text is row b's."""
+    length = offsets[a + 1] - offsets[a]
+    if offsets[b + 1] - offsets[b] != length:
         return False
     for k in range(length):  # noqa: SIM110 (a loop numba compiles)
-        if data[a + k] != data[b + k]:
+        if data[offsets[a] + k] != data[offsets[b] + k]:
             return False
     return True
 

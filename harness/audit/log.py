@@ -548,8 +548,10 @@ def read_log(
     sizes = _group_rows(path) if groups is not None else []
     number = 1 + sum(sizes[: groups.start]) if groups is not None else 1
     remaining = sum(sizes[groups.start : groups.stop]) if groups is not None else -1
-    skip = _key_before(path, groups.start) if groups is not None and groups.start else None
+    skipping = groups is not None and groups.start > 0  # a piece after the file's first
+    skip = _key_before(path, groups.start) if groups is not None and skipping else None
     carry: list[pa.Table] = []  # the last round so far, its columns as plain text
+    carry_key: Key | None = None  # that round's table and round
     held: Rows | None = None  # that round, checked, waiting for the batch's other rows
     for table in _tables(path, batch_rows, groups):
         if isinstance(table, Malformed):
@@ -559,7 +561,7 @@ def read_log(
         rows = pa.array(np.arange(number, number + table.num_rows, dtype=np.int64))
         number += table.num_rows
         table = table.append_column(ROW, rows)
-        if skip is not None:  # the rows that finish the piece before's last round
+        if skipping:  # the rows that finish the piece before's last round
             same = _leading(table, skip)
             remaining -= same
             table = table.slice(same)
@@ -567,9 +569,9 @@ def read_log(
                 return
             if table.num_rows == 0:
                 continue
-            skip = None
+            skipping = False
         if carry:  # the rows that finish the round carried over
-            same = _leading(table, _key(carry[-1], -1))
+            same = _leading(table, carry_key)
             carry.append(_plain(table.slice(0, same)))
             table = table.slice(same)
             if remaining > 0:  # the round's rows are the piece's, wherever its groups end
@@ -587,7 +589,7 @@ def read_log(
                 yield held
             return
         if remaining > 0 and table.num_rows >= remaining:
-            end = remaining + _leading(table.slice(remaining), _key(table, remaining - 1))
+            end = remaining + _leading(table.slice(remaining), _last_key(table, remaining))
             remaining = 0 if end == table.num_rows else STOP
             table = table.slice(0, end)
         elif remaining > 0:
@@ -595,6 +597,7 @@ def read_log(
         rounds = _round_numbers(table)
         cut = int(np.searchsorted(rounds, rounds[-1]))  # where the last round begins
         carry = [_plain(table.slice(cut))]
+        carry_key = _last_key(table, table.num_rows)
         for start, stop in _windows(rounds[:cut], batch_rows):
             part = table.slice(start, stop - start)
             for item in _checked(str(path), part, rounds[start:stop] - rounds[start]):
@@ -641,10 +644,11 @@ def _group_rows(path: Path) -> list[int]:
     return [metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)]
 
 
-def _key(table: pa.Table, i: int) -> tuple[str | None, str | None]:
-    """Row i's table and round as text (i < 0 from the end), as `round_numbers` compares
-    them."""
-    i = i % table.num_rows
+Key = tuple[str | None, str | None]  # a row's table and round, as text
+
+
+def _key(table: pa.Table, i: int) -> Key:
+    """Row i's table and round as text, as `round_numbers` compares them."""
     values = (table["table"][i].as_py(), table["round"][i].as_py())
     return (
         None if values[0] is None else str(values[0]),
@@ -652,25 +656,44 @@ def _key(table: pa.Table, i: int) -> tuple[str | None, str | None]:
     )
 
 
-def _key_before(path: Path, group: int) -> tuple[object, object]:
-    """The table and round of the last row before row group `group`."""
+def _keyless(key: Key) -> bool:
+    """A table or round missing, or too long: a malformed row, in no round of its own."""
+    return any(not part or len(part) > MAX_TEXT for part in key)
+
+
+def _last_key(table: pa.Table, stop: int) -> Key | None:
+    """The key of the last row before row `stop` that has one (None: no row has)."""
+    for i in range(stop - 1, -1, -1):
+        key = _key(table, i)
+        if not _keyless(key):
+            return key
+    return None
+
+
+def _key_before(path: Path, group: int) -> Key | None:
+    """The table and round of the last row with both before row group `group`."""
     last = pq.ParquetFile(path).read_row_group(group - 1, columns=["table", "round"])
-    return _key(last, -1)
+    return _last_key(last, last.num_rows)
 
 
-def _leading(table: pa.Table, key: tuple[object, object]) -> int:
-    """How many of the table's first rows are of the round `key`."""
+def _leading(table: pa.Table, key: Key | None) -> int:
+    """How many of the table's first rows are of the round `key` (None: no round), a
+    row without a key staying in it (`round_numbers`)."""
     count = 0
-    while count < table.num_rows and _key(table, count) == key:
+    while count < table.num_rows:
+        row = _key(table, count)
+        if row != key and not _keyless(row):
+            break
         count += 1
     return count
 
 
 def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
     """Each row's round in the table, numbered from 0 (harness/audit/kernel.py)."""
-    return round_numbers(Labels.of(_column(table, "table")).codes, *strings(
-        _text(_single(table, "round"))
-    ))  # fmt: skip
+    tables, rounds = _column(table, "table"), _text(_single(table, "round"))
+    lengths = (_lengths(tables), _lengths(rounds))
+    keyless = (np.minimum(*lengths) == 0) | (np.maximum(*lengths) > MAX_TEXT)
+    return round_numbers(Labels.of(tables).codes, *strings(rounds), keyless)
 
 
 def _checked(
@@ -740,5 +763,6 @@ def _checked(
     )
     if bad.any():  # a malformed row inside a round leaves the round whole
         rows = rows.select(~bad)
-        rows.round_no = round_numbers(rows.table.codes, *strings(rows.round))
+        every = np.zeros(len(rows), bool)  # the malformed rows gone, every row has a key
+        rows.round_no = round_numbers(rows.table.codes, *strings(rows.round), every)
     yield rows
