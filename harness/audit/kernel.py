@@ -135,9 +135,9 @@ def round_numbers(
             out[i] = out[i - 1]
         if keyless[i]:
             continue
-        same = last >= 0 and table[i] == table[last]
-        if last >= 0 and not (same and _same(round_offsets, round_data, last, i)):
-            out[i] += 1
+        if last >= 0:
+            same = table[i] == table[last] and _same(round_offsets, round_data, last, i)
+            out[i] += 0 if same else 1
         last = i
     return out
 

@@ -463,7 +463,7 @@ def _column(table: pa.Table, column: str) -> pa.Array:
     return chunks.chunk(0) if chunks.num_chunks == 1 else chunks.combine_chunks()
 
 
-NONE = np.zeros(0, bool)  # a column's nulls where it has none
+NO_NULLS = np.zeros(0, bool)  # `bounded`'s null mask for a column with none
 
 
 def _integers(
@@ -473,7 +473,7 @@ def _integers(
     column read as it is, a text one (CSV, JSON Lines) as at most `digits` digits."""
     if pa.types.is_signed_integer(column.type):
         raw = np.frombuffer(column.buffers()[1], column.type.to_pandas_dtype())
-        null = column.is_null().to_numpy(zero_copy_only=False) if column.null_count else NONE
+        null = column.is_null().to_numpy(zero_copy_only=False) if column.null_count else NO_NULLS
         return bounded(raw[column.offset : column.offset + len(column)], null, low, high)
     if pa.types.is_integer(column.type):
         values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False)
