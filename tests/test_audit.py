@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import json
 import random
 from collections.abc import Iterator
@@ -734,3 +735,41 @@ def test_a_row_without_its_table_never_cuts_its_round_in_two(tmp_path: Path) -> 
     assert sorted(len(r) for r in whole) == [2] * len(middle) + [3] * (200 - len(middle))
     for batch_rows, step in ((5, 0), (7, 0), (64, 0), (7, 1), (13, 2), (64, 3)):
         assert _rounds_read(log, batch_rows, step) == (whole, malformed), (batch_rows, step)
+
+
+@pytest.mark.parametrize("statistics", [True, False])
+@pytest.mark.parametrize("ids", ["rising", "scattered"])
+def test_a_piece_reads_the_rounds_that_begin_in_it_with_or_without_statistics(
+    tmp_path: Path, statistics: bool, ids: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces of row groups that cut rounds read every round once and whole, whether the
+    file's statistics bound its round ids or not; a piece reads the row group before it
+    only where they cannot show that its first round began in it."""
+    from harness.audit.generate import generate
+
+    source = tmp_path / "source.parquet"
+    generate(source, 600, seats=3, seed=3, days=1)
+    table = pq.read_table(source)
+    number = [int(r) for r in table["round"].to_pylist()]
+    named = {  # rising: in the order Parquet compares text; scattered: in none
+        "rising": [f"{n:06d}" for n in number],
+        "scattered": [hashlib.sha256(str(n).encode()).hexdigest()[:12] for n in number],
+    }
+    table = table.set_column(table.schema.get_field_index("round"), "round", pa.array(named[ids]))
+    log = tmp_path / "log.parquet"
+    pq.write_table(table, log, row_group_size=37, write_statistics=statistics)
+    whole, _ = _rounds_read(log, 65_536)
+    assert sorted(len(r) for r in whole) == [3] * 200
+    looked: list[int] = []
+    read = pq.ParquetFile.read_row_group
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group",
+                        lambda self, i, **kw: looked.append(i) or read(self, i, **kw))  # fmt: skip
+    starts = []  # the first row group of each piece after a file's first
+    for batch_rows, step in ((7, 1), (64, 1), (13, 2)):
+        assert _rounds_read(log, batch_rows, step) == (whole, []), (batch_rows, step)
+        starts += range(step, 17, step)
+    cut = [g for g in starts if 37 * g % 3]  # a round of 3 rows going on across the start
+    if ids == "rising" and statistics:
+        assert sorted(looked) == sorted(g - 1 for g in cut)
+    elif not statistics:
+        assert sorted(looked) == sorted(g - 1 for g in starts)

@@ -134,6 +134,24 @@ def test_an_unreachable_scheduler_is_a_usage_error(
     assert stopped.value.code == 4
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_among_the_logs_that_is_not_parquet_is_one_line(
+    faulty_log: Path, tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file cut short among a log's files: exit 4, one line naming it, no output
+    written, however many processes judge the others."""
+    folder = tmp_path / "log"
+    folder.mkdir()
+    shutil.copy(faulty_log, folder / "game-1.parquet")
+    (folder / "game-2.parquet").write_bytes(faulty_log.read_bytes()[:5000])
+    shutil.copy(faulty_log, folder / "game-3.parquet")
+    out = tmp_path / "out"
+    assert main(["audit", str(folder), "--out", str(out), "--quiet", "--jobs", jobs]) == 4
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "game-2.parquet: not readable as parquet" in said[0]
+    assert not out.exists()
+
+
 @pytest.fixture
 def scheduler(tmp_path: Path) -> Iterator[str]:
     """A Dask scheduler with two workers on loopback: the one `.ci/run` started

@@ -94,15 +94,16 @@ class RoundIds:
         if self.count >= CHUNK_RECORDS:
             self.close()
 
-    def repeated(self) -> Iterator[Repeat]:
-        """Every id met more than once: each later meeting, beside the first (in the log's
-        order within a partition, not across them)."""
+    def repeated(self, partitions: range = range(PARTITIONS)) -> Iterator[Repeat]:
+        """Every id of the `partitions` met more than once: each later meeting, beside the
+        first (in the log's order within a partition, not across them). Partitions are
+        apart: processes may read a share each."""
         self.close()
         paths = sorted(self.folder.glob("ids-*.bin"), key=_place)  # the log's order
         if not paths:
             return
         bounds = [np.fromfile(path, "<i8", PARTITIONS + 1) for path in paths]
-        for p in range(PARTITIONS):
+        for p in partitions:
             records = np.empty(sum(int(at[p + 1] - at[p]) for at in bounds), RECORD)
             done = 0
             for path, at in zip(paths, bounds, strict=True):

@@ -156,27 +156,45 @@ def day_of(micros: int) -> str:
     return day_name(micros // DAY)
 
 
-def met_again(spill: Path, files: list[str], partial: Partial) -> None:
-    """What only the whole log shows: the round ids met more than once, from the files
-    the pieces' auditors wrote under `spill` (`files`: the log's, in order, each at the
-    index its auditors numbered it by)."""
-    key = ("integrity", "round-repeated", "a round id met again on its table", None)
-    met, earliest = 0, list[Repeat]()  # the EXAMPLES meetings again the log meets first
-    for repeat in RoundIds(spill).repeated():
+@dataclass(frozen=True)
+class Repeats:
+    """The round ids met again in some of the spill's partitions (harness/audit/ids.py):
+    how many meetings again, and the EXAMPLES the log meets first."""
+
+    met: int = 0
+    first: tuple[Repeat, ...] = ()
+
+    def join(self, other: Repeats) -> Repeats:
+        first = sorted(self.first + other.first, key=lambda r: r.again)  # (file, row)
+        return Repeats(self.met + other.met, tuple(first[:EXAMPLES]))
+
+
+def repeats(spill: Path, partitions: range) -> Repeats:
+    """What only the whole log shows, in a share of it: the round ids of `partitions`
+    met more than once, from the files the pieces' auditors wrote under `spill`."""
+    met, earliest = 0, list[Repeat]()
+    for repeat in RoundIds(spill).repeated(partitions):
         met += 1
         if len(earliest) < EXAMPLES or repeat.again < earliest[-1].again:
             bisect.insort(earliest, repeat, key=lambda r: r.again)  # (file, row): log order
             del earliest[EXAMPLES:]
-    if not met:
+    return Repeats(met, tuple(earliest))
+
+
+def met_again(found: Repeats, files: list[str], partial: Partial) -> None:
+    """The round ids met again, a finding (`files`: the log's, in order, each at the
+    index its auditors numbered it by)."""
+    if not found.met:
         return
+    key = ("integrity", "round-repeated", "a round id met again on its table", None)
     tally = partial.tally(key)
-    for repeat in earliest:
+    for repeat in found.first:
         table, _, ident = repeat.key.partition("\x1f")
         (file, row), (first_file, first_row) = repeat.again, repeat.first
         detail = f"met first at {files[first_file]} row {first_row}"
         example = Example(file=files[file], row=row, table=table, round=ident, detail=detail)
         tally.add(example, None, None)  # the rows are not read again
-    tally.count += met - len(earliest)  # the others: counted, their examples not kept
+    tally.count += found.met - len(found.first)  # the others: counted, their examples not kept
 
 
 @dataclass

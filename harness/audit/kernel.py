@@ -725,10 +725,10 @@ def situations_of(
     hole: npt.NDArray[np.int16],
     flop: npt.NDArray[np.int16],
     rows: npt.NDArray[np.bool_],
-    binom: npt.NDArray[np.int64],
-    flop_perm: npt.NDArray[np.int64],
-    card_map: npt.NDArray[np.int64],
-    flop_canon: npt.NDArray[np.int64],
+    binom: npt.NDArray[np.int32],  # harness/audit/returns.py `SituationTables`
+    flop_perm: npt.NDArray[np.int8],
+    card_map: npt.NDArray[np.int8],
+    flop_canon: npt.NDArray[np.int16],
     situation_of: npt.NDArray[np.int32],
 ) -> npt.NDArray[np.int64]:
     """Each of `rows`' situation (harness/gamemath/census.py `Symmetry.situation`), 0
@@ -748,9 +748,9 @@ def situations_of(
             b, c = c, b
         if a > b:
             a, b = b, a
-        colex = binom[a, 1] + binom[b, 2] + binom[c, 3]
+        colex = np.int64(binom[a, 1]) + binom[b, 2] + binom[c, 3]
         p = flop_perm[colex]
-        x, y = card_map[p, hole[i, 0]], card_map[p, hole[i, 1]]
+        x, y = np.int64(card_map[p, hole[i, 0]]), np.int64(card_map[p, hole[i, 1]])
         if x > y:
             x, y = y, x
         out[i] = situation_of[flop_canon[colex], x + y * (y - 1) // 2]

@@ -53,6 +53,7 @@ MAX_SEAT = 22  # protocol v1's seats:N: two hole cards a seat, the dealer's and 
 MAX_TEXT = 200  # characters of a table, round, build or group: a longer one is malformed
 BATCH_ROWS = 65_536  # rows judged together (a batch's arrays: some 1 KB a row)
 DECODED = 2  # Parquet batches decoded at once, then cut between rounds: fewer carried over
+FINISHING_ROWS = 1_024  # a Parquet batch past a piece's row groups, finishing its last round
 SUFFIXES = {".parquet": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -219,9 +220,10 @@ def _natural(path: Path) -> list[object]:
 def _tables(
     path: Path, batch_rows: int, groups: range | None = None
 ) -> Iterator[pa.Table | Malformed]:
-    """The file's rows (a Parquet file's from its row group `groups.start` on), each
-    column as the file types it (its values are checked, never coerced, by `_checked`),
-    in tables of about `batch_rows` (a Parquet file's, DECODED times as many)."""
+    """The file's rows (a Parquet file's row groups `groups`, then those after them in
+    tables of FINISHING_ROWS), each column as the file types it (its values are checked,
+    never coerced, by `_checked`), in tables of about `batch_rows` (a Parquet file's,
+    DECODED times as many)."""
     kind = SUFFIXES[path.suffix.lower()]
     try:
         if kind == "parquet":
@@ -237,35 +239,47 @@ def _tables(
             coded = [c for c in DICTIONARY if c in present
                      and pa.types.is_string(reader.schema_arrow.field(c).type)]  # fmt: skip
             reader = pq.ParquetFile(path, read_dictionary=coded)
-            first = 0 if groups is None else groups.start
-            batch_rows *= DECODED  # Arrow's columns, some 110 bytes a row, cut up later
-            # One thread: the audit's own processes use the cores (harness/audit/pieces.py).
-            batches = reader.iter_batches(
-                batch_size=batch_rows,
-                row_groups=range(first, reader.num_row_groups),
-                columns=present,
-                use_threads=False,
-            )
-            # A file's small row groups read together; a batch of about batch_rows alone
-            # (batches of two row groups would join two large dictionaries).
-            gathered: list[pa.RecordBatch] = []
-            for batch in batches:
-                size = sum(b.num_rows for b in gathered)
-                if gathered and size + batch.num_rows > batch_rows:
-                    yield pa.Table.from_batches(gathered)
-                    gathered, size = [], 0
-                gathered.append(batch)
-                if size + batch.num_rows >= batch_rows // 2:
-                    yield pa.Table.from_batches(gathered)
-                    gathered = []
-            if gathered:
-                yield pa.Table.from_batches(gathered)
+            mine = range(reader.num_row_groups) if groups is None else groups
+            yield from _parquet(reader, mine, present, batch_rows * DECODED, gather=True)
+            # A piece's last round finished from the groups after it: a few rows, read a
+            # few at a time (the rest of a large batch would be decoded for nothing).
+            after = range(mine.stop, reader.num_row_groups)
+            yield from _parquet(reader, after, present, FINISHING_ROWS, gather=False)
         elif kind == "csv":
             yield from _csv(path, batch_rows)
         else:
             yield from _json_lines(path, batch_rows)
     except (pa.ArrowException, OSError) as exc:
         raise LogError(f"{path}: not readable as {kind}: {exc}") from exc
+
+
+def _parquet(
+    reader: pq.ParquetFile, groups: range, columns: list[str], batch_rows: int, gather: bool
+) -> Iterator[pa.Table]:
+    """The row groups' rows in tables of about `batch_rows`; `gather`: a file's small row
+    groups read together, a batch of about batch_rows alone (batches of two row groups
+    would join two large dictionaries)."""
+    if not groups:
+        return
+    # One thread: the audit's own processes use the cores (harness/audit/pieces.py).
+    batches = reader.iter_batches(
+        batch_size=batch_rows, row_groups=groups, columns=columns, use_threads=False
+    )
+    gathered: list[pa.RecordBatch] = []
+    for batch in batches:
+        if not gather:
+            yield pa.Table.from_batches([batch])
+            continue
+        size = sum(b.num_rows for b in gathered)
+        if gathered and size + batch.num_rows > batch_rows:
+            yield pa.Table.from_batches(gathered)
+            gathered, size = [], 0
+        gathered.append(batch)
+        if size + batch.num_rows >= batch_rows // 2:
+            yield pa.Table.from_batches(gathered)
+            gathered = []
+    if gathered:
+        yield pa.Table.from_batches(gathered)
 
 
 def _csv(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
@@ -549,7 +563,8 @@ def read_log(
     number = 1 + sum(sizes[: groups.start]) if groups is not None else 1
     remaining = sum(sizes[groups.start : groups.stop]) if groups is not None else -1
     skipping = groups is not None and groups.start > 0  # a piece after the file's first
-    skip = _key_before(path, groups.start) if groups is not None and skipping else None
+    skip: Key | None = None  # the key of the piece before's last round, once looked up
+    looked = False
     carry: list[pa.Table] = []  # the last round so far, its columns as plain text
     carry_key: Key | None = None  # that round's table and round
     held: Rows | None = None  # that round, checked, waiting for the batch's other rows
@@ -562,6 +577,9 @@ def read_log(
         number += table.num_rows
         table = table.append_column(ROW, rows)
         if skipping:  # the rows that finish the piece before's last round
+            first = None if looked else _first_key(table)
+            if groups is not None and first is not None:
+                skip, looked = _key_before(path, groups.start, first), True
             same = _leading(table, skip)
             remaining -= same
             table = table.slice(same)
@@ -670,10 +688,46 @@ def _last_key(table: pa.Table, stop: int) -> Key | None:
     return None
 
 
-def _key_before(path: Path, group: int) -> Key | None:
-    """The table and round of the last row with both before row group `group`."""
-    last = pq.ParquetFile(path).read_row_group(group - 1, columns=["table", "round"])
+def _first_key(table: pa.Table) -> Key | None:
+    """The key of the table's first row that has one (None: no row has)."""
+    for i in range(table.num_rows):
+        key = _key(table, i)
+        if not _keyless(key):
+            return key
+    return None
+
+
+def _key_before(path: Path, group: int, first: Key) -> Key | None:
+    """The table and round of the last row with both before row group `group`, read
+    where that can be `first` (the key of the group's first row that has one); None
+    where the group before's statistics show it holds no row of `first`: `_leading`
+    then finds no row of a round begun before, as it would with any other key."""
+    reader = pq.ParquetFile(path)
+    if not _may_hold(reader.metadata.row_group(group - 1), first):
+        return None
+    last = reader.read_row_group(group - 1, columns=["table", "round"])
     return _last_key(last, last.num_rows)
+
+
+def _may_hold(group: pq.RowGroupMetaData, key: Key) -> bool:
+    """Whether a row group can hold a row of `key`: not where a text column's least and
+    greatest values, as the file's statistics state them, leave it out (text compared
+    as Parquet orders it, by UTF-8 bytes; statistics cut short still bound the values)."""
+    for i in range(group.num_columns):
+        chunk = group.column(i)
+        if chunk.path_in_schema not in ("table", "round") or not chunk.is_stats_set:
+            continue
+        stats = chunk.statistics
+        try:
+            low, high = (stats.min, stats.max) if stats.has_min_max else (None, None)
+        except (UnicodeDecodeError, pa.ArrowException):  # a bound cut inside a character
+            continue
+        text = key[0] if chunk.path_in_schema == "table" else key[1]
+        if not (isinstance(low, str) and isinstance(high, str) and text is not None):
+            continue  # no bounds stated, or not as text
+        if not low.encode() <= text.encode() <= high.encode():
+            return False
+    return True
 
 
 def _leading(table: pa.Table, key: Key | None) -> int:

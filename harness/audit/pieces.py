@@ -28,11 +28,14 @@ addition; three things look back across a piece's start and are settled at the m
 
 from __future__ import annotations
 
+import collections
 import functools
+import itertools
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,13 +44,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.audit.ids import PARTITIONS
 from harness.audit.judge import (
     NO_TIME,
     TIME_BACKWARDS,
     Auditor,
     Partial,
+    Repeats,
     day_of,
     in_period,
+    repeats,
     row_example,
 )
 from harness.audit.kernel import times_backwards
@@ -84,7 +90,7 @@ def pieces(files: list[Path]) -> list[Piece]:
             continue
         try:
             metadata = pq.ParquetFile(path).metadata
-        except OSError:  # read again, and reported, by the piece itself
+        except (pa.ArrowException, OSError):  # read again, and reported, by the piece
             out.append(Piece(len(out), index, str(path), None))
             continue
         start, rows = 0, 0
@@ -235,28 +241,114 @@ def run(
     jobs: int,
     dask: str | None,
     progress: Callable[[int], None],
-) -> list[Judged]:
-    """Every piece judged: here one after another (`jobs` 1), in `jobs` processes, or
-    on the Dask cluster at `dask` (`local:N` starts one of N workers here)."""
+) -> tuple[list[Judged], Repeats]:
+    """Every piece judged, then the round ids they met read for those met again: here
+    (`jobs` 1), here and in `jobs` - 1 other processes, or on the Dask cluster at `dask`
+    (`local:N` starts one of N workers here)."""
     if dask is not None:
         return _on_dask(setup, log, dask, progress)
     if jobs <= 1 or len(log) == 1:
         out: list[Judged] = []
         for piece in log:
             out.append(setup.judge(piece, functools.partial(_after, progress, _rows(out))))
-        return out
-    done = 0
-    results: list[Judged] = []
+        return out, repeats(Path(setup.spill), range(PARTITIONS))
+    return _here_and_away(setup, log, min(jobs, len(log)) - 1, progress)
+
+
+def _here_and_away(
+    setup: Setup, log: list[Piece], workers: int, progress: Callable[[int], None]
+) -> tuple[list[Judged], Repeats]:
+    """The pieces judged in this process and in `workers` others, each taking the next
+    piece in the log's order as soon as it is free: this process, started already, judges
+    while the others start (about a second and a half each, docs/audit.md, Speed). A
+    piece that fails stops the taking; the first failure in the log's order is raised.
+    Then the round ids, a share of their partitions each."""
     # Processes of their own (spawned, not forked: the parent's compiled evaluator keeps
-    # threads a fork would copy half-held); one evaluator thread each.
+    # threads a fork would copy half-held); one evaluator thread each, and here.
     spawn = multiprocessing.get_context("spawn")
     setup = replace(setup, threads=1)
-    with ProcessPoolExecutor(min(jobs, len(log)), mp_context=spawn) as pool:
-        for judged in pool.map(setup.judge, log):
-            done += judged.partial.rows
-            progress(done)
-            results.append(judged)
-    return results
+    waiting = collections.deque(log)
+    lock = threading.RLock()  # a callback added to a finished future runs at once, within
+    outcomes: dict[int, Judged | BaseException] = {}
+    away: dict[Future[Judged], int] = {}  # each piece sent away, by its index
+    rows = [0]  # of the pieces judged, here and away
+
+    def send(done: Future[Judged] | None = None) -> None:
+        """A worker's next piece, sent as it is done with the last: one in hand each, so
+        that none waits in a worker's queue while this process could take it."""
+        with lock:
+            if done is not None and done.exception() is not None:
+                waiting.clear()
+            elif done is not None:
+                rows[0] += done.result().partial.rows
+            if waiting:
+                piece = waiting.popleft()
+                try:
+                    sent = pool.submit(setup.judge, piece)
+                except RuntimeError as error:  # the pool broken: a worker died
+                    outcomes[piece.index] = error
+                    waiting.clear()
+                    return
+                away[sent] = piece.index
+                sent.add_done_callback(send)
+
+    with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+        try:
+            for _ in range(workers):
+                send()
+            while True:
+                with lock:
+                    piece = waiting.popleft() if waiting else None
+                if piece is None:
+                    break
+                try:
+                    judged = setup.judge(piece, lambda read: progress(rows[0] + read))
+                except Exception as error:  # a piece before it may yet fail first
+                    with lock:
+                        outcomes[piece.index] = error
+                        waiting.clear()
+                    continue
+                with lock:
+                    outcomes[piece.index] = judged
+                    rows[0] += judged.partial.rows
+            with lock:
+                in_flight = dict(away)
+            pending = set(in_flight)
+            while pending:
+                pending = wait(pending, return_when=FIRST_COMPLETED).not_done
+                progress(rows[0])
+        except BaseException:  # an interrupt: nothing more sent, the sent pieces finish
+            with lock:
+                waiting.clear()
+            raise
+        for sent, index in in_flight.items():
+            failure = sent.exception()
+            outcomes[index] = sent.result() if failure is None else failure
+        out = _in_order(log, outcomes)
+        shares = _shares(workers + 1)
+        later = [pool.submit(repeats, Path(setup.spill), share) for share in shares[1:]]
+        found = repeats(Path(setup.spill), shares[0])
+        for share in later:
+            found = found.join(share.result())
+    return out, found
+
+
+def _in_order(log: list[Piece], outcomes: dict[int, Judged | BaseException]) -> list[Judged]:
+    """The pieces' outcomes in the log's order, the first failure raised."""
+    out: list[Judged] = []
+    for piece in log:
+        outcome = outcomes.get(piece.index)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome is not None:
+            out.append(outcome)
+    return out
+
+
+def _shares(count: int) -> list[range]:
+    """The round ids' partitions cut into `count` runs, as even as they go."""
+    cuts = [PARTITIONS * k // count for k in range(count + 1)]
+    return [range(a, b) for a, b in itertools.pairwise(cuts)]
 
 
 def _rows(judged: list[Judged]) -> int:
@@ -269,7 +361,7 @@ def _after(progress: Callable[[int], None], before: int, rows: int) -> None:
 
 def _on_dask(
     setup: Setup, log: list[Piece], address: str, progress: Callable[[int], None]
-) -> list[Judged]:
+) -> tuple[list[Judged], Repeats]:
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -289,7 +381,12 @@ def _on_dask(
                 judged[result.piece.index] = result
                 done += result.partial.rows
                 progress(done)
-            return [judged[piece.index] for piece in log]
+            shares = _shares(len(client.scheduler_info()["workers"]) or 1)
+            spill = [Path(setup.spill)] * len(shares)
+            found = Repeats()
+            for share in client.gather(client.map(repeats, spill, shares, pure=False)):
+                found = found.join(share)
+            return [judged[piece.index] for piece in log], found
     except OSError as exc:
         raise UsageError(f"--dask {address}: no Dask scheduler answers there ({exc})") from exc
     finally:

@@ -112,7 +112,7 @@ class Moments:
         stored = _stored(profile)
         if stored is not None:
             per_call, square_low = stored
-            return cls(per_call, square_low, int(profile.call_multiple), _tables())
+            return cls(_rows_in_lines(per_call), square_low, int(profile.call_multiple), _tables())
         moments = cls._work(profile, progress)
         digest = _sha256(moments.per_call, moments.square_low)
         save_cache(_cache_path(profile), _kind(profile), per_call=moments.per_call,
@@ -130,7 +130,7 @@ class Moments:
         high, low = _net_squares(census, profile)
         sums = (call_values(census, profile), high, outcome, outcome_square)
         per_call = np.stack([total / COMPLETIONS for total in sums], axis=1)
-        return cls(per_call, low, m, _tables())
+        return cls(_rows_in_lines(per_call), low, m, _tables())
 
     def situations(
         self,
@@ -171,19 +171,35 @@ def _cache_path(profile: Profile) -> Path:
 
 class SituationTables(NamedTuple):
     """The suit-symmetry tables a situation is looked up by (harness/gamemath/census.py
-    `Symmetry.situation`): some 10 MB of its 70, the rest of which an audit never reads."""
+    `Symmetry.situation`): some 10 MB of its 70, the rest of which an audit never reads;
+    all but `situation_of` in the narrowest integers that hold them, to stay in cache."""
 
-    binom: npt.NDArray[np.int64]
-    flop_perm: npt.NDArray[np.int64]
-    card_map: npt.NDArray[np.int64]
-    flop_canon: npt.NDArray[np.int64]
+    binom: npt.NDArray[np.int32]
+    flop_perm: npt.NDArray[np.int8]
+    card_map: npt.NDArray[np.int8]
+    flop_canon: npt.NDArray[np.int16]
     situation_of: npt.NDArray[np.int32]
 
 
 def _tables() -> SituationTables:
     sym = symmetry()
-    return SituationTables(sym.binom, sym.flop_perm, sym.card_map, sym.flop_canon,
-                           sym.situation_of)  # fmt: skip
+    return SituationTables(
+        sym.binom.astype(np.int32),  # C(51, 3) at most
+        sym.flop_perm.astype(np.int8),  # 24 relabellings
+        sym.card_map.astype(np.int8),  # 52 cards
+        sym.flop_canon.astype(np.int16),  # 1,755 canonical flops
+        sym.situation_of,
+    )
+
+
+def _rows_in_lines(table: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """A copy of `table` starting on a 64-byte boundary: a situation's four means (32
+    bytes) then lie in one cache line, read with one miss, not two half the time."""
+    raw = np.empty(table.nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    aligned = raw[start : start + table.nbytes].view(table.dtype).reshape(table.shape)
+    aligned[...] = table
+    return aligned
 
 
 def _stored(profile: Profile) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:

@@ -4,6 +4,7 @@ audit.json, the vectors that replay its settlement findings, and a Markdown summ
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import shlex
@@ -138,8 +139,9 @@ def audit(
             files=tuple(str(p) for p in request.files),
         )
         log = pieces(request.files)
-        partial = merge(setup, run_pieces(setup, log, jobs, dask, progress))
-        met_again(Path(folder), list(setup.files), partial)
+        judged, repeats = run_pieces(setup, log, jobs, dask, progress)
+        partial = merge(setup, judged)
+        met_again(repeats, list(setup.files), partial)
     return partial
 
 
@@ -583,12 +585,14 @@ def write(result: Audit, out: Path) -> None:
 def expected_rows(files: list[Path]) -> int:
     """About how many rows the log holds, for the time left: a Parquet file's own count; a
     text file's size over the length of its first lines."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     total = 0
     for path in files:
         if path.suffix.lower() == ".parquet":
-            total += pq.ParquetFile(path).metadata.num_rows
+            with contextlib.suppress(pa.ArrowException, OSError):  # said when its piece reads it
+                total += pq.ParquetFile(path).metadata.num_rows
             continue
         with path.open("rb") as file:
             head = file.read(1 << 20)
