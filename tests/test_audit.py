@@ -27,7 +27,7 @@ from harness.cli import main
 from harness.defaults import available_profiles
 from harness.reference.engine import ReferenceGame
 from harness.reference.roundlog import RoundLog
-from harness.rules.cards import Card
+from harness.rules.cards import Card, parse_cards
 from harness.rules.game import Action, Deal
 from harness.rules.oracle import SeatPlay, settle
 from harness.rules.profiles import load_profile
@@ -735,6 +735,45 @@ def test_a_row_without_its_table_never_cuts_its_round_in_two(tmp_path: Path) -> 
     assert sorted(len(r) for r in whole) == [2] * len(middle) + [3] * (200 - len(middle))
     for batch_rows, step in ((5, 0), (7, 0), (64, 0), (7, 1), (13, 2), (64, 3)):
         assert _rounds_read(log, batch_rows, step) == (whole, malformed), (batch_rows, step)
+
+
+def test_each_row_reads_its_own_cards_whichever_dictionary_its_batch_carries(
+    tmp_path: Path,
+) -> None:
+    """Card columns read through their row groups' dictionaries (each parsed once, and
+    kept while the batches carry the same one) give every row the cards of its own text,
+    and find malformed exactly the rows whose text is not cards: row groups of 37 rows,
+    read 5, 64 and 65,536 rows a batch; two groups swap two flops (dictionaries of one
+    length, other entries)."""
+    from harness.audit.generate import generate
+
+    source = tmp_path / "source.parquet"
+    generate(source, 600, seats=3, seed=4, days=1)
+    table = pq.read_table(source)
+    flops = table["flop"].to_pylist()
+    flops[40:43] = ["AsKdXx"] * 3  # a round's flop that is no cards, in the second group
+    flops[300] = "AsKd"  # two cards where three belong
+    flops[74:77], flops[111:114] = flops[111:114], flops[74:77]  # third and fourth groups
+    table = table.set_column(table.schema.get_field_index("flop"), "flop", pa.array(flops))
+    log = tmp_path / "log.parquet"
+    pq.write_table(table, log, row_group_size=37)
+
+    def own(text: str) -> list[int]:
+        if len(text) != 6 or "X" in text:
+            return [-1, -1, -1]
+        return [card.index for card in parse_cards(text)]
+
+    for batch_rows in (5, 64, 65_536):
+        cards: dict[int, list[int]] = {}
+        malformed = []
+        for item in read_log(log, batch_rows=batch_rows):
+            if isinstance(item, Malformed):
+                malformed.append((item.row, item.column))
+            else:
+                cards.update(zip(item.row.tolist(), item.cards["flop"].tolist(), strict=True))
+        assert malformed == [(41, "flop"), (42, "flop"), (43, "flop"), (301, "flop")]
+        assert all(cards[row] == own(flops[row - 1]) for row in cards), batch_rows
+        assert len(cards) == 600 - 4
 
 
 @pytest.mark.parametrize("statistics", [True, False])

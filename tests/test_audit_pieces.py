@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 
 from harness.audit import pieces
 from harness.audit.log import Rows, read_log
+from harness.audit.run import SPILL_REMOVAL
 from harness.cli import main
 from tests.test_audit import _play, _rows
 
@@ -145,11 +147,27 @@ def test_a_file_among_the_logs_that_is_not_parquet_is_one_line(
     shutil.copy(faulty_log, folder / "game-1.parquet")
     (folder / "game-2.parquet").write_bytes(faulty_log.read_bytes()[:5000])
     shutil.copy(faulty_log, folder / "game-3.parquet")
-    out = tmp_path / "out"
-    assert main(["audit", str(folder), "--out", str(out), "--quiet", "--jobs", jobs]) == 4
+    out, spill = tmp_path / "out", tmp_path / "spill"
+    spill.mkdir()
+    command = ["audit", str(folder), "--out", str(out), "--spill", str(spill), "--jobs", jobs]
+    assert main([*command, "--quiet"]) == 4
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and "game-2.parquet: not readable as parquet" in said[0]
-    assert not out.exists()
+    assert not out.exists() and not any(spill.iterdir())
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_round_ids_files_are_deleted_once_the_audit_is_done(
+    faulty_log: Path, tmp_path: Path, jobs: str
+) -> None:
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    command = ["audit", str(faulty_log), "--out", str(tmp_path / "out"), "--quiet"]
+    assert main([*command, "--spill", str(spill), "--jobs", jobs]) == 1
+    for thread in threading.enumerate():  # deleting beside the verdict's work
+        if thread.name == SPILL_REMOVAL:
+            thread.join()
+    assert not any(spill.iterdir())
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from numba import njit
 
 from harness.rules.cards import RANK_CHARS, SUIT_CHARS
 from harness.rules.evaluator import CATEGORY_SHIFT, Category
-from harness.rules.lookup import Tables, add_card, hand_of, strength
+from harness.rules.lookup import Tables, add_card, strength
 
 # Card characters to indices: 4 * rank + suit (harness/rules/cards.py); -1 for any other.
 RANK = np.full(256, -1, np.int16)
@@ -90,12 +90,15 @@ def take_cards(
 ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
     """A dictionary column's parsed entries (`parse_cards` of its dictionary) for its
     rows: -1 cards and not wrong where a row's code is -1 (null)."""
-    cards = np.full((len(codes), each.shape[1]), -1, np.int16)
+    width = each.shape[1]
+    cards = np.full((len(codes), width), -1, np.int16)
     bad = np.zeros(len(codes), np.bool_)
     for i in range(len(codes)):
-        if codes[i] >= 0:
-            cards[i] = each[codes[i]]
-            bad[i] = wrong[codes[i]]
+        code = codes[i]
+        if code >= 0:
+            for k in range(width):  # card by card: a row's slice costs twice as much
+                cards[i, k] = each[code, k]
+            bad[i] = wrong[code]
     return cards, bad
 
 
@@ -206,7 +209,9 @@ def id_records(
     at = bounds[:-1].copy()
     out = np.empty_like(made)
     for r in range(n):
-        out[at[part[r]]] = made[r]
+        place = at[part[r]]
+        for w in range(made.shape[1]):  # word by word, not a row's slice
+            out[place, w] = made[r, w]
         at[part[r]] += 1
     return out, bounds
 
@@ -569,9 +574,9 @@ def call_sums(
             outcome = 1
         else:
             outcome = 0
-        means = per_call[situation[i]]
-        mean = means[OUTCOME]
-        variance = means[OUTCOME_SQUARE] - mean * mean
+        s = situation[i]  # its four means read in place, not as a row's slice
+        mean = per_call[s, OUTCOME]
+        variance = per_call[s, OUTCOME_SQUARE] - mean * mean
         terms = (outcome - mean, variance, variance * variance)
         p = position[i]
         by_position[p, 0] += 1
@@ -581,8 +586,8 @@ def call_sums(
             by_day[day[i], 0] += 1
             for k in range(3):
                 by_day[day[i], 1 + k] += terms[k]
-        mean = means[VALUE]
-        variance = means[SQUARE] - mean * mean
+        mean = per_call[s, VALUE]
+        variance = per_call[s, SQUARE] - mean * mean
         expected[i] = float(ante[i]) + call[i] + float(ante[i]) * mean + aa_back[i]
         sd[i] = ante[i] * np.sqrt(max(variance, 0.0))
 
@@ -657,7 +662,9 @@ def settle_rows(
         ante_back, call_back, aa_back = 0, 0, 0
         flop_words, flop_suits = np.uint64(0), np.uint64(0)  # the flop's, where a hand needs it
         if (called[i] and dealt) or (aa[i] > 0 and flop_dealt):
-            flop_words, flop_suits = hand_of(flop[i])
+            flop_words, flop_suits = add_card(np.uint64(0), np.uint64(0), flop[i, 0])
+            flop_words, flop_suits = add_card(flop_words, flop_suits, flop[i, 1])
+            flop_words, flop_suits = add_card(flop_words, flop_suits, flop[i, 2])
         if called[i]:
             player, house = 0, 0  # cards not dealt: owed as the arrays always have, unjudged
             if dealt:

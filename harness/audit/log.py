@@ -452,9 +452,16 @@ def _which(column: pa.Array, words: tuple[str, ...]) -> npt.NDArray[np.int64]:
     return each[codes]
 
 
-def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
+# A card column's dictionary last parsed, and its entries' cards and wrongness, by column.
+Parsed = dict[str, tuple[pa.Array, npt.NDArray[np.int16], npt.NDArray[np.bool_]]]
+
+
+def _cards(
+    column: pa.Array, count: int, name: str, parsed: Parsed
+) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
     """(indices of shape (rows, count), -1 where null; rows whose text is not `count`
-    cards). A dictionary column's entries are parsed once each, those its rows use."""
+    cards). A dictionary column's entries are parsed once a dictionary: the batches of a
+    row group carry the same one, kept in `parsed`."""
     codes = _codes(column)
     if codes is None:
         column = _text(column)
@@ -463,11 +470,26 @@ def _cards(column: pa.Array, count: int) -> tuple[npt.NDArray[np.int16], npt.NDA
         cards, wrong = parse_cards(offsets, data, null, count, RANK, SUIT)
         return cards, wrong
     values = _text(column.dictionary)
-    unused = np.ones(len(values) + 1, bool)
-    unused[codes] = False  # a null row's -1: the entry past the dictionary's
-    unused = unused[:-1] | values.is_null().to_numpy(zero_copy_only=False)
-    each, wrong = parse_cards(*strings(values), unused, count, RANK, SUIT)
-    return take_cards(each, wrong, codes)
+    last = parsed.get(name)
+    if last is None or not _same_entries(last[0], values):
+        null = values.is_null().to_numpy(zero_copy_only=False)
+        last = (values, *parse_cards(*strings(values), null, count, RANK, SUIT))
+        parsed[name] = last
+    return take_cards(last[1], last[2], codes)
+
+
+def _same_entries(a: pa.Array, b: pa.Array) -> bool:
+    """Whether two dictionaries hold the same entries: the same buffers (the batches cut
+    from one decoded table), else compared (each decoded table has a copy of its row
+    group's, some 1 MB for the flop: a tenth of a millisecond)."""
+    if len(a) != len(b):
+        return False
+    here, there = a.buffers(), b.buffers()
+    shared = a.offset == b.offset and all(
+        x is y or (x is not None and y is not None and x.address == y.address)
+        for x, y in zip(here, there, strict=True)
+    )
+    return shared or bool(a.equals(b))
 
 
 def _column(table: pa.Table, column: str) -> pa.Array:
@@ -568,6 +590,7 @@ def read_log(
     carry: list[pa.Table] = []  # the last round so far, its columns as plain text
     carry_key: Key | None = None  # that round's table and round
     held: Rows | None = None  # that round, checked, waiting for the batch's other rows
+    parsed: Parsed = {}
     for table in _tables(path, batch_rows, groups):
         if isinstance(table, Malformed):
             number += 1
@@ -618,7 +641,7 @@ def read_log(
         carry_key = _last_key(table, table.num_rows)
         for start, stop in _windows(rounds[:cut], batch_rows):
             part = table.slice(start, stop - start)
-            for item in _checked(str(path), part, rounds[start:stop] - rounds[start]):
+            for item in _checked(str(path), part, rounds[start:stop] - rounds[start], parsed):
                 if isinstance(item, Rows) and held is not None:
                     item, held = held.join(item), None
                 yield item
@@ -647,7 +670,7 @@ def _windows(rounds: npt.NDArray[np.int64], size: int) -> Iterator[tuple[int, in
 
 
 def _judged(file: str, table: pa.Table) -> Iterator[Rows | Malformed]:
-    yield from _checked(file, table, _round_numbers(table))
+    yield from _checked(file, table, _round_numbers(table), {})
 
 
 def _plain(table: pa.Table) -> pa.Table:
@@ -751,9 +774,10 @@ def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
 
 
 def _checked(
-    file: str, table: pa.Table, rounds: npt.NDArray[np.int64]
+    file: str, table: pa.Table, rounds: npt.NDArray[np.int64], parsed: Parsed
 ) -> Iterator[Rows | Malformed]:
-    """The table's rows checked column by column: the malformed ones, then the others."""
+    """The table's rows checked column by column: the malformed ones, then the others
+    (`parsed`: the card dictionaries parsed so far, `_cards`)."""
     n = table.num_rows
     number = table[ROW].to_numpy()
     bad = np.zeros(n, bool)
@@ -781,7 +805,7 @@ def _checked(
     mark(wrong, "seat", f"not a seat 1..{MAX_SEAT}")
     cards = {}
     for column, count in CARDS.items():
-        cards[column], wrong = _cards(columns[column], count)
+        cards[column], wrong = _cards(columns[column], count, column, parsed)
         if column == "hole":
             wrong |= columns[column].is_null().to_numpy(zero_copy_only=False)
         mark(wrong, column, f"not {count} card{'s' * (count > 1)} like 'As'")

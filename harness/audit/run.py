@@ -8,8 +8,10 @@ import contextlib
 import functools
 import re
 import shlex
+import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,12 +125,13 @@ def audit(
     of the census's computation, where its cache has none; `spill`: where the round ids
     go, a folder every worker reaches)."""
     owners = fault_owners(request.clauses)
-    if jobs <= 1 and dask is None:
-        Moments.of(request.profile, census)  # worked here, with its progress
+    if dask is None:  # this process judges pieces: the moments worked or read here, once
+        Moments.of(request.profile, census)
     else:  # worked here with the census's progress where no cache has them, for the
-        # processes judging the pieces to read; they are theirs to hold
+        # workers judging the pieces to read; they are theirs to hold
         Moments.prepare(request.profile, census)
-    with tempfile.TemporaryDirectory(prefix="chcert-audit-", dir=spill) as folder:
+    folder = tempfile.mkdtemp(prefix="chcert-audit-", dir=spill)
+    try:
         setup = Setup(
             request.profile,
             declared_table(request),
@@ -142,7 +145,16 @@ def audit(
         judged, repeats = run_pieces(setup, log, jobs, dask, progress)
         partial = merge(setup, judged)
         met_again(repeats, list(setup.files), partial)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    # The round ids' files (gigabytes at 10^8 rows, a second to delete) deleted beside
+    # the verdict's work; the process ends only once they are.
+    threading.Thread(target=shutil.rmtree, args=(folder, True), name=SPILL_REMOVAL).start()
     return partial
+
+
+SPILL_REMOVAL = "chcert-spill-removal"  # the thread that deletes a run's round-id files
 
 
 def _time(micros: int | None) -> str | None:
