@@ -72,7 +72,7 @@ class RoundIds:
             file.write(np.append(0, np.cumsum(sizes)).astype("<i8").tobytes())
             for p in range(PARTITIONS):
                 for records, bounds in self.kept:
-                    file.write(records[bounds[p] : bounds[p + 1]].tobytes())
+                    file.write(records[bounds[p] : bounds[p + 1]].data)  # no copy
         self.kept, self.count = [], 0
         self.chunks += 1
 
