@@ -23,7 +23,8 @@ addition; three things look back across a piece's start and are settled at the m
     merge reads that piece's rounds of the table again (a log whose clock went back
     across a piece's start, which a correct log never makes) to find the rest;
   - a round id met again: each piece writes its rounds' ids to files of its own in
-    the run's spill folder, read together at the end (harness/audit/ids.py).
+    the run's spill folder, read together at the end, a share of their partitions in
+    each process or worker (harness/audit/ids.py).
 """
 
 from __future__ import annotations
