@@ -777,6 +777,34 @@ def test_each_row_reads_its_own_cards_whichever_dictionary_its_batch_carries(
 
 
 @pytest.mark.parametrize("statistics", [True, False])
+@pytest.mark.parametrize("keyless", [(None, None), (None, "A"), ("", "")])
+def test_a_row_group_of_rows_without_a_key_leaves_the_round_around_it_whole(
+    tmp_path: Path, statistics: bool, keyless: tuple[str | None, str | None]
+) -> None:
+    """A round whose rows go on through a whole row group of malformed rows (no table,
+    no round, or empty ones) into the next group is one round however the file is cut
+    into pieces: the piece that begins after them looks back past that group for the
+    key of the round going on."""
+    from harness.audit.generate import generate
+
+    source = tmp_path / "source.parquet"
+    generate(source, 30, seats=3, seed=5, days=1)
+    table = pq.read_table(source)
+    a, b, c = ("T", "A"), ("T", "B"), ("T", "C")
+    keys = [a, a, a, keyless, keyless, keyless, a, b, b, c, c, c]
+    names = [k[0] for k in keys] + table["table"].to_pylist()[len(keys) :]
+    rounds = [k[1] for k in keys] + table["round"].to_pylist()[len(keys) :]
+    table = table.set_column(0, "table", pa.array(names, pa.string()))
+    table = table.set_column(1, "round", pa.array(rounds, pa.string()))
+    log = tmp_path / "log.parquet"
+    pq.write_table(table, log, row_group_size=3, write_statistics=statistics)
+    whole, malformed = _rounds_read(log, 64)
+    assert whole[0] == [1, 2, 3, 7] and malformed == [4, 5, 6]
+    for batch_rows, step in ((64, 1), (2, 1), (64, 2)):
+        assert _rounds_read(log, batch_rows, step) == (whole, malformed), (batch_rows, step)
+
+
+@pytest.mark.parametrize("statistics", [True, False])
 @pytest.mark.parametrize("ids", ["rising", "scattered"])
 def test_a_piece_reads_the_rounds_that_begin_in_it_with_or_without_statistics(
     tmp_path: Path, statistics: bool, ids: str, monkeypatch: pytest.MonkeyPatch

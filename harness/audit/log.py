@@ -721,15 +721,34 @@ def _first_key(table: pa.Table) -> Key | None:
 
 
 def _key_before(path: Path, group: int, first: Key) -> Key | None:
-    """The table and round of the last row with both before row group `group`, read
-    where that can be `first` (the key of the group's first row that has one); None
-    where the group before's statistics show it holds no row of `first`: `_leading`
-    then finds no row of a round begun before, as it would with any other key."""
+    """The table and round of the last row with both before row group `group` (None: no
+    row before has), from the last group before it that holds one: a group of no such
+    row (malformed rows, or none) lies inside the round going on. A group is read whole
+    only where that last row can be `first` (the key of the piece's first row that has
+    one): where the group's statistics show it holds no row of `first`, and its first
+    rows show it holds a row with a key, its last such row is not `first`'s, and None
+    is as good (`_leading` then finds no row of a round begun before)."""
     reader = pq.ParquetFile(path)
-    if not _may_hold(reader.metadata.row_group(group - 1), first):
-        return None
-    last = reader.read_row_group(group - 1, columns=["table", "round"])
-    return _last_key(last, last.num_rows)
+    for before in range(group - 1, -1, -1):
+        cannot = not _may_hold(reader.metadata.row_group(before), first)
+        if cannot and _keyed(reader, before):
+            return None
+        rows = reader.read_row_group(before, columns=["table", "round"])
+        key = _last_key(rows, rows.num_rows)
+        if key is not None:
+            return key
+    return None
+
+
+def _keyed(reader: pq.ParquetFile, group: int) -> bool:
+    """Whether a row group's first FINISHING_ROWS rows hold a row with a key (a few
+    pages read, not the group)."""
+    batches = reader.iter_batches(
+        batch_size=FINISHING_ROWS, row_groups=[group], columns=["table", "round"],
+        use_threads=False,
+    )  # fmt: skip
+    batch = next(iter(batches), None)
+    return batch is not None and _first_key(pa.Table.from_batches([batch])) is not None
 
 
 def _may_hold(group: pq.RowGroupMetaData, key: Key) -> bool:
