@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from harness.audit.kernel import count_cards
 from harness.audit.log import Rows, day_name
-from harness.gamemath.rng import POWER, StatResult, detectable_bias, holm, scipy_stats
+from harness.gamemath.rng import POWER, StatResult, detectable_bias, holm, scipy_special
 
 ALPHA = 0.01  # the family-wise alpha of the card tests
 POSITIONS = ("hole", "flop", "turn", "river", "dealer")
@@ -126,13 +126,13 @@ def _test(
     expected = n * p0
     stat = float(((observed - expected) ** 2 / expected).sum())
     df = len(p0) - 1 if df is None else df
-    stats = scipy_stats()
-    critical = float(stats.chi2.isf(ALPHA / family, df))
+    special = scipy_special()  # chdtri, chdtrc: the chi-square's isf and sf
+    critical = float(special.chdtri(df, ALPHA / family))
     bias = detectable_bias(p0, int(np.argmin(p0)), n, critical)
     detects = f"one cell {bias:.1%} more likely than a fair deal gives it, with {POWER:.0%} power"
     if bias == math.inf:
         detects = f"no single-cell bias with {POWER:.0%} power at this size"
-    return StatResult(name, stat, float(stats.chi2.sf(stat, df)), description, detects, df)
+    return StatResult(name, stat, float(special.chdtrc(df, stat)), description, detects, df)
 
 
 def unordered(ordered: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

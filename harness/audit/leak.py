@@ -34,7 +34,7 @@ import numpy.typing as npt
 from harness.audit.kernel import leak_sums
 from harness.audit.log import Rows
 from harness.audit.returns import LEAST_CALLS, ReturnCounts, return_tests
-from harness.gamemath.rng import POWER, StatResult, holm, scipy_stats
+from harness.gamemath.rng import POWER, StatResult, holm, scipy_special
 
 ALPHA = 0.01  # the family-wise alpha of the leak tests (Holm)
 LEAST_ROWS = 1_000  # of each decision, for the normal approximation to be read
@@ -111,10 +111,10 @@ def _pair_test(counts: LeakCounts, family: int) -> StatResult | str:
     ff, fc, cc = (float(m) for m in counts.moments)
     variance = (1 - rate) ** 2 * cc - 2 * rate * (1 - rate) * fc + rate**2 * ff
     z = float(statistic / math.sqrt(variance))
-    stats = scipy_stats()
-    p_value = float(stats.norm.cdf(z))  # one-sided: calls meeting fewer pairs
+    ndtr, ndtri = scipy_special().ndtr, scipy_special().ndtri  # the normal's cdf, ppf
+    p_value = float(ndtr(z))  # one-sided: calls meeting fewer pairs
     # E[statistic] = n rate (1 - rate) (difference of the pair rates of folds and calls)
-    shift = (stats.norm.isf(ALPHA / family) + stats.norm.ppf(POWER)) * math.sqrt(variance)
+    shift = (-ndtri(ALPHA / family) + ndtri(POWER)) * math.sqrt(variance)
     detectable = shift / (n * rate * (1 - rate))
     return StatResult(
         "decisions against the dealer's cards",

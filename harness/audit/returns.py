@@ -64,7 +64,7 @@ from harness.gamemath.census import (
 )
 from harness.gamemath.kernel import ANTE_PAID, COMPLETIONS, LOST, NQ_NOT_BEATEN, WON
 from harness.gamemath.pricing import ante_odds, call_values
-from harness.gamemath.rng import POWER, StatResult, scipy_stats
+from harness.gamemath.rng import POWER, StatResult, scipy_special
 from harness.rules.evaluator import Category
 from harness.rules.profiles import NonQualifyingAnte, Profile
 
@@ -419,9 +419,9 @@ def _return_test(position: int, counts: DaySums, above: bool, alpha: float) -> S
     side = "above" if above else "below"
     sd = math.sqrt(counts.variance)
     z = counts.residual / sd
-    stats = scipy_stats()
-    p_value = float(stats.norm.sf(z) if above else stats.norm.cdf(z))
-    shift = (stats.norm.isf(alpha) + stats.norm.ppf(POWER)) * sd / counts.calls
+    ndtr, ndtri = scipy_special().ndtr, scipy_special().ndtri  # the normal's cdf, ppf
+    p_value = float(ndtr(-z) if above else ndtr(z))
+    shift = (-ndtri(alpha) + ndtri(POWER)) * sd / counts.calls
     return StatResult(
         f"outcomes {side} expectation, seat position {position}",
         z,
