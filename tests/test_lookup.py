@@ -11,7 +11,7 @@ from numba import njit
 
 from harness.rules.cards import parse_cards
 from harness.rules.evaluator import _strength, strength_of
-from harness.rules.lookup import NO_HAND, TABLES, Tables, add_card, hand_of, strength
+from harness.rules.lookup import NO_HAND, TABLES, Tables, add_card, strength
 
 
 @njit
@@ -56,11 +56,19 @@ def test_every_seven_card_hand_has_the_evaluators_strength() -> None:
 )
 def test_a_hand_from_its_cards(text: str) -> None:
     cards = parse_cards(text)
-    words, suits = hand_of(np.array([c.index for c in cards], np.int16))
+    words, suits = _words([c.index for c in cards])
     assert strength(words, suits, len(cards), TABLES) == strength_of(cards)
 
 
 def test_a_card_repeated_five_times_is_no_hand() -> None:
     ace = parse_cards("As")[0].index
-    words, suits = hand_of(np.array([ace] * 5 + [0, 1], np.int16))
+    words, suits = _words([ace] * 5 + [0, 1])
     assert strength(words, suits, 7, TABLES) == NO_HAND
+
+
+def _words(cards: list[int]) -> tuple[np.uint64, np.uint64]:
+    """A hand's two words, card by card, as the audit's loops build them."""
+    counts, suits = np.uint64(0), np.uint64(0)
+    for card in cards:
+        counts, suits = add_card(counts, suits, card)
+    return counts, suits

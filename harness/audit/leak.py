@@ -111,7 +111,8 @@ def _pair_test(counts: LeakCounts, family: int) -> StatResult | str:
     ff, fc, cc = (float(m) for m in counts.moments)
     variance = (1 - rate) ** 2 * cc - 2 * rate * (1 - rate) * fc + rate**2 * ff
     z = float(statistic / math.sqrt(variance))
-    ndtr, ndtri = scipy_special().ndtr, scipy_special().ndtri  # the normal's cdf, ppf
+    special = scipy_special()
+    ndtr, ndtri = special.ndtr, special.ndtri  # the normal's cdf and ppf
     p_value = float(ndtr(z))  # one-sided: calls meeting fewer pairs
     # E[statistic] = n rate (1 - rate) (difference of the pair rates of folds and calls)
     shift = (-ndtri(ALPHA / family) + ndtri(POWER)) * math.sqrt(variance)

@@ -704,16 +704,17 @@ def _keyless(key: Key) -> bool:
 
 def _last_key(table: pa.Table, stop: int) -> Key | None:
     """The key of the last row before row `stop` that has one (None: no row has)."""
-    for i in range(stop - 1, -1, -1):
-        key = _key(table, i)
-        if not _keyless(key):
-            return key
-    return None
+    return _keyed_row(table, range(stop - 1, -1, -1))
 
 
 def _first_key(table: pa.Table) -> Key | None:
     """The key of the table's first row that has one (None: no row has)."""
-    for i in range(table.num_rows):
+    return _keyed_row(table, range(table.num_rows))
+
+
+def _keyed_row(table: pa.Table, rows: range) -> Key | None:
+    """The key of the first of `rows`, in their order, that has one."""
+    for i in rows:
         key = _key(table, i)
         if not _keyless(key):
             return key

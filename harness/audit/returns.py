@@ -419,7 +419,8 @@ def _return_test(position: int, counts: DaySums, above: bool, alpha: float) -> S
     side = "above" if above else "below"
     sd = math.sqrt(counts.variance)
     z = counts.residual / sd
-    ndtr, ndtri = scipy_special().ndtr, scipy_special().ndtri  # the normal's cdf, ppf
+    special = scipy_special()
+    ndtr, ndtri = special.ndtr, special.ndtri  # the normal's cdf and ppf
     p_value = float(ndtr(-z) if above else ndtr(z))
     shift = (-ndtri(alpha) + ndtri(POWER)) * sd / counts.calls
     return StatResult(

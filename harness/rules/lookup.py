@@ -118,15 +118,6 @@ def add_card(counts: np.uint64, suits: np.uint64, card: int) -> tuple[np.uint64,
 
 
 @njit(cache=True)
-def hand_of(cards: npt.NDArray[np.int16]) -> tuple[np.uint64, np.uint64]:
-    """The two words of a few cards (the shared cards of a round, a player's two)."""
-    counts, suits = np.uint64(0), np.uint64(0)
-    for k in range(len(cards)):
-        counts, suits = add_card(counts, suits, cards[k])
-    return counts, suits
-
-
-@njit(cache=True)
 def strength(counts: np.uint64, suits: np.uint64, cards: int, tables: Tables) -> int:
     """The strength of a hand of `cards` cards (at most 7) given its two words; NO_HAND
     where a rank is held five times (a card repeated: a fault a loop reports elsewhere,
