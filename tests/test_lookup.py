@@ -30,7 +30,7 @@ def _disagreements(k: int, tables: Tables) -> tuple[int, int]:
             masks[x & 3] |= 1 << (x >> 2)
             words, suits = add_card(words, suits, x)
         hands += 1
-        if strength(words, suits, k, tables) != _strength(counts, masks):
+        if strength(words, suits, tables) != _strength(counts, masks):
             wrong += 1
         i = k - 1
         while i >= 0 and cards[i] == 52 - k + i:
@@ -57,13 +57,13 @@ def test_every_seven_card_hand_has_the_evaluators_strength() -> None:
 def test_a_hand_from_its_cards(text: str) -> None:
     cards = parse_cards(text)
     words, suits = _words([c.index for c in cards])
-    assert strength(words, suits, len(cards), TABLES) == strength_of(cards)
+    assert strength(words, suits, TABLES) == strength_of(cards)
 
 
 def test_a_card_repeated_five_times_is_no_hand() -> None:
     ace = parse_cards("As")[0].index
     words, suits = _words([ace] * 5 + [0, 1])
-    assert strength(words, suits, 7, TABLES) == NO_HAND
+    assert strength(words, suits, TABLES) == NO_HAND
 
 
 def _words(cards: list[int]) -> tuple[np.uint64, np.uint64]:

@@ -313,12 +313,7 @@ class Auditor:
         due = owed(self.payouts, rows)
         mine = readable(rows, bounds, face_up)
         kept = ~bad[group]  # a sound round's cards are each dealt once: a situation
-        situation = self.moments.situations(  # each calling row's, of its cards and flop
-            rows.cards["hole"], rows.cards["flop"], kept & rows.call_made & rows.shown("flop")
-        )
-        expected = count_returns(
-            rows, position, kept, mine, due, situation, self.moments, partial.returns
-        )
+        expected = count_returns(rows, position, kept, mine, due, self.moments, partial.returns)
         count_groups(rows, bounds, kept & mine, due, expected, partial.groups)
         off = misstated(rows, due) | beyond_arrays(self.payouts, rows)
         keeps = off & rows.void

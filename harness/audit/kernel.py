@@ -548,8 +548,13 @@ def call_sums(
     call_back: npt.NDArray[np.int64],
     ante_back: npt.NDArray[np.int64],
     aa_back: npt.NDArray[np.int64],
-    situation: npt.NDArray[np.int64],
-    per_call: npt.NDArray[np.float64],  # (situations, 4): returns.py `Moments.per_call`
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    binom: npt.NDArray[np.int32],  # harness/audit/returns.py `SituationTables`
+    flop_perm: npt.NDArray[np.int8],
+    card_map: npt.NDArray[np.int8],
+    flop_canon: npt.NDArray[np.int16],
+    by_cell: npt.NDArray[np.float64],  # (flops, hole pairs, 4): returns.py `Moments.by_cell`
     multiple: int,
     by_position: npt.NDArray[np.float64],  # (positions, 4): calls, residual, variance,
     by_day: npt.NDArray[np.float64],  # (days, 4): the lowest seat's   squares
@@ -561,11 +566,26 @@ def call_sums(
     lost, back with the ante paid or not) less its situation's mean, its variance and
     the variance squared, by seat position and, for each round's lowest seat, by day;
     and each call's expected return and standard deviation for the return bands, from
-    its situation's mean and variance of the net return in antes (its situation's four
-    means are one row, read once)."""
-    for i in range(len(read)):
-        if not read[i]:
+    its situation's mean and variance of the net return in antes. A call's situation's
+    four means are read at its cell (`_cell`), one cache line, with no table of
+    situations read between (a sound round's cards are five of a deck: a cell each)."""
+    # In three loops: the calls' cells, then their means (loads alone: many cache
+    # misses in flight at once, not one a row behind its arithmetic), then the sums.
+    calls = np.flatnonzero(read)
+    cells = np.empty(len(calls), np.int64)
+    for k in range(len(calls)):
+        f, h = _cell(hole, flop, calls[k], binom, flop_perm, card_map, flop_canon)
+        cells[k] = f * by_cell.shape[1] + h if f >= 0 else -1
+    flat = by_cell.reshape(-1, by_cell.shape[2])
+    means = np.zeros((len(calls), flat.shape[1]))
+    for k in range(len(calls)):
+        if cells[k] >= 0:
+            for j in range(flat.shape[1]):  # value by value, not a row's slice
+                means[k, j] = flat[cells[k], j]
+    for k in range(len(calls)):
+        if cells[k] < 0:
             continue
+        i = calls[k]
         if call_back[i] == 2 * call[i]:
             outcome = 1 + multiple
         elif call_back[i] == 0:
@@ -574,20 +594,19 @@ def call_sums(
             outcome = 1
         else:
             outcome = 0
-        s = situation[i]  # its four means read in place, not as a row's slice
-        mean = per_call[s, OUTCOME]
-        variance = per_call[s, OUTCOME_SQUARE] - mean * mean
+        mean = means[k, OUTCOME]
+        variance = means[k, OUTCOME_SQUARE] - mean * mean
         terms = (outcome - mean, variance, variance * variance)
         p = position[i]
         by_position[p, 0] += 1
-        for k in range(3):
-            by_position[p, 1 + k] += terms[k]
+        for j in range(3):
+            by_position[p, 1 + j] += terms[j]
         if p == 0:
             by_day[day[i], 0] += 1
-            for k in range(3):
-                by_day[day[i], 1 + k] += terms[k]
-        mean = per_call[s, VALUE]
-        variance = per_call[s, SQUARE] - mean * mean
+            for j in range(3):
+                by_day[day[i], 1 + j] += terms[j]
+        mean = means[k, VALUE]
+        variance = means[k, SQUARE] - mean * mean
         expected[i] = float(ante[i]) + call[i] + float(ante[i]) * mean + aa_back[i]
         sd[i] = ante[i] * np.sqrt(max(variance, 0.0))
 
@@ -673,7 +692,7 @@ def settle_rows(
                 board_words, board_suits = words, suits
                 for k in range(hole.shape[1]):
                     words, suits = add_card(words, suits, hole[i, k])
-                player = strength(words, suits, 5 + hole.shape[1], tables)
+                player = strength(words, suits, tables)
                 board = (flop[i, 0], flop[i, 1], flop[i, 2], turn[i, 0], river[i, 0],
                          dealer[i, 0], dealer[i, 1])  # fmt: skip
                 same = True
@@ -682,7 +701,7 @@ def settle_rows(
                 if not same:
                     words, suits = add_card(board_words, board_suits, dealer[i, 0])
                     words, suits = add_card(words, suits, dealer[i, 1])
-                    last_strength = strength(words, suits, 5 + dealer.shape[1], tables)
+                    last_strength = strength(words, suits, tables)
                     for k in range(7):
                         last[k] = board[k]
                 house = last_strength
@@ -698,7 +717,7 @@ def settle_rows(
             words, suits = flop_words, flop_suits
             for k in range(hole.shape[1]):
                 words, suits = add_card(words, suits, hole[i, k])
-            hand = strength(words, suits, 3 + hole.shape[1], tables)
+            hand = strength(words, suits, tables)
             category = hand >> CATEGORY_SHIFT
             odds = aa_odds[category]
             if category == PAIR and hand < pair_of_aces:
@@ -728,6 +747,43 @@ def _distinct(cards: tuple[int, int, int, int, int]) -> bool:
 
 
 @njit(cache=True)
+def _cell(
+    hole: npt.NDArray[np.int16],
+    flop: npt.NDArray[np.int16],
+    i: int,
+    binom: npt.NDArray[np.int32],  # harness/audit/returns.py `SituationTables`
+    flop_perm: npt.NDArray[np.int8],
+    card_map: npt.NDArray[np.int8],
+    flop_canon: npt.NDArray[np.int16],
+) -> tuple[int, int]:
+    """Row i's canonical flop and hole pair, the cell of `situation_of` that names its
+    situation (harness/gamemath/census.py `Symmetry.situation`): the flop sorted, its
+    colex index, the suit relabelling that takes it to its canonical flop applied to the
+    hole cards, their colex index; (-1, -1) where the five cards are not five of a deck
+    (the round's integrity finding says why)."""
+    a, b, c = np.int64(flop[i, 0]), np.int64(flop[i, 1]), np.int64(flop[i, 2])
+    x, y = np.int64(hole[i, 0]), np.int64(hole[i, 1])
+    # Without a branch on the cards (a random branch mispredicts half the time, and
+    # holds back the next rows' loads): five cards of a deck are five bits, their sum
+    # their union; the flop sorted by min and max.
+    if min(a, b, c, x, y) < 0 or max(a, b, c, x, y) > 51:
+        return -1, -1
+    one = np.uint64(1)
+    bits = (one << np.uint64(a), one << np.uint64(b), one << np.uint64(c),
+            one << np.uint64(x), one << np.uint64(y))  # fmt: skip
+    if sum(bits) != bits[0] | bits[1] | bits[2] | bits[3] | bits[4]:
+        return -1, -1
+    a, b = min(a, b), max(a, b)
+    b, c = min(b, c), max(b, c)
+    a, b = min(a, b), max(a, b)
+    colex = np.int64(binom[a, 1]) + binom[b, 2] + binom[c, 3]
+    p = flop_perm[colex]
+    x, y = np.int64(card_map[p, x]), np.int64(card_map[p, y])
+    x, y = min(x, y), max(x, y)
+    return int(flop_canon[colex]), int(x + y * (y - 1) // 2)
+
+
+@njit(cache=True)
 def situations_of(
     hole: npt.NDArray[np.int16],
     flop: npt.NDArray[np.int16],
@@ -738,27 +794,12 @@ def situations_of(
     flop_canon: npt.NDArray[np.int16],
     situation_of: npt.NDArray[np.int32],
 ) -> npt.NDArray[np.int64]:
-    """Each of `rows`' situation (harness/gamemath/census.py `Symmetry.situation`), 0
-    elsewhere: the flop sorted, its colex index, the suit relabelling that takes it to
-    its canonical flop applied to the hole cards, their colex index."""
+    """Each of `rows`' situation, 0 elsewhere and where its cards are not five of a
+    deck (`_cell`)."""
     out = np.zeros(len(hole), np.int64)
     for i in range(len(hole)):
-        if not rows[i]:
-            continue
-        a, b, c = flop[i, 0], flop[i, 1], flop[i, 2]
-        x, y = hole[i, 0], hole[i, 1]
-        if not _distinct((a, b, c, x, y)):  # not five cards of one deck: no situation
-            continue  # (the round's integrity finding says why)
-        if a > b:
-            a, b = b, a
-        if b > c:
-            b, c = c, b
-        if a > b:
-            a, b = b, a
-        colex = np.int64(binom[a, 1]) + binom[b, 2] + binom[c, 3]
-        p = flop_perm[colex]
-        x, y = np.int64(card_map[p, hole[i, 0]]), np.int64(card_map[p, hole[i, 1]])
-        if x > y:
-            x, y = y, x
-        out[i] = situation_of[flop_canon[colex], x + y * (y - 1) // 2]
+        if rows[i]:
+            flop_at, pair = _cell(hole, flop, i, binom, flop_perm, card_map, flop_canon)
+            if flop_at >= 0:
+                out[i] = situation_of[flop_at, pair]
     return out
