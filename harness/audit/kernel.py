@@ -86,7 +86,7 @@ def parse_cards(
 
 @njit(cache=True)
 def take_cards(
-    each: npt.NDArray[np.int16], wrong: npt.NDArray[np.bool_], codes: npt.NDArray[np.int64]
+    each: npt.NDArray[np.int16], wrong: npt.NDArray[np.bool_], codes: npt.NDArray[np.int32]
 ) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.bool_]]:
     """A dictionary column's parsed entries (`parse_cards` of its dictionary) for its
     rows: -1 cards and not wrong where a row's code is -1 (null)."""

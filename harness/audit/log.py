@@ -95,7 +95,7 @@ class Labels:
         encoded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
         codes = _codes(encoded)
         assert codes is not None
-        return cls(codes, [str(v) for v in encoded.dictionary.to_pylist()])
+        return cls(codes.astype(np.int64), [str(v) for v in encoded.dictionary.to_pylist()])
 
     def __getitem__(self, i: int) -> str:
         code = int(self.codes[i])
@@ -414,8 +414,9 @@ def _text(array: pa.Array) -> pa.Array:
     return array.cast(pa.string())
 
 
-def _codes(column: pa.Array) -> npt.NDArray[np.int64] | None:
-    """A dictionary column's codes, -1 where null (None: not a dictionary). A value
+def _codes(column: pa.Array) -> npt.NDArray[np.int32] | None:
+    """A dictionary column's codes, -1 where null (None: not a dictionary): its indices
+    in place where they are 32-bit (as Arrow reads Parquet's) and none is null. A value
     worked out a dictionary entry at a time and put at the end of its array is read
     for the rows by `array[codes]`: a null row's code -1 reads that end."""
     if not pa.types.is_dictionary(column.type):
@@ -423,19 +424,28 @@ def _codes(column: pa.Array) -> npt.NDArray[np.int64] | None:
     indices = column.indices
     if indices.null_count:
         indices = pc.fill_null(indices, -1)
-    codes: npt.NDArray[np.int64] = indices.to_numpy().astype(np.int64)  # no null: no copy
+    codes: npt.NDArray[np.int32] = indices.to_numpy().astype(np.int32, copy=False)
     return codes
 
 
-def _lengths(column: pa.Array) -> npt.NDArray[np.int64]:
-    """Each row's length in characters, 0 where null."""
+def _lengths(column: pa.Array) -> npt.NDArray[np.int64] | None:
+    """Each row's length in characters, 0 where null; None where every row has 1 to
+    MAX_TEXT (as a log's names and ids do: nothing to look at, row by row)."""
     codes = _codes(column)
-    if codes is None:
-        lengths: npt.NDArray[np.int64] = pc.utf8_length(_text(column).fill_null("")).to_numpy(
-            zero_copy_only=False
-        )
+    if codes is None:  # bytes, from the offsets; characters only where bytes are many
+        text = _text(column)
+        lengths = np.diff(strings(text)[0])
+        if not text.null_count and len(lengths) and 0 < lengths.min() <= lengths.max() <= MAX_TEXT:
+            return None
+        if text.null_count:
+            lengths[text.is_null().to_numpy(zero_copy_only=False)] = 0
+        many = np.flatnonzero(lengths > MAX_TEXT)
+        if len(many):
+            lengths[many] = pc.utf8_length(text.take(pa.array(many))).to_numpy()
         return lengths
     each = pc.utf8_length(_text(column.dictionary).fill_null("")).to_numpy(zero_copy_only=False)
+    if not column.null_count and len(each) and 0 < each.min() <= each.max() <= MAX_TEXT:
+        return None
     return np.append(each, 0)[codes]
 
 
@@ -788,8 +798,10 @@ def _leading(table: pa.Table, key: Key | None) -> int:
 def _round_numbers(table: pa.Table) -> npt.NDArray[np.int64]:
     """Each row's round in the table, numbered from 0 (harness/audit/kernel.py)."""
     tables, rounds = _column(table, "table"), _text(_single(table, "round"))
-    lengths = (_lengths(tables), _lengths(rounds))
-    keyless = (np.minimum(*lengths) == 0) | (np.maximum(*lengths) > MAX_TEXT)
+    keyless = np.zeros(len(table), bool)
+    for length in (_lengths(tables), _lengths(rounds)):
+        if length is not None:
+            keyless |= (length == 0) | (length > MAX_TEXT)
     return round_numbers(Labels.of(tables).codes, *strings(rounds), keyless)
 
 
@@ -814,11 +826,13 @@ def _checked(
     columns["round"] = _text(_single(table, "round")).cast(pa.string())  # one type a log
     for column in TEXT:
         length = _lengths(columns[column])
-        mark(length == 0, column, "empty")
-        mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
+        if length is not None:
+            mark(length == 0, column, "empty")
+            mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
     for column in (c for c in OPTIONAL if c in columns):
         length = _lengths(columns[column])
-        mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
+        if length is not None:
+            mark(length > MAX_TEXT, column, f"longer than {MAX_TEXT} characters")
     time, wrong_time = _time(_single(table, "time"))
     mark(wrong_time, "time", "not an ISO 8601 instant with its zone")
     seat, wrong = _integers(_single(table, "seat"), 1, MAX_SEAT, 2)
