@@ -407,8 +407,7 @@ def test_a_generated_log_of_each_kind_is_read_whole_and_clean(suffix: str, tmp_p
 def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Path) -> None:
     """The ids met are hashed over their own bytes only: an id read in a batch of short
     ids and again in a batch of long ones (arrays sliced, as Arrow hands a batch), in
-    another file, is the same id; its table is part of it; a key longer than the part
-    kept for an example is hashed whole."""
+    another file, is the same id; its table is part of it; a long key is hashed whole."""
     from harness.audit.ids import RoundIds
 
     ids = RoundIds(tmp_path)
@@ -420,12 +419,41 @@ def test_a_round_id_is_found_again_across_batches_and_files_on_disk(tmp_path: Pa
     rounds = pa.array(["y", long, "r1", "r2", long + "-not-the-same"]).slice(1)
     ids.add(names, np.array([1, 1, 0, 0, 1, 1]), rounds, np.array([0, 1, 2, 0, 0, 3]), 1,
             np.array([1, 2, 3, 9, 11, 12]))  # fmt: skip
-    found = sorted((r.key, r.first, r.again) for r in ids.repeated())
-    assert found == [
-        ("t1\x1fr1", (0, 1), (1, 2)),
-        (f"t1\x1f{long}"[:40], (1, 1), (1, 11)),
-        ("t2\x1fr2", (0, 7), (1, 3)),
-    ]
+    found = sorted((r.first, r.again) for r in ids.repeated())
+    assert found == [((0, 1), (1, 2)), ((0, 7), (1, 3)), ((1, 1), (1, 11))]
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_a_repeated_round_ids_example_is_read_from_the_log_again(
+    suffix: str, tmp_path: Path
+) -> None:
+    """The round ids' files keep no id: a round met again is named in its example by the
+    row read again from the log, by the number the audit gave it (a line that cannot be
+    taken apart counts), wherever the row lies (a Parquet file's fourth row group)."""
+    from harness.audit.generate import generate
+
+    log = tmp_path / f"log{suffix}"
+    generate(log, 3_000, seats=3, seed=2, days=2)
+    if suffix == ".parquet":  # the first round's first row again, the log's last
+        table = pq.read_table(log)
+        first = (table["table"][0].as_py(), table["round"][0].as_py())
+        pq.write_table(pa.concat_tables([table, table.slice(0, 1)]), log, row_group_size=1_000)
+        again = 3_001
+    else:  # and a line that is no row before them, which takes a number of its own
+        lines = log.read_text().splitlines(keepends=True)
+        head = 1 if suffix == ".csv" else 0
+        row = next(csv.DictReader(lines)) if suffix == ".csv" else json.loads(lines[0])
+        first = (row["table"], row["round"])
+        lines.append(lines[head])
+        lines.insert(head + 10, "not,a,row\n" if suffix == ".csv" else "[1]\n")
+        log.write_text("".join(lines))
+        again = 3_002
+    code, data = _audit(tmp_path, str(log))
+    found = [f for f in data["findings"] if f["kind"] == "round-repeated"]
+    assert code == 1 and len(found) == 1 and found[0]["count"] == 1
+    (example,) = found[0]["examples"]
+    assert (example["table"], example["round"], example["row"]) == (*first, again)
+    assert example["detail"].endswith(" row 1")
 
 
 def _csv(path: Path, rows: list[dict[str, Any]], header: str | None = None) -> Path:

@@ -3,8 +3,10 @@ log's size (docs/audit.md, Memory): a year of a large operator is some 3 x 10^8 
 whose ids a set in memory would hold in tens of gigabytes.
 
 Each round's id (its table and round) is hashed twice, 128 bits in all, and kept with
-where it was read; a piece of the log (harness/audit/pieces.py) writes what it keeps,
-72 bytes a round, as a file grouped into PARTITIONS partitions by the first hash
+where it was read (not the id itself: a finding's examples read theirs from the log
+again, harness/audit/log.py `keys_at`); a piece of the log (harness/audit/pieces.py)
+writes what it keeps, 32 bytes a round, as a file grouped into PARTITIONS partitions by
+the first hash
 (pieces judged at once write files of their own, a file at least a piece). At the end
 each partition is read from every file together (a 1/PARTITIONS share of the rounds),
 in the log's order, into a table by hash: a hash met twice is a round id met again. The
@@ -28,14 +30,10 @@ from harness.atomic import atomic_path
 from harness.audit.kernel import id_records, repeats, strings
 
 PARTITIONS = 64
-CHUNK_RECORDS = 1 << 18  # a piece's records kept in memory (some 18 MB) before a file
-KEY_BYTES = 40  # the start of an id kept beside its hash, for a finding's example
+CHUNK_RECORDS = 1 << 18  # a piece's records kept in memory (some 8 MB) before a file
 # A record: 64-bit little-endian words as the compiled loop writes them (kernel.py
-# `id_records`), the key's bytes in order within its words on a little-endian machine.
-RECORD = np.dtype(
-    [("h1", "<u8"), ("h2", "<u8"), ("row", "<i8"), ("file", "<i8"),
-     ("key", f"S{KEY_BYTES}")]
-)  # fmt: skip
+# `id_records`).
+RECORD = np.dtype([("h1", "<u8"), ("h2", "<u8"), ("row", "<i8"), ("file", "<i8")])
 if sys.byteorder != "little":
     raise ImportError("the audit's round ids are written as a little-endian machine's words")
 
@@ -44,7 +42,6 @@ if sys.byteorder != "little":
 class Repeat:
     """A round id met again: where it was met first and where again."""
 
-    key: str  # its table and round, joined by a unit separator (cut at KEY_BYTES)
     first: tuple[int, int]  # (file index, row)
     again: tuple[int, int]
 
@@ -86,7 +83,7 @@ class RoundIds:
         if not len(first):
             return
         words, bounds = id_records(
-            table, *strings(names), *strings(ids), first, rows, file, KEY_BYTES, PARTITIONS
+            table, *strings(names), *strings(ids), first, rows, file, PARTITIONS
         )
         records = words.view(RECORD).ravel()
         self.kept.append((records, bounds))
@@ -112,11 +109,7 @@ class RoundIds:
                 done += size
             for i, j in zip(*repeats(records["h1"], records["h2"]), strict=True):
                 a, b = records[i], records[j]
-                yield Repeat(
-                    b["key"].decode("utf-8", "replace"),
-                    (int(a["file"]), int(a["row"])),
-                    (int(b["file"]), int(b["row"])),
-                )
+                yield Repeat((int(a["file"]), int(a["row"])), (int(b["file"]), int(b["row"])))
 
 
 def _read(path: Path, start: int, into: npt.NDArray[np.void]) -> None:

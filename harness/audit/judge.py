@@ -31,7 +31,7 @@ from harness.audit.kernel import (
 )
 from harness.audit.leak import LeakCounts
 from harness.audit.leak import count as count_decisions
-from harness.audit.log import DAY, Labels, Malformed, Rows, day_name
+from harness.audit.log import DAY, Labels, Malformed, Rows, day_name, keys_at
 from harness.audit.model import Example
 from harness.audit.returns import (
     GroupSums,
@@ -183,17 +183,19 @@ def repeats(spill: Path, partitions: range) -> Repeats:
 
 def met_again(found: Repeats, files: list[str], partial: Partial) -> None:
     """The round ids met again, a finding (`files`: the log's, in order, each at the
-    index its auditors numbered it by)."""
+    index its auditors numbered it by); the examples' ids read from the log again."""
     if not found.met:
         return
     key = ("integrity", "round-repeated", "a round id met again on its table", None)
     tally = partial.tally(key)
     for repeat in found.first:
-        table, _, ident = repeat.key.partition("\x1f")
         (file, row), (first_file, first_row) = repeat.again, repeat.first
+        table, ident = keys_at(Path(files[file]), [row])[row]
         detail = f"met first at {files[first_file]} row {first_row}"
-        example = Example(file=files[file], row=row, table=table, round=ident, detail=detail)
-        tally.add(example, None, None)  # the rows are not read again
+        example = Example(
+            file=files[file], row=row, table=table or "", round=ident or "", detail=detail
+        )
+        tally.add(example, None, None)  # not by build or day: the rows are not judged again
     tally.count += found.met - len(found.first)  # the others: counted, their examples not kept
 
 

@@ -170,17 +170,15 @@ def id_records(
     first: npt.NDArray[np.int64],  # each round's first row in the batch
     rows: npt.NDArray[np.int64],  # each round's first row's number in its file
     file: int,
-    key_bytes: int,  # a multiple of 8
     partitions: int,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
     """Each round's record for harness/audit/ids.py, as 64-bit little-endian words: its
     key (table, SEPARATOR, round id) hashed by two independent 64-bit FNV-1a variants,
     the second also mixing each byte's place, without the key being built; its first
-    row's number, its file, the key's first `key_bytes` bytes (zero-padded). The
-    records come in partition order (the log's within each), with the partitions'
-    bounds."""
+    row's number and its file. The records come in partition order (the log's within
+    each), with the partitions' bounds."""
     n = len(first)
-    made = np.zeros((n, 4 + key_bytes // 8), np.uint64)
+    made = np.zeros((n, 4), np.uint64)
     part = np.empty(n, np.int64)
     bounds = np.zeros(partitions + 1, np.int64)
     for r in range(n):
@@ -197,8 +195,6 @@ def id_records(
                 byte = np.uint64(data[k])
                 a = (a ^ byte) * FNV_PRIME
                 b = (b ^ (byte + np.uint64(j))) * OTHER_PRIME
-                if j < key_bytes:
-                    made[r, 4 + j // 8] |= byte << np.uint64(8 * (j % 8))
                 j += 1
         made[r, 0], made[r, 1] = a, b
         made[r, 2], made[r, 3] = rows[r], file
@@ -705,25 +701,23 @@ def settle_rows(
                     for k in range(7):
                         last[k] = board[k]
                 house = last_strength
+            # As values chosen, not branches taken: who wins is a coin toss a branch
+            # would guess wrong half the time.
             table_ante = ante[i] * (1 + ante_odds[player >> CATEGORY_SHIFT])
-            if house < qualifying:
-                ante_back = 2 * ante[i] if even_unless_wins and player <= house else table_ante
-                call_back = call
-            elif player > house:
-                ante_back, call_back = table_ante, 2 * call
-            elif player == house:
-                ante_back, call_back = ante[i], call
+            even = even_unless_wins and player <= house
+            not_qualified_ante = 2 * ante[i] if even else table_ante
+            won_ante = table_ante if player > house else (ante[i] if player == house else 0)
+            won_call = 2 * call if player > house else (call if player == house else 0)
+            ante_back = not_qualified_ante if house < qualifying else won_ante
+            call_back = call if house < qualifying else won_call
         if aa[i] > 0 and flop_dealt and (called[i] or not forfeits):
             words, suits = flop_words, flop_suits
             for k in range(hole.shape[1]):
                 words, suits = add_card(words, suits, hole[i, k])
             hand = strength(words, suits, tables)
             category = hand >> CATEGORY_SHIFT
-            odds = aa_odds[category]
-            if category == PAIR and hand < pair_of_aces:
-                odds = loses
-            if odds != loses:
-                aa_back = aa[i] * (1 + odds)
+            odds = loses if category == PAIR and hand < pair_of_aces else aa_odds[category]
+            aa_back = aa[i] * (1 + odds) if odds != loses else 0
         out[0, i] = call
         out[1, i] = ante_back
         out[2, i] = call_back

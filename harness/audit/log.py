@@ -707,6 +707,35 @@ def _key(table: pa.Table, i: int) -> Key:
     )
 
 
+def keys_at(path: Path, rows: list[int]) -> dict[int, Key]:
+    """The table and round of some rows of a file, by their numbers (as `read_log`
+    numbers them): a Parquet file's from the row groups that hold them, a CSV or JSON
+    Lines file's read from its start to the last of them."""
+    wanted, found = sorted(set(rows)), dict[int, Key]()
+    if not wanted:
+        return found
+    if SUFFIXES[path.suffix.lower()] == "parquet":
+        reader = pq.ParquetFile(path)
+        starts = np.cumsum([1, *_group_rows(path)])  # each group's first row's number
+        for row in wanted:
+            group = int(np.searchsorted(starts, row, side="right")) - 1
+            table = reader.read_row_group(group, columns=["table", "round"], use_threads=False)
+            found[row] = _key(table, row - int(starts[group]))
+        return found
+    number = 1
+    for table in _tables(path, BATCH_ROWS):
+        if isinstance(table, Malformed):
+            number += 1
+            continue
+        for row in wanted:
+            if number <= row < number + table.num_rows:
+                found[row] = _key(table, row - number)
+        number += table.num_rows
+        if number > wanted[-1]:
+            break
+    return found
+
+
 def _keyless(key: Key) -> bool:
     """A table or round missing, or too long: a malformed row, in no round of its own."""
     return any(not part or len(part) > MAX_TEXT for part in key)

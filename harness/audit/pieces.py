@@ -30,6 +30,7 @@ addition; three things look back across a piece's start and are settled at the m
 from __future__ import annotations
 
 import collections
+import ctypes
 import functools
 import itertools
 import multiprocessing
@@ -152,9 +153,10 @@ class Setup:
         )
 
     def judge(self, piece: Piece, progress: Callable[[int], None] | None = None) -> Judged:
-        # The system's allocator gives a batch's memory back when the batch is let go;
-        # Arrow's own pool keeps it for the next (docs/audit.md, Memory).
+        # The system's allocator, not Arrow's own pool: one heap, reused batch after
+        # batch, no larger than a batch needs (docs/audit.md, Memory).
         pa.set_memory_pool(pa.system_memory_pool())
+        _keep_freed_memory()
         auditor = self.auditor(piece)
         if self.threads:  # a process of its own: it holds the moments, not their census
             numba.set_num_threads(self.threads)  # nor the symmetry tables it does not read
@@ -177,6 +179,26 @@ class Setup:
             if auditor.first_time[i] != NO_TIME  # a name a dictionary holds, no round
         }
         return Judged(piece, partial, edges)
+
+
+@functools.cache
+def _keep_freed_memory() -> None:
+    """The C library's allocator told to keep what is freed for the next batch. By
+    default glibc hands a block of 128 kB or more (a batch's column is 512 kB) back to
+    the system as soon as it is freed and maps it again for the next batch: a page fault
+    every 4 kB, each some microseconds of the system's time (three times the faults, and
+    a tenth of the CPU, at 10^8 rows: docs/audit.md, Memory). Where the library has no
+    `mallopt` (not glibc), nothing is done."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt(M_MMAP_THRESHOLD, 1 << 30)  # blocks under 1 GB from the heap
+    mallopt(M_TRIM_THRESHOLD, (1 << 31) - 1)  # the heap's free top kept, up to 2 GB
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 
 
 def merge(setup: Setup, judged: list[Judged]) -> Partial:
