@@ -107,7 +107,7 @@ def _tests(check: CheckResult) -> list[Flowable]:
             "read.",
             BODY,
         ),
-        grid(rows, [46 * mm, 30 * mm, 18 * mm, 18 * mm, 58 * mm]),
+        grid(rows, [46 * mm, 30 * mm, 16 * mm, 22 * mm, 56 * mm]),
     ]
 
 
