@@ -188,9 +188,12 @@ def met_again(found: Repeats, files: list[str], partial: Partial) -> None:
         return
     key = ("integrity", "round-repeated", "a round id met again on its table", None)
     tally = partial.tally(key)
+    rows = {file: [r.again[1] for r in found.first if r.again[0] == file]
+            for file, _ in (r.again for r in found.first)}  # fmt: skip
+    keys = {file: keys_at(Path(files[file]), wanted) for file, wanted in rows.items()}
     for repeat in found.first:
         (file, row), (first_file, first_row) = repeat.again, repeat.first
-        table, ident = keys_at(Path(files[file]), [row])[row]
+        table, ident = keys[file][row]
         detail = f"met first at {files[first_file]} row {first_row}"
         example = Example(
             file=files[file], row=row, table=table or "", round=ident or "", detail=detail

@@ -729,18 +729,6 @@ def settle_rows(
 
 
 @njit(cache=True)
-def _distinct(cards: tuple[int, int, int, int, int]) -> bool:
-    """Five card indices, each a card (0..51) and none twice."""
-    for k in range(5):
-        if cards[k] < 0 or cards[k] > 51:
-            return False
-        for j in range(k):
-            if cards[j] == cards[k]:
-                return False
-    return True
-
-
-@njit(cache=True)
 def _cell(
     hole: npt.NDArray[np.int16],
     flop: npt.NDArray[np.int16],

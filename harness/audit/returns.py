@@ -150,7 +150,8 @@ class Moments:
         rows: npt.NDArray[np.bool_] | None = None,
     ) -> npt.NDArray[np.int64]:
         """Each row's situation (harness/gamemath/census.py `Symmetry.situation`), of
-        `rows` only where given (0 elsewhere)."""
+        `rows` only where given (0 elsewhere): the cell `by_cell` is read at, named as
+        the census names it (tests/test_audit.py holds the two equal)."""
         if rows is None:
             rows = np.ones(len(hole), bool)
         return situations_of(hole, flop, rows, *self.tables)
