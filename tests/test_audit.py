@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from harness.audit.log import Malformed, Rows, read_log
+from harness.audit.log import Malformed, Rows, keys_at, read_log
 from harness.audit.model import main as schema_main
 from harness.audit.mutants import MUTANTS, Mutant
 from harness.audit.settle import Payouts, owed
@@ -454,6 +454,48 @@ def test_a_repeated_round_ids_example_is_read_from_the_log_again(
     (example,) = found[0]["examples"]
     assert (example["table"], example["round"], example["row"]) == (*first, again)
     assert example["detail"].endswith(" row 1")
+    assert keys_at(log, [again]) == {again: first}
+    log.unlink()  # a log moved before the examples are read again: no ids, no failure
+    assert keys_at(log, [again]) == {}
+
+
+def test_a_repeated_round_ids_example_reads_its_id_as_the_checks_do(tmp_path: Path) -> None:
+    """A round id a Parquet file types as a number is the text Arrow casts it to, in a
+    repeated round's example as in every other finding's (4, not Python's 4.0)."""
+    from harness.audit.generate import generate
+
+    log = tmp_path / "float.parquet"
+    generate(log, 3_000, seats=3, seed=2, days=2)
+    table = pq.read_table(log)
+    table = table.set_column(1, "round", table["round"].cast(pa.int64()).cast(pa.float64()))
+    pq.write_table(pa.concat_tables([table, table.slice(0, 1)]), log, row_group_size=1_000)
+    code, data = _audit(tmp_path, str(log))
+    examples = {f["kind"]: f["examples"][0] for f in data["findings"]}
+    assert code == 1
+    repeated, backwards = examples["round-repeated"], examples["time-backwards"]
+    assert repeated["row"] == backwards["row"] == 3_001
+    assert repeated["round"] == backwards["round"] == "0"
+
+
+def test_a_blank_line_in_a_csv_log_is_a_malformed_row_and_counts_in_the_numbering(
+    tmp_path: Path,
+) -> None:
+    """Every line after a CSV's header is a row or a malformed one, with its number: blank
+    lines before a line the fast reader cannot take apart are not read twice when the
+    line-by-line reader takes over there (no round met again, no row counted twice)."""
+    from harness.audit.generate import generate
+
+    log = tmp_path / "blank.csv"
+    generate(log, 60_000, seats=3, seed=9, days=2)  # the bad line in a later 4 MB block
+    lines = log.read_text().splitlines(keepends=True)
+    lines = [*lines[:101], "\n" * 5, *lines[101:50_001], "not,a,row\n", *lines[50_001:]]
+    log.write_text("".join(lines))
+    code, data = _audit(tmp_path, str(log))
+    kinds = {f["kind"]: f for f in data["findings"]}
+    assert code == 1 and set(kinds) == {"malformed-row"}, data["findings"]
+    assert data["rows"]["read"] == 60_006 and data["rows"]["malformed"] == 6
+    rows = sorted(e["row"] for f in data["findings"] for e in f["examples"])
+    assert rows[:3] == [101, 102, 103]
 
 
 def _csv(path: Path, rows: list[dict[str, Any]], header: str | None = None) -> Path:

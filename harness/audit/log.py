@@ -293,6 +293,9 @@ def _csv(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
         stream = pacsv.open_csv(
             path,
             read_options=pacsv.ReadOptions(block_size=1 << 22, column_names=names, skip_rows=1),
+            # a blank line is no row: the line-by-line reader below takes it, so that
+            # every line after the header is a row or a malformed one, and numbered
+            parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in names},
                 include_columns=wanted,
@@ -709,30 +712,59 @@ def _key(table: pa.Table, i: int) -> Key:
 
 def keys_at(path: Path, rows: list[int]) -> dict[int, Key]:
     """The table and round of some rows of a file, by their numbers (as `read_log`
-    numbers them): a Parquet file's from the row groups that hold them, a CSV or JSON
-    Lines file's read from its start to the last of them."""
+    numbers them), as text as the audit reads them: a Parquet file's from the row groups
+    that hold them; a CSV or JSON Lines file's from their lines, every line after a
+    CSV's header being a row or a malformed one, each a number (`_csv`, `_json_lines`).
+    A row the file no longer holds (moved, cut short) is left out."""
     wanted, found = sorted(set(rows)), dict[int, Key]()
-    if not wanted:
-        return found
-    if SUFFIXES[path.suffix.lower()] == "parquet":
-        reader = pq.ParquetFile(path)
-        starts = np.cumsum([1, *_group_rows(path)])  # each group's first row's number
-        for row in wanted:
-            group = int(np.searchsorted(starts, row, side="right")) - 1
-            table = reader.read_row_group(group, columns=["table", "round"], use_threads=False)
-            found[row] = _key(table, row - int(starts[group]))
-        return found
-    number = 1
-    for table in _tables(path, BATCH_ROWS):
-        if isinstance(table, Malformed):
-            number += 1
-            continue
-        for row in wanted:
-            if number <= row < number + table.num_rows:
-                found[row] = _key(table, row - number)
-        number += table.num_rows
-        if number > wanted[-1]:
-            break
+    try:
+        if wanted and SUFFIXES[path.suffix.lower()] == "parquet":
+            reader = pq.ParquetFile(path)
+            starts = np.cumsum([1, *_group_rows(path)])  # each group's first row's number
+            for row in wanted:
+                group = int(np.searchsorted(starts, row, side="right")) - 1
+                if 0 <= group < reader.num_row_groups:
+                    found[row] = _text_key(reader.read_row_group(
+                        group, columns=["table", "round"], use_threads=False
+                    ), row - int(starts[group]))  # fmt: skip
+        elif wanted:
+            found = _line_keys(path, wanted)
+    except (OSError, pa.ArrowException, LogError, csv.Error, ValueError):
+        pass  # the finding stands without the ids it could not read again
+    return found
+
+
+def _text_key(table: pa.Table, i: int) -> Key:
+    """Row i's table and round as text, cast by Arrow as the checks read them."""
+    text = [_text(_single(table, c))[i].as_py() for c in ("table", "round")]
+    return text[0], text[1]
+
+
+def _line_keys(path: Path, wanted: list[int]) -> dict[int, Key]:
+    """`keys_at` for CSV and JSON Lines: the lines read as bytes, only the wanted ones
+    taken apart (a JSON value not a string as its JSON text, as `_json_lines` keeps it)."""
+    found: dict[int, Key] = {}
+    csv_file = SUFFIXES[path.suffix.lower()] == "csv"
+    names = _csv_header(path) if csv_file else []
+    with path.open("rb") as file:
+        if csv_file:
+            file.readline()  # the header
+        for number, raw in enumerate(file, 1):
+            if number in wanted:
+                line = raw.decode("utf-8")
+                if csv_file:
+                    record: dict[str, object] = dict(
+                        zip(names, next(csv.reader([line]), []), strict=False)
+                    )
+                else:
+                    record = json.loads(line)
+                if not isinstance(record, dict):  # not the row it was: the file changed
+                    continue
+                key = [record.get(c) for c in ("table", "round")]
+                text = [v if isinstance(v, str) or v is None else json.dumps(v) for v in key]
+                found[number] = (text[0] or None, text[1] or None)
+            if number >= wanted[-1]:
+                break
     return found
 
 

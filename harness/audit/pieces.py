@@ -156,7 +156,6 @@ class Setup:
         # The system's allocator, not Arrow's own pool: one heap, reused batch after
         # batch, no larger than a batch needs (docs/audit.md, Memory).
         pa.set_memory_pool(pa.system_memory_pool())
-        _keep_freed_memory()
         auditor = self.auditor(piece)
         if self.threads:  # a process of its own: it holds the moments, not their census
             numba.set_num_threads(self.threads)  # nor the symmetry tables it does not read
@@ -182,13 +181,14 @@ class Setup:
 
 
 @functools.cache
-def _keep_freed_memory() -> None:
-    """The C library's allocator told to keep what is freed for the next batch. By
-    default glibc hands a block of 128 kB or more (a batch's column is 512 kB) back to
-    the system as soon as it is freed and maps it again for the next batch: a page fault
-    every 4 kB, each some microseconds of the system's time (three times the faults, and
-    a tenth of the CPU, at 10^8 rows: docs/audit.md, Memory). Where the library has no
-    `mallopt` (not glibc), nothing is done."""
+def keep_freed_memory() -> None:
+    """The C library's allocator told to keep what is freed for the next batch, in the
+    processes an audit starts and in its own (not a Dask cluster's workers, whose
+    allocator the cluster sets). By default glibc hands a block of 128 kB or more (a
+    batch's column is 512 kB) back to the system as soon as it is freed and maps it
+    again for the next batch: a page fault every 4 kB, each some microseconds of the
+    system's time (three times the faults at 10^8 rows: docs/audit.md, Memory). Where
+    the library has no `mallopt` (not glibc), nothing is done."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
@@ -268,8 +268,9 @@ def run(
     """Every piece judged, then the round ids they met read for those met again: here
     (`jobs` 1), here and in `jobs` - 1 other processes, or on the Dask cluster at `dask`
     (`local:N` starts one of N workers here)."""
-    if dask is not None:
+    if dask is not None:  # the cluster's workers keep their own allocator's settings
         return _on_dask(setup, log, dask, progress)
+    keep_freed_memory()
     if jobs <= 1 or len(log) == 1:
         out: list[Judged] = []
         for piece in log:
@@ -315,7 +316,7 @@ def _here_and_away(
                 away[sent] = piece.index
                 sent.add_done_callback(send)
 
-    with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=keep_freed_memory) as pool:
         try:
             for _ in range(workers):
                 send()
