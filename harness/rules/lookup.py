@@ -44,11 +44,15 @@ SLOT_BITS = 17
 
 
 class Tables(NamedTuple):
-    """The evaluator's tables (numba passes a named tuple of arrays as one argument)."""
+    """The evaluator's tables (numba passes a named tuple of arrays as one argument). The
+    hash's multipliers and sizes travel with them, not compiled into the loops that read
+    them: a loop another module cached keeps reading tables built with another hash
+    right."""
 
     flush: npt.NDArray[np.int32]  # by a suit's 13-bit mask: its strength, 0 under 5 cards
     displacement: npt.NDArray[np.uint8]  # by bucket: the slots its words move by
     ranks: npt.NDArray[np.int32]  # by slot: the strength of its rank counts, suits apart
+    hashes: npt.NDArray[np.uint64]  # the bucket's and the slot's multipliers, their bits
 
 
 @njit(cache=True)
@@ -80,14 +84,14 @@ def _rank_words() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint8]]:
 
 
 @njit(cache=True)
-def _bucket(words: np.uint64) -> int:
-    return int((words * BUCKET_HASH) >> np.uint64(64 - BUCKET_BITS))
+def _bucket(words: np.uint64, multiplier: np.uint64, bits: int) -> int:
+    return int((words * multiplier) >> np.uint64(64 - bits))
 
 
 @njit(cache=True)
-def _slot(words: np.uint64, displacement: int) -> int:
-    first = (words * SLOT_HASH) >> np.uint64(64 - SLOT_BITS)
-    return int((first + np.uint64(displacement)) & np.uint64((1 << SLOT_BITS) - 1))
+def _slot(words: np.uint64, displacement: int, multiplier: np.uint64, bits: int) -> int:
+    first = (words * multiplier) >> np.uint64(64 - bits)
+    return int((first + np.uint64(displacement)) & np.uint64((1 << bits) - 1))
 
 
 @njit(cache=True)
@@ -95,7 +99,7 @@ def _displace(words: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint8], npt
     """(each bucket's displacement, each word's slot): the buckets with most words
     placed first, each at the least displacement that puts its words in slots free and
     apart; no slots where a bucket finds none under 256."""
-    buckets = np.array([_bucket(w) for w in words])
+    buckets = np.array([_bucket(w, BUCKET_HASH, BUCKET_BITS) for w in words])
     size = np.zeros(1 << BUCKET_BITS, np.int64)
     for b in buckets:
         size[b] += 1
@@ -112,7 +116,7 @@ def _displace(words: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint8], npt
         for d in range(256):
             fits = True
             for k in range(start[b], start[b + 1]):
-                s = _slot(words[members[k]], d)
+                s = _slot(words[members[k]], d, SLOT_HASH, SLOT_BITS)
                 for j in range(start[b], k):  # the bucket's words placed before, this try
                     fits = fits and slot[members[j]] != s
                 fits = fits and not taken[s]
@@ -147,7 +151,8 @@ def _build() -> Tables:
         chosen = masks[bits == n]
         suited = np.array([[4 * r for r in range(13) if m >> r & 1] for m in chosen], np.uint8)
         flush[chosen] = evaluate_each(suited)
-    return Tables(flush, displacement, ranks)
+    hashes = np.array([BUCKET_HASH, SLOT_HASH, BUCKET_BITS, SLOT_BITS], np.uint64)
+    return Tables(flush, displacement, ranks, hashes)
 
 
 TABLES = _build()
@@ -174,4 +179,7 @@ def strength(counts: np.uint64, suits: np.uint64, tables: Tables) -> int:
         best = tables.flush[(suits >> np.uint64(16 * s)) & np.uint64(0x1FFF)]
         if best:
             return int(best)
-    return int(tables.ranks[_slot(counts, tables.displacement[_bucket(counts)])])
+    hashes = tables.hashes
+    bucket = _bucket(counts, hashes[0], int(hashes[2]))
+    slot = _slot(counts, tables.displacement[bucket], hashes[1], int(hashes[3]))
+    return int(tables.ranks[slot])
