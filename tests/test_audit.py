@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from harness.audit.ids import Repeat
+from harness.audit.judge import Partial, Repeats, met_again
 from harness.audit.log import Malformed, Rows, keys_at, read_log
 from harness.audit.model import main as schema_main
 from harness.audit.mutants import MUTANTS, Mutant
@@ -457,6 +459,10 @@ def test_a_repeated_round_ids_example_is_read_from_the_log_again(
     assert keys_at(log, [again]) == {again: first}
     log.unlink()  # a log moved before the examples are read again: no ids, no failure
     assert keys_at(log, [again]) == {}
+    partial = Partial()
+    met_again(Repeats(2, (Repeat((0, 1), (0, again)),)), [str(log)], partial)
+    (tally,) = partial.tallies.values()
+    assert tally.count == 2 and (tally.examples[0].row, tally.examples[0].table) == (again, "")
 
 
 def test_a_repeated_round_ids_example_reads_its_id_as_the_checks_do(tmp_path: Path) -> None:

@@ -66,6 +66,15 @@ def test_a_card_repeated_five_times_is_no_hand() -> None:
     assert strength(words, suits, TABLES) == NO_HAND
 
 
+def test_fewer_than_five_cards_or_more_than_seven_are_no_hand() -> None:
+    """Only hands of 5 to 7 cards have a slot: any other count is no hand, never another
+    hand's strength read from a slot the hash happens to give."""
+    cards = [c.index for c in parse_cards("As Kd Qh Jc Ts 9s 8s 7s")]
+    assert strength(*_words(cards[:4]), TABLES) == NO_HAND
+    assert strength(*_words(cards), TABLES) == NO_HAND
+    assert strength(*_words(cards[:5]), TABLES) == strength_of(parse_cards("As Kd Qh Jc Ts"))
+
+
 def _words(cards: list[int]) -> tuple[np.uint64, np.uint64]:
     """A hand's two words, card by card, as the audit's loops build them."""
     counts, suits = np.uint64(0), np.uint64(0)

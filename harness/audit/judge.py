@@ -13,7 +13,7 @@ attributes by: each cause is a finding of the clause that owns its fault kind.
 from __future__ import annotations
 
 import bisect
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,12 +188,13 @@ def met_again(found: Repeats, files: list[str], partial: Partial) -> None:
         return
     key = ("integrity", "round-repeated", "a round id met again on its table", None)
     tally = partial.tally(key)
-    rows = {file: [r.again[1] for r in found.first if r.again[0] == file]
-            for file, _ in (r.again for r in found.first)}  # fmt: skip
+    rows = defaultdict[int, list[int]](list)  # the examples' rows, by file: a pass a file
+    for file, row in (r.again for r in found.first):
+        rows[file].append(row)
     keys = {file: keys_at(Path(files[file]), wanted) for file, wanted in rows.items()}
     for repeat in found.first:
         (file, row), (first_file, first_row) = repeat.again, repeat.first
-        table, ident = keys[file][row]
+        table, ident = keys[file].get(row, (None, None))  # a file moved meanwhile: no ids
         detail = f"met first at {files[first_file]} row {first_row}"
         example = Example(
             file=files[file], row=row, table=table or "", round=ident or "", detail=detail

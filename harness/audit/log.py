@@ -391,12 +391,15 @@ def _json_lines(path: Path, batch_rows: int) -> Iterator[pa.Table | Malformed]:
                 yield Malformed(str(path), number, "line", _shown(raw), "not a JSON object")
                 continue
             for c in names:
-                value = record.get(c)
-                text = value if isinstance(value, str) or value is None else json.dumps(value)
-                columns[c].append(text)
+                columns[c].append(_json_text(record.get(c)))
             if len(columns["table"]) >= batch_rows:
                 yield from _flush(columns)
     yield from _flush(columns)
+
+
+def _json_text(value: object) -> str | None:
+    """A JSON value as the checks read it: a string as itself, any other as its JSON."""
+    return value if isinstance(value, str) or value is None else json.dumps(value)
 
 
 def _has_columns(record: dict[str, object]) -> bool:
@@ -720,7 +723,8 @@ def keys_at(path: Path, rows: list[int]) -> dict[int, Key]:
     try:
         if wanted and SUFFIXES[path.suffix.lower()] == "parquet":
             reader = pq.ParquetFile(path)
-            starts = np.cumsum([1, *_group_rows(path)])  # each group's first row's number
+            sizes = [reader.metadata.row_group(g).num_rows for g in range(reader.num_row_groups)]
+            starts = np.cumsum([1, *sizes])  # each group's first row's number
             for row in wanted:
                 group = int(np.searchsorted(starts, row, side="right")) - 1
                 if 0 <= group < reader.num_row_groups:
@@ -760,9 +764,8 @@ def _line_keys(path: Path, wanted: list[int]) -> dict[int, Key]:
                     record = json.loads(line)
                 if not isinstance(record, dict):  # not the row it was: the file changed
                     continue
-                key = [record.get(c) for c in ("table", "round")]
-                text = [v if isinstance(v, str) or v is None else json.dumps(v) for v in key]
-                found[number] = (text[0] or None, text[1] or None)
+                table, ident = (_json_text(record.get(c)) for c in ("table", "round"))
+                found[number] = (table or None, ident or None)
             if number >= wanted[-1]:
                 break
     return found
