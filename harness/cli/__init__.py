@@ -5,7 +5,7 @@
                    [--differential N] [--seed S] [-k EXPR] [--item NAME ...]
                    [--attest FILE] [--vectors FILE ...] [--junitxml PATH] [--summary-md FILE]
                    [--timeout SECONDS] [--repeat N] [--plan FILE | --no-plan] [--dry-run]
-                   [--artifact FILE ...] [--replace-signed]
+                   [--artifact FILE ...] [--replace-signed] [--register PATH|URL]
                    [--sign-key KEY --sign-cert CERT [--sign-passphrase-env VAR]
                     [--timestamp-url URL]]
     chcert math    [--profile NAME|PATH] [--json] [--strategy FILE] [--claim FIGURE=VALUE ...]
@@ -16,6 +16,8 @@
     chcert verify  REPORT_PDF [--trust CERT ...] [--trust-tsa CERT ...]
     chcert audit   LOG... [--profile NAME|PATH] [--declared FILE] [--from DATE] [--to DATE]
                    [--out DIR] [--adapter SPEC]
+    chcert register init | add | show | list | supersede | withdraw | revoke | expire
+                    | check | export | import  --register PATH|URL ...
 
 Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md);
 diff: 1 when something regressed; verify: 1 when the report is not verified.
@@ -27,7 +29,7 @@ import argparse
 import sys
 
 from harness import __version__
-from harness.cli import audit, certify, diff, math, report, rng, vectors, verify
+from harness.cli import audit, certify, diff, math, registry, report, rng, vectors, verify
 from harness.cli.common import EXIT_HELP, Parser
 from harness.errors import SpecError, UserError
 from harness.results.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
@@ -35,7 +37,7 @@ from harness.results.outcomes import EXIT_CODES, EXIT_USAGE, Verdict
 # One module per command, each adding its parser and the function that runs it. The
 # modules a command needs (the numerical stack, the schemas, the report) are imported
 # inside it: `chcert --help` answers without them (docs/command-line.md).
-COMMANDS = (certify, math, rng, vectors, report, diff, verify, audit)
+COMMANDS = (certify, math, rng, vectors, report, diff, verify, audit, registry)
 
 
 def build_parser() -> argparse.ArgumentParser:

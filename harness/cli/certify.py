@@ -43,6 +43,7 @@ from harness.run.processes import Reaper, nothing_outlives
 from harness.run.settings import SETTINGS, RunSettings, add_arguments, plugin_args
 
 if TYPE_CHECKING:
+    from harness.register.store import Register
     from harness.results.evidence import Minimums
     from harness.rules.profiles import Profile
     from harness.run.runspec import RunSpec
@@ -120,13 +121,46 @@ def certify(args: argparse.Namespace) -> int:
         junit = output_target("--junitxml", args.junitxml, out, inputs, outputs - {junit})
     if args.summary_md is not None:
         output_target("--summary-md", args.summary_md, out, inputs, outputs | {junit})
+    book = _register_of(args, signing is not None)
     if args.dry_run:  # everything a run checks is checked: nothing is written
         return _dry_run(args, profile, minimums)
+    args.report_id = f"CHC-{time.strftime('%Y%m%d', time.gmtime())}-{secrets.token_hex(4).upper()}"
+    if book is not None:  # numbered before it is drawn, so the report prints its number
+        args.report_number = book.allocate(args.report_id)
+        args.register_address = book.settings()["address"]
+        print(f"chcert: report number {args.report_number}, from register {book.where}")
     with staged(out) as stage, nothing_outlives() as reaper:
         code, drawn = _run_certification(args, spec, out, stage, junit, reaper, artifacts)
     if signing is not None:  # the outputs are published: a failed signature loses none
-        return signed(signing, out / "report.pdf", drawn, code)
+        code = signed(signing, out / "report.pdf", drawn, code)
+    if book is not None:  # recorded as published: a certificate only if signed and PASS
+        from harness.cli.registry import record_run
+
+        code = record_run(args.register, out / "report.pdf") or code
     return code
+
+
+def _register_of(args: argparse.Namespace, signing: bool) -> Register | None:
+    """The laboratory's register (--register), opened before the run so that a register
+    that cannot number the report stops it now (docs/register.md#certify---register)."""
+    if not args.register:
+        return None
+    from harness.register.store import Register
+
+    plan = getattr(args, "applied_plan", None)
+    if plan is not None and (plan.laboratory or {}).get("report_number"):
+        raise UsageError(
+            "--register numbers the report: leave report_number out of the run plan's "
+            "[laboratory] table"
+        )
+    book = Register(args.register)
+    if signing and not book.anchors():
+        raise UsageError(
+            f"--register {book.where}: trusts no signing certificate, so this run's signed "
+            "report could not be a certificate (chcert register init --register ... "
+            "--trust CERT)"
+        )
+    return book
 
 
 def _planned(args: argparse.Namespace) -> argparse.Namespace:
@@ -174,19 +208,25 @@ def _artifacts(paths: list[str]) -> list[Artifact]:
 
 def _annotated(results: Results, args: argparse.Namespace, artifacts: list[Artifact]) -> Results:
     """results.json's manifest with what the command line knows and the plugin does not:
-    the report id, the build submitted, the laboratory and the run plan (docs/results.md).
+    the report id, the build submitted, the laboratory (with the register's number) and the
+    run plan (docs/results.md).
     A stub has no manifest (the schema wants one whole or none): its report's id is made
     from its hash (harness/report report_id)."""
     manifest = results.manifest
     if manifest is None:
         return results
-    stamp = manifest.started[:10].replace("-", "") or time.strftime("%Y%m%d", time.gmtime())
     plan = getattr(args, "applied_plan", None)
+    laboratory = dict(plan.laboratory) if plan is not None else manifest.laboratory
+    number = getattr(args, "report_number", None)
+    if number is not None:  # the register's (docs/register.md)
+        laboratory = {**(laboratory or {}), "report_number": number}
+        if getattr(args, "register_address", ""):
+            laboratory["register"] = args.register_address
     manifest = msgspec.structs.replace(
         manifest,
-        report_id=f"CHC-{stamp}-{secrets.token_hex(4).upper()}",
+        report_id=args.report_id,
         artifacts=artifacts,
-        laboratory=dict(plan.laboratory) if plan is not None else manifest.laboratory,
+        laboratory=laboratory,
         plan=plan.to_json() if plan is not None else manifest.plan,
     )
     return msgspec.structs.replace(results, manifest=manifest)

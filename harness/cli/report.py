@@ -13,6 +13,7 @@ from harness.atomic import copy_atomic
 from harness.cli.common import UsageError
 from harness.cli.signing import signed, signing_of
 from harness.paths import read_input
+from harness.results.files import results_problem
 from harness.run.settings import SIGNING, add_arguments
 
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"report: cannot read {results}: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise UsageError(f"report: {results} is not JSON: {exc}") from exc
-    problem = _problem(data)
+    problem = results_problem(data)
     if problem is not None:
         raise UsageError(f"report: {results} is not a results.json of this harness {problem}")
     signing = signing_of(args)
@@ -57,30 +58,3 @@ def run(args: argparse.Namespace) -> int:
         copy_atomic(drawn, pdf)
     print(pdf)
     return signed(signing, pdf, digest, 0) if signing is not None else 0
-
-
-def _problem(data: object) -> str | None:
-    """Where a parsed file breaks results.json: this version's against its schema
-    (generated from the model), an earlier version's as the model reads it."""
-    import msgspec
-
-    from harness._schema import validator
-    from harness.results.model import Results
-    from harness.results.outcomes import SCHEMA_VERSION
-
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version == SCHEMA_VERSION or not isinstance(data, dict):
-        problem = next(iter(validator("results.schema.json").iter_errors(data)), None)
-        if problem is None:
-            return None
-        where = "/".join(str(p) for p in problem.absolute_path) or "(top level)"
-        return f"(specs/schemas/results.schema.json) at {where}: {problem.message}"
-    if isinstance(version, bool) or not isinstance(version, int) or version < 2:
-        return f"(its schema_version is not one of 2 to {SCHEMA_VERSION})"
-    if version > SCHEMA_VERSION:
-        return f"(schema_version {version}: this harness reads 2 to {SCHEMA_VERSION})"
-    try:
-        Results.from_json(data)
-    except (msgspec.ValidationError, TypeError, ValueError, KeyError) as exc:
-        return f"(schema {version}, read by the model): {exc}"
-    return None

@@ -55,3 +55,30 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write strict JSON so that a reader never sees half a file, even after a kill
     (harness/atomic.py), readable as the umask allows, like any other output."""
     write_bytes_atomic(path, json_bytes(data))
+
+
+def results_problem(data: object) -> str | None:
+    """Where a parsed file breaks results.json: this version's against its schema
+    (generated from the model), an earlier version's as the model reads it."""
+    import msgspec
+
+    from harness._schema import validator
+    from harness.results.model import Results
+    from harness.results.outcomes import SCHEMA_VERSION
+
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version == SCHEMA_VERSION or not isinstance(data, dict):
+        problem = next(iter(validator("results.schema.json").iter_errors(data)), None)
+        if problem is None:
+            return None
+        where = "/".join(str(p) for p in problem.absolute_path) or "(top level)"
+        return f"(specs/schemas/results.schema.json) at {where}: {problem.message}"
+    if isinstance(version, bool) or not isinstance(version, int) or version < 2:
+        return f"(its schema_version is not one of 2 to {SCHEMA_VERSION})"
+    if version > SCHEMA_VERSION:
+        return f"(schema_version {version}: this harness reads 2 to {SCHEMA_VERSION})"
+    try:
+        Results.from_json(data)
+    except (msgspec.ValidationError, TypeError, ValueError, KeyError) as exc:
+        return f"(schema {version}, read by the model): {exc}"
+    return None

@@ -498,7 +498,11 @@ def _resolved(dest: str, value: Any, folder: Path) -> Any:
     setting = BY_DEST[dest]
     if setting.path and setting.many:
         return tuple(str(folder / v) for v in value)
-    if setting.path or (dest == "profile" and _is_profile_path(value)):
+    if (
+        setting.path
+        or (dest == "profile" and _is_profile_path(value))
+        or (dest == "register" and "://" not in value)  # a file; a URL stays as written
+    ):
         return str(folder / value)
     if isinstance(value, list):
         return tuple(value)

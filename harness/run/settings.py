@@ -361,6 +361,15 @@ SETTINGS: tuple[Setting, ...] = (
         path=True,
     ),
     Setting(
+        "register",
+        ("--register",),
+        "the laboratory's register of certificates (a path: SQLite; a postgresql:// URL): "
+        "numbers the report and records it (docs/register.md)",
+        metavar="PATH|URL",
+        plan_key="register",
+        laboratory=True,
+    ),
+    Setting(
         "sign_key",
         ("--sign-key",),
         "private key (PEM, DER, or a PKCS#12 bundle) that signs report.pdf (docs/signing.md)",

@@ -1,0 +1,1 @@
+"""The register's schema migrations (Alembic): harness/register/database.py runs them."""

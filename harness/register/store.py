@@ -1,0 +1,762 @@
+"""Every operation on the register, each one transaction (docs/register.md): a change is
+written whole or not at all, and changes are appended one after another, for each takes
+the chain's head first (SQLite's write lock, PostgreSQL's row lock on the head).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import getpass
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from harness.register import schema
+from harness.register.chain import GENESIS, chain_problems, digest, holds, sealed
+from harness.register.database import (
+    RegisterError,
+    engine_of,
+    revision_of,
+    schema_problem,
+    schema_revisions,
+    shown,
+    translated,
+    upgrade,
+    url_of,
+)
+from harness.register.records import (
+    ALLOWED_FROM,
+    STATUS_OF,
+    Entry,
+    Event,
+    EventKind,
+    Head,
+    Kind,
+    Problem,
+    Record,
+    Status,
+)
+from harness.register.reports import Reading
+
+EXPORT_FORMAT = "chcert-register"
+EXPORT_VERSION = 1
+DEFAULT_PREFIX = "CHC"
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def who(by: str | None) -> str:
+    """Who made a change: as given (`--by`), else the account that ran chcert."""
+    if by:
+        return by
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def number_of(prefix: str, serial: int) -> str:
+    return f"{prefix}-{serial:06d}"
+
+
+class _Appender:
+    """The events one change appends, after the head it locked."""
+
+    def __init__(self, conn: Connection, by: str) -> None:
+        row = conn.execute(
+            select(schema.head).where(schema.head.c.id == 1).with_for_update()
+        ).one_or_none()
+        if row is None:
+            raise RegisterError("the register has no chain head: it was not made by chcert")
+        self.conn, self.by = conn, by
+        self.seq, self.hash, self.next_serial = row.seq, row.hash, row.next_serial
+        self.at = now()
+
+    def append(self, kind: EventKind, number: str | None, reason: str = "", **detail: Any) -> Event:
+        ev = sealed(self.seq + 1, kind, number, self.at, self.by, reason, detail, self.hash)
+        self.conn.execute(
+            insert(schema.events).values(
+                seq=ev.seq,
+                kind=str(ev.kind),
+                number=ev.number,
+                at=ev.at,
+                by=ev.by,
+                reason=ev.reason,
+                detail=json.dumps(detail, sort_keys=True),
+                prev=ev.prev,
+                hash=ev.hash,
+            )
+        )
+        self.seq, self.hash = ev.seq, ev.hash
+        return ev
+
+    def close(self) -> None:
+        self.conn.execute(
+            update(schema.head)
+            .where(schema.head.c.id == 1)
+            .values(seq=self.seq, hash=self.hash, next_serial=self.next_serial)
+        )
+
+
+def record_digest(record: Record) -> str:
+    """The hash of a record as its issuing event carries it (its number included)."""
+    return digest(record.canonical())
+
+
+def anchor_of(pem: str) -> tuple[str, str]:
+    """A signing certificate's SHA-256 (of its DER) and subject; RegisterError if the
+    text holds no certificate."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    try:
+        cert = x509.load_pem_x509_certificate(pem.encode())
+    except ValueError as error:
+        raise RegisterError(f"not a PEM certificate ({error})") from None
+    return hashlib.sha256(
+        cert.public_bytes(Encoding.DER)
+    ).hexdigest(), cert.subject.rfc4514_string()
+
+
+class Register:
+    """One register, by `--register PATH|URL`."""
+
+    def __init__(self, given: str, *, create: bool = False) -> None:
+        self.url = url_of(given)
+        self.where = shown(self.url)
+        sqlite = self.url.drivername == "sqlite"
+        if sqlite and not create and not Path(str(self.url.database)).is_file():
+            raise RegisterError(
+                f"register {self.where}: no such file (chcert register init --register "
+                f"{given} creates it)"
+            )
+        self.engine = engine_of(self.url)
+        if not create:
+            with self._reading() as conn:
+                problem = schema_problem(revision_of(conn))
+            if problem is not None:
+                raise RegisterError(f"register {self.where}: {problem}")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------ transactions
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        with translated(self.where), self.engine.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _changing(self, by: str | None) -> Iterator[_Appender]:
+        writer = self.engine.execution_options(chcert_write=True)
+        with translated(self.where), writer.begin() as conn:
+            appender = _Appender(conn, who(by))
+            yield appender
+            appender.close()
+
+    # ------------------------------------------------------------ creating
+
+    def init(
+        self,
+        *,
+        prefix: str | None,
+        address: str | None,
+        trust: Sequence[str],
+        by: str | None,
+    ) -> tuple[Head, list[str]]:
+        """Create the register (its number prefix and address set once, here), or bring
+        an older schema up to date; trust each PEM signing certificate not yet trusted.
+        The head, and what was done, in words."""
+        done: list[str] = []
+        anchors = [(pem, *anchor_of(pem)) for pem in trust]  # all read before anything
+        writer = self.engine.execution_options(chcert_write=True)
+        with translated(self.where), writer.begin() as conn:
+            revision, problem = self._upgraded(conn)
+            if revision is None:
+                conn.execute(insert(schema.head).values(id=1, seq=0, hash=GENESIS, next_serial=1))
+                done.append(f"created (schema {revision_of(conn)})")
+            elif problem is not None:
+                done.append(f"schema upgraded from {revision} to {revision_of(conn)}")
+            appender = _Appender(conn, who(by))
+            if revision is None:
+                settings = {"prefix": prefix or DEFAULT_PREFIX, "address": address or ""}
+                conn.execute(
+                    insert(schema.settings),
+                    [{"key": k, "value": v} for k, v in settings.items()],
+                )
+                appender.append(EventKind.CREATED, None, "", **settings)
+            else:
+                settings = self._settings(conn)
+                for key, given in (("prefix", prefix), ("address", address)):
+                    if given is not None and given != settings[key]:
+                        raise RegisterError(
+                            f"register {self.where}: exists, with {key} {settings[key]!r}; "
+                            "its prefix and address are set once, when it is created"
+                        )
+            known = set(conn.scalars(select(schema.signers.c.sha256)))
+            for pem, fingerprint, subject in anchors:
+                if fingerprint in known:
+                    continue
+                conn.execute(
+                    insert(schema.signers).values(sha256=fingerprint, subject=subject, pem=pem)
+                )
+                appender.append(EventKind.TRUSTED, None, "", sha256=fingerprint, subject=subject)
+                known.add(fingerprint)
+                done.append(f"trusts {subject} (SHA-256 {fingerprint})")
+            appender.close()
+            return Head(seq=appender.seq, hash=appender.hash), done
+
+    def _upgraded(self, conn: Connection) -> tuple[str | None, str | None]:
+        """The schema brought to this chcert's revision: the revision it had, and why it
+        could not be used as it was. A newer schema is refused, never downgraded."""
+        revision = revision_of(conn)
+        problem = schema_problem(revision)
+        if revision is not None and revision not in schema_revisions():
+            raise RegisterError(f"register {self.where}: {problem}")
+        upgrade(conn)
+        return revision, problem
+
+    def _settings(self, conn: Connection) -> dict[str, str]:
+        rows = conn.execute(select(schema.settings.c.key, schema.settings.c.value))
+        return {key: value for key, value in rows}
+
+    def settings(self) -> dict[str, str]:
+        with self._reading() as conn:
+            return self._settings(conn)
+
+    def anchors(self) -> list[str]:
+        """The PEM signing certificates whose reports may be certificates."""
+        with self._reading() as conn:
+            return list(
+                conn.scalars(select(schema.signers.c.pem).order_by(schema.signers.c.sha256))
+            )
+
+    # ------------------------------------------------------------ numbering and recording
+
+    def allocate(self, report_id: str, by: str | None = None) -> str:
+        """A new report number, never given before, for a report about to be drawn."""
+        with self._changing(by) as chain:
+            prefix = self._settings(chain.conn)["prefix"]
+            number = number_of(prefix, chain.next_serial)
+            chain.next_serial += 1
+            chain.append(EventKind.ALLOCATED, number, "", report_id=report_id)
+        return number
+
+    def record(self, reading: Reading, by: str | None = None) -> Entry:
+        """Record a report read by harness/register/reports.py under the number it states
+        (one this register allocated and has not used), or a new one if it states none."""
+        with self._changing(by) as chain:
+            conn = chain.conn
+            number = reading.stated
+            if number is None:
+                number = number_of(self._settings(conn)["prefix"], chain.next_serial)
+                chain.next_serial += 1
+                chain.append(EventKind.ALLOCATED, number, "", report_id=reading.record.report_id)
+            else:
+                self._check_allocated(conn, number)
+            same = conn.scalar(
+                select(schema.certificates.c.number).where(
+                    schema.certificates.c.report_sha256 == reading.record.report_sha256
+                )
+            )
+            if same is not None:
+                raise RegisterError(f"this report is already recorded, as {same}")
+            record = msgspec.structs.replace(reading.record, number=number)
+            self._insert(conn, record, reading.pdf)
+            kind = EventKind.ISSUED if record.kind is Kind.CERTIFICATE else EventKind.RECORDED
+            chain.append(kind, number, record.why_not_certificate, record=record_digest(record))
+        return self.entry(number)
+
+    def _check_allocated(self, conn: Connection, number: str) -> None:
+        allocated = conn.scalar(
+            select(func.count())
+            .select_from(schema.events)
+            .where(schema.events.c.number == number, schema.events.c.kind == EventKind.ALLOCATED)
+        )
+        if not allocated:
+            raise RegisterError(
+                f"report number {number} was not allocated by this register (a report "
+                "numbered elsewhere cannot take a number here: certify --register numbers it)"
+            )
+        used = conn.scalar(
+            select(schema.certificates.c.kind).where(schema.certificates.c.number == number)
+        )
+        if used is not None:
+            raise RegisterError(f"report number {number} is already recorded, as a {used}")
+
+    def _insert(self, conn: Connection, record: Record, pdf: bytes) -> None:
+        row = {k: v for k, v in msgspec.to_builtins(record).items() if k != "artifacts"}
+        try:
+            conn.execute(insert(schema.certificates).values(**row))
+        except IntegrityError:
+            raise RegisterError(f"report number {record.number} is already recorded") from None
+        if record.artifacts:
+            conn.execute(
+                insert(schema.artifacts),
+                [
+                    {"number": record.number, "position": i, **msgspec.to_builtins(a)}
+                    for i, a in enumerate(record.artifacts)
+                ],
+            )
+        conn.execute(insert(schema.documents).values(number=record.number, pdf=pdf))
+
+    # ------------------------------------------------------------ status
+
+    def change(
+        self,
+        number: str,
+        kind: EventKind,
+        reason: str,
+        by: str | None = None,
+        replacement: str | None = None,
+    ) -> Entry:
+        """Supersede, withdraw, revoke or expire a certificate, with the reason; a
+        superseded one names the certificate that replaces it."""
+        if not reason.strip():
+            raise RegisterError(f"{kind}: give the reason (--reason TEXT)")
+        with self._changing(by) as chain:
+            conn = chain.conn
+            records = self._records(conn, number, replacement)
+            history = self._events(conn)
+            state = _state(history)
+            old = records[number]
+            if old.kind is not Kind.CERTIFICATE:
+                raise RegisterError(
+                    f"{number} is a test record, not a certificate: only a certificate is {kind}"
+                )
+            detail: dict[str, Any] = {}
+            if kind is EventKind.SUPERSEDED:
+                assert replacement is not None
+                loop = _supersession_loop(state.supersedes, number, replacement)
+                if loop:
+                    raise RegisterError(f"a supersession loop: {' -> '.join(loop)}")
+                new = records[replacement]
+                if (
+                    new.kind is not Kind.CERTIFICATE
+                    or state.status[replacement] is not Status.ISSUED
+                ):
+                    raise RegisterError(
+                        f"{replacement} cannot replace {number}: it is a "
+                        f"{state.status[replacement]} {new.kind}, not an issued certificate"
+                    )
+                if replacement in state.supersedes:
+                    raise RegisterError(
+                        f"{replacement} already replaces {state.supersedes[replacement]}"
+                    )
+                detail["by"] = replacement
+            current = state.status[number]
+            if current not in ALLOWED_FROM[kind]:
+                raise RegisterError(f"{number} is {current}: it cannot be {kind}")
+            chain.append(kind, number, reason.strip(), **detail)
+        return self.entry(number)
+
+    def _records(self, conn: Connection, *numbers: str | None) -> dict[str, Record]:
+        found = {r.number: r for r in self._all_records(conn)}
+        for number in numbers:
+            if number is not None and number not in found:
+                raise RegisterError(f"no certificate or test record numbered {number}")
+        return found
+
+    # ------------------------------------------------------------ reading
+
+    def _all_records(self, conn: Connection) -> list[Record]:
+        files: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        a = schema.artifacts
+        for row in conn.execute(select(a).order_by(a.c.number, a.c.position)):
+            files[row.number].append({"name": row.name, "sha256": row.sha256, "bytes": row.bytes})
+        c = schema.certificates
+        return [
+            msgspec.convert({**_plain(row), "artifacts": files.get(row.number, [])}, Record)
+            for row in conn.execute(select(c).order_by(c.c.number))
+        ]
+
+    def _events(self, conn: Connection) -> list[Event]:
+        e = schema.events
+        return [
+            Event(
+                seq=row.seq,
+                kind=EventKind(row.kind),
+                number=row.number,
+                at=row.at,
+                by=row.by,
+                reason=row.reason,
+                detail=json.loads(row.detail),
+                prev=row.prev,
+                hash=row.hash,
+            )
+            for row in conn.execute(select(e).order_by(e.c.seq))
+        ]
+
+    def entries(self) -> list[Entry]:
+        """Every numbered report, with its status and history, in number order."""
+        with self._reading() as conn:
+            records, history = self._all_records(conn), self._events(conn)
+        state = _state(history)
+        by_number: dict[str, list[Event]] = defaultdict(list)
+        for ev in history:
+            if ev.number is not None:
+                by_number[ev.number].append(ev)
+        return [_entry(r, state, tuple(by_number[r.number])) for r in records]
+
+    def entry(self, number: str) -> Entry:
+        for found in self.entries():
+            if found.number == number:
+                return found
+        raise RegisterError(f"no certificate or test record numbered {number}")
+
+    def lookup(self, key: str) -> list[Entry]:
+        """The entries a report number, a build's SHA-256 (any of its files) or a report's
+        SHA-256 names."""
+        key = key.strip()
+        folded = key.lower()
+        return [
+            e
+            for e in self.entries()
+            if e.number == key
+            or e.report_sha256 == folded
+            or any(a.sha256 == folded for a in e.artifacts)
+        ]
+
+    def document(self, number: str) -> bytes:
+        with self._reading() as conn:
+            pdf = conn.scalar(
+                select(schema.documents.c.pdf).where(schema.documents.c.number == number)
+            )
+        if pdf is None:
+            raise RegisterError(f"no report is kept for {number}")
+        return bytes(pdf)
+
+    def _documents(self, conn: Connection) -> dict[str, bytes]:
+        d = schema.documents
+        return {n: bytes(pdf) for n, pdf in conn.execute(select(d.c.number, d.c.pdf))}
+
+    def head(self) -> Head:
+        with self._reading() as conn:
+            row = conn.execute(select(schema.head).where(schema.head.c.id == 1)).one()
+        return Head(seq=row.seq, hash=row.hash)
+
+    # ------------------------------------------------------------ checking
+
+    def check(self, expected: Head | None = None) -> tuple[list[Problem], Head]:
+        """Every way the register may have been changed outside chcert, found: the chain
+        (edited, deleted or reordered events, a head that does not end it, a head printed
+        earlier that it no longer holds), each record against the hash its event carries,
+        each kept report against its hash, the trusted signers and settings against their
+        events, and each status change against the rules."""
+        with self._reading() as conn:
+            history = self._events(conn)
+            row = conn.execute(select(schema.head).where(schema.head.c.id == 1)).one_or_none()
+            records = self._all_records(conn)
+            documents = self._documents(conn)
+            signers = conn.execute(select(schema.signers)).all()
+            settings = self._settings(conn)
+        head = Head(seq=row.seq, hash=row.hash) if row is not None else None
+        problems = chain_problems(history, head)
+        if expected is not None and not holds(history, expected):
+            problems.append(
+                Problem(
+                    where=f"event {expected.seq}",
+                    what=f"the head given ({expected.hash[:16]}...) is not in the history: "
+                    "it was cut short or rewritten since",
+                )
+            )
+        problems += _record_problems(records, history, documents)
+        problems += _setting_problems(settings, signers, history)
+        problems += _status_problems(history)
+        last = (
+            Head(seq=history[-1].seq, hash=history[-1].hash)
+            if history
+            else Head(seq=0, hash=GENESIS)
+        )
+        return problems, last
+
+    # ------------------------------------------------------------ export and import
+
+    def export(self) -> bytes:
+        """The whole register as one JSON document, reports included (docs/register.md
+        #backing-up): what `import` restores, after checking every hash."""
+        with self._reading() as conn:
+            history, records = self._events(conn), self._all_records(conn)
+            documents = self._documents(conn)
+            signers = [_plain(r) for r in conn.execute(select(schema.signers))]
+            settings = self._settings(conn)
+            revision = revision_of(conn)
+        last = history[-1] if history else None
+        document = {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "schema": revision,
+            "exported": now(),
+            "head": {"seq": last.seq, "hash": last.hash} if last else None,
+            "settings": settings,
+            "signers": signers,
+            "events": [msgspec.to_builtins(ev) for ev in history],
+            "records": [
+                {
+                    **msgspec.to_builtins(r),
+                    "pdf": base64.b64encode(documents.get(r.number, b"")).decode(),
+                }
+                for r in records
+            ],
+        }
+        return json.dumps(document, indent=1, sort_keys=True).encode()
+
+    def restore(self, data: bytes, source: str) -> Head:
+        """Write an export into this register, which must hold no history yet; the export
+        is checked first as `check` checks a register, and written in one transaction."""
+        history, records, documents, signers, settings, head = _read_export(data, source)
+        problems = chain_problems(history, head)
+        problems += _record_problems(records, history, documents)
+        problems += _setting_problems(
+            settings, [msgspec.convert(s, _Signer) for s in signers], history
+        )
+        problems += _status_problems(history)
+        if problems:
+            first = problems[0]
+            raise RegisterError(
+                f"{source}: not imported: {first.where}: {first.what}"
+                + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+            )
+        writer = self.engine.execution_options(chcert_write=True)
+        with translated(self.where), writer.begin() as conn:
+            self._upgraded(conn)
+            if conn.scalar(select(func.count()).select_from(schema.events)):
+                raise RegisterError(
+                    f"register {self.where}: already holds a history; import into a new one"
+                )
+            conn.execute(schema.head.delete())
+            allocated = sum(ev.kind is EventKind.ALLOCATED for ev in history)
+            conn.execute(
+                insert(schema.head).values(
+                    id=1, seq=head.seq, hash=head.hash, next_serial=allocated + 1
+                )
+            )
+            conn.execute(schema.settings.delete())
+            conn.execute(
+                insert(schema.settings), [{"key": k, "value": v} for k, v in settings.items()]
+            )
+            if signers:
+                conn.execute(insert(schema.signers), signers)
+            for ev in history:
+                conn.execute(
+                    insert(schema.events).values(
+                        **{
+                            **msgspec.to_builtins(ev),
+                            "detail": json.dumps(ev.detail, sort_keys=True),
+                        }
+                    )
+                )
+            for record in records:
+                self._insert(conn, record, documents[record.number])
+        return head
+
+
+def _plain(row: Any) -> dict[str, Any]:
+    """A row as a dict of plain `str` keys (SQLAlchemy's are a subclass msgspec refuses)."""
+    return {str(key): value for key, value in row._mapping.items()}
+
+
+class _Signer(msgspec.Struct, frozen=True):
+    sha256: str
+    subject: str
+    pem: str
+
+
+class _State(msgspec.Struct):
+    """What the history says now: each number's status, and who replaced whom."""
+
+    status: dict[str, Status]
+    supersedes: dict[str, str]  # the replacement -> the one it replaced
+    superseded_by: dict[str, str]
+
+
+def _state(history: Sequence[Event]) -> _State:
+    state = _State(status={}, supersedes={}, superseded_by={})
+    for ev in history:
+        if ev.number is None or ev.kind not in STATUS_OF:
+            continue
+        state.status[ev.number] = STATUS_OF[ev.kind]
+        if ev.kind is EventKind.SUPERSEDED:
+            state.supersedes[ev.detail["by"]] = ev.number
+            state.superseded_by[ev.number] = ev.detail["by"]
+    return state
+
+
+def _supersession_loop(supersedes: dict[str, str], old: str, new: str) -> list[str]:
+    """The loop `new` replacing `old` would close (new, ..., new), or []: `old` or a
+    certificate it replaced, back along the line, is `new`."""
+    line, current = [new, old], old
+    while current != new:
+        if current not in supersedes:
+            return []
+        current = supersedes[current]
+        line.append(current)
+    return line
+
+
+def _entry(record: Record, state: _State, history: tuple[Event, ...]) -> Entry:
+    issued = next(
+        (ev.at for ev in history if ev.kind in (EventKind.ISSUED, EventKind.RECORDED)), ""
+    )
+    return Entry(
+        number=record.number,
+        kind=record.kind,
+        status=state.status.get(record.number, Status.RECORDED),
+        verdict=record.verdict,
+        build_sha256=record.build_sha256,
+        report_sha256=record.report_sha256,
+        results_sha256=record.results_sha256,
+        profile=record.profile,
+        profile_sha256=record.profile_sha256,
+        game=record.game,
+        signer=record.signer,
+        laboratory=record.laboratory,
+        issued=issued,
+        supersedes=state.supersedes.get(record.number),
+        superseded_by=state.superseded_by.get(record.number),
+        why_not_certificate=record.why_not_certificate,
+        artifacts=record.artifacts,
+        history=history,
+    )
+
+
+def _record_problems(
+    records: Sequence[Record], history: Sequence[Event], documents: dict[str, bytes]
+) -> list[Problem]:
+    """Each record against the hash its issuing event carries, each kept report against
+    the record's hash of it; a record no event issued, an issued record gone."""
+    problems: list[Problem] = []
+    issued = {
+        ev.number: ev
+        for ev in history
+        if ev.kind in (EventKind.ISSUED, EventKind.RECORDED) and ev.number is not None
+    }
+    allocated = [ev.number for ev in history if ev.kind is EventKind.ALLOCATED]
+    for number in sorted({n for n in allocated if allocated.count(n) > 1 and n}):
+        problems.append(Problem(where=number, what="allocated twice"))
+    present = set()
+    for record in records:
+        present.add(record.number)
+        ev = issued.get(record.number)
+        if ev is None:
+            problems.append(
+                Problem(where=record.number, what="no event records it: written outside chcert")
+            )
+            continue
+        if ev.detail.get("record") != record_digest(record):
+            problems.append(
+                Problem(
+                    where=record.number,
+                    what="its record was edited: it no longer matches the hash "
+                    f"event {ev.seq} carries",
+                )
+            )
+        pdf = documents.get(record.number)
+        if pdf is None:
+            problems.append(Problem(where=record.number, what="its report is no longer kept"))
+        elif hashlib.sha256(bytes(pdf)).hexdigest() != record.report_sha256:
+            problems.append(
+                Problem(where=record.number, what="its kept report no longer matches its hash")
+            )
+    for number, ev in sorted(issued.items()):
+        if number not in present:
+            problems.append(
+                Problem(
+                    where=number, what=f"deleted: event {ev.seq} recorded it, no record is left"
+                )
+            )
+    return problems
+
+
+def _setting_problems(
+    settings: dict[str, str], signers: Sequence[Any], history: Sequence[Event]
+) -> list[Problem]:
+    """The settings as the register's creation set them; each trusted signer as an event
+    trusted it (a swapped certificate would let anyone's reports be certificates)."""
+    problems: list[Problem] = []
+    created = next((ev for ev in history if ev.kind is EventKind.CREATED), None)
+    if created is not None and settings != created.detail:
+        problems.append(
+            Problem(where="settings", what=f"edited: event {created.seq} set {created.detail}")
+        )
+    trusted = {
+        (ev.detail.get("sha256"), ev.detail.get("subject"))
+        for ev in history
+        if ev.kind is EventKind.TRUSTED
+    }
+    for signer in signers:
+        try:
+            read = anchor_of(signer.pem)
+        except RegisterError:
+            read = ("", "")
+        if read != (signer.sha256, signer.subject) or read not in trusted:
+            problems.append(
+                Problem(
+                    where=f"trusted signer {signer.subject}",
+                    what="not trusted by any event: added or changed outside chcert",
+                )
+            )
+    return problems
+
+
+def _status_problems(history: Sequence[Event]) -> list[Problem]:
+    """Each status change against the rules, replayed in order."""
+    problems: list[Problem] = []
+    status: dict[str, Status] = {}
+    for ev in history:
+        if ev.number is None or ev.kind not in STATUS_OF:
+            continue
+        current = status.get(ev.number)
+        allowed = ALLOWED_FROM.get(ev.kind)
+        fresh = ev.kind in (EventKind.ISSUED, EventKind.RECORDED)
+        if (fresh and current is not None) or (
+            not fresh and (allowed is None or current not in allowed)
+        ):
+            problems.append(
+                Problem(where=f"event {ev.seq}", what=f"{ev.number} {ev.kind} when {current}")
+            )
+        status[ev.number] = STATUS_OF[ev.kind]
+    return problems
+
+
+def _read_export(
+    data: bytes, source: str
+) -> tuple[list[Event], list[Record], dict[str, bytes], list[dict[str, Any]], dict[str, str], Head]:
+    try:
+        document = json.loads(data)
+        if document.get("format") != EXPORT_FORMAT:
+            raise ValueError(f"not a {EXPORT_FORMAT} export")
+        if document.get("version") != EXPORT_VERSION:
+            raise ValueError(
+                f"export version {document.get('version')}, this chcert reads {EXPORT_VERSION}"
+            )
+        history = [msgspec.convert(ev, Event) for ev in document["events"]]
+        records, documents = [], {}
+        for item in document["records"]:
+            pdf = base64.b64decode(item.pop("pdf"), validate=True)
+            record = msgspec.convert(item, Record)
+            records.append(record)
+            documents[record.number] = pdf
+        head = msgspec.convert(document["head"], Head)
+        return (
+            history,
+            records,
+            documents,
+            list(document["signers"]),
+            dict(document["settings"]),
+            head,
+        )
+    except (ValueError, KeyError, TypeError, AttributeError, msgspec.ValidationError) as error:
+        raise RegisterError(f"{source}: not a register export: {error}") from None
