@@ -57,13 +57,22 @@ def raw_sql(given: str, *statements: str) -> None:
 
 
 def results(
-    verdict: str = "PASS", *, build: bytes | None = b"build 1", number: str | None = None
+    verdict: str = "PASS",
+    *,
+    build: bytes | None = b"build 1",
+    number: str | None = None,
+    profile: str = "standard",
 ) -> bytes:
     """A results.json of this harness's model (an archived one, edited): its verdict, its
-    build's file (none: no --artifact), the report number it states, a fresh report id."""
+    build's file (none: no --artifact), the report number it states, the profile it ran
+    (its SHA-256 this chcert's), a fresh report id."""
+    from harness.rules.profiles import load_profile
+
     document: dict[str, Any] = copy.deepcopy(json.loads(FIXTURE.read_text()))
     document["verdict"] = verdict
+    document["profile"]["name"] = profile
     manifest = document["manifest"]
+    manifest["profile_sha256"] = load_profile(profile).sha256
     manifest["report_id"] = f"CHC-TEST-{uuid.uuid4().hex[:8].upper()}"
     manifest["artifacts"] = (
         [

@@ -35,7 +35,7 @@ ROOMS: dict[str, set[str]] = {
     | {"vectors"},
     # the production audit: round logs re-settled by the rules and the decision table
     "audit": {"rules", "protocol", "differential", "gamemath", "results", "vectors", "checks"}
-    | {"report"},
+    | {"report", "register"},
     # the laboratory's register: reports read into records, the history chained
     "register": {"results", "signing"},
     "cli": {"adapters", "checks", "diff", "gamemath", "protocol", "report", "results", "rules"}

@@ -17,6 +17,7 @@ import pytest
 from harness.cli import main
 from harness.register import database
 from tests.certs import Lab, make_lab
+from tests.pdftext import pdf_pages
 from tests.registers import (
     fresh_register,
     issue_many,
@@ -387,6 +388,24 @@ def test_a_register_of_a_newer_schema_is_refused(reg: str, chcert: Chcert) -> No
         assert code == 4 and "its schema (r9999) is newer than this chcert's" in err, err
 
 
+def test_a_register_of_an_older_schema_is_upgraded_by_init_only(
+    history: str, chcert: Chcert
+) -> None:
+    from alembic import command
+
+    from harness.register.database import alembic_config, engine_of, url_of
+
+    engine = engine_of(url_of(history))
+    with engine.execution_options(chcert_write=True).begin() as conn:
+        command.downgrade(alembic_config(conn), "r0001")  # as the first register chcert made
+    engine.dispose()
+    code, _, err = chcert("register", "list", "--register", history)
+    assert code == 4 and "its schema (r0001) is older than this chcert's" in err
+    code, out, err = chcert("register", "init", "--register", history)
+    assert code == 0 and "schema upgraded from r0001 to r0002" in out, err
+    assert len(_listed(chcert, history)) == 3 and _check(chcert, history)[0] == 0
+
+
 def test_no_register_an_unreachable_server_and_a_bad_url(tmp_path: Path, chcert: Chcert) -> None:
     cases = [
         (str(tmp_path / "none.db"), "no such file (chcert register init"),
@@ -512,7 +531,10 @@ def test_certify_numbers_its_report_before_drawing_it_and_records_the_run(
     assert code == 2, out
     laboratory = document["manifest"]["laboratory"]
     assert laboratory["report_number"] == "CHC-000001"
-    assert laboratory["register"] == "https://register.lab.example"
+    entry_url = "https://register.lab.example/certificates/CHC-000001"
+    assert laboratory["register"] == entry_url
+    page = pdf_pages(tmp_path / "out" / "report.pdf")[0]
+    assert "Report number\nCHC-000001" in page and entry_url in page  # beside its QR code
     assert "register: CHC-000001: test record, not a certificate: its verdict is INCOMPLETE" in out
     (entry,) = _listed(chcert, reg)
     assert entry["kind"] == "test record" and entry["verdict"] == "INCOMPLETE"
@@ -569,3 +591,79 @@ def test_a_certified_run_is_issued_as_a_certificate(
         entry["report_sha256"]
         == hashlib.sha256((tmp_path / "out" / "report.pdf").read_bytes()).hexdigest()
     )
+
+
+# ------------------------------------------------------------------ audit --register
+
+
+def _log_of_builds(path: Path, builds: list[str]) -> Path:
+    """A correct generated log whose rounds are played by `builds`, in turn, a share each."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from harness.audit.generate import generate
+
+    generate(path, 2_400, seats=3, days=8)
+    table = pq.read_table(path)
+    share = np.arange(table.num_rows) // 3 * len(builds) // (table.num_rows // 3)
+    column = pa.array([builds[i] for i in share], pa.string())
+    pq.write_table(table.set_column(table.schema.get_field_index("build"), "build", column), path)
+    return path
+
+
+def test_an_audit_names_each_build_no_valid_certificate_covers(
+    reg: str, lab: Lab, chcert: Chcert, tmp_path: Path
+) -> None:
+    """Certified, uncertified, withdrawn, superseded, certified under another profile:
+    each build of the log is judged by the register for the profile audited, and the
+    audit is recorded against each."""
+    sha = {n: hashlib.sha256(f"build {n}".encode()).hexdigest() for n in "ABCDE"}
+    for n, profile in (("A", "standard"), ("C", "standard"), ("D", "table2"), ("E", "standard")):
+        pdf = report(
+            tmp_path, lab, results(build=f"build {n}".encode(), profile=profile), name=f"{n}.pdf"
+        )
+        assert _add(chcert, reg, pdf)[0] == 0
+    numbers = {e["build_sha256"]: e["number"] for e in _listed(chcert, reg)}
+    chcert("register", "withdraw", numbers[sha["C"]], "--reason", "r", "--register", reg)
+    replacement = report(tmp_path, lab, results(build=b"build F"), name="F.pdf")
+    assert _add(chcert, reg, replacement)[0] == 0
+    replaced_by = _listed(chcert, reg)[-1]["number"]
+    chcert(
+        "register", "supersede", numbers[sha["E"]], replaced_by, "--reason", "r", "--register", reg
+    )
+    log = _log_of_builds(tmp_path / "log.parquet", [sha[n] for n in "ABCDE"])
+    out = tmp_path / "audit"
+    code, printed, err = chcert(
+        "audit", str(log), "--out", str(out), "--quiet", "--jobs", "1", "--register", reg
+    )
+    assert code == 1, err
+    document = json.loads((out / "audit.json").read_text())
+    found = {(f["kind"], next(iter(f["by_build"]))) for f in document["findings"]}
+    assert found == {
+        ("build-uncertified", sha["B"]),
+        ("build-withdrawn", sha["C"]),
+        ("build-other-profile", sha["D"]),
+        ("build-superseded", sha["E"]),
+    }
+    (check,) = [c for c in document["checks"] if c["name"] == "register"]
+    assert check["status"] == "fail" and "5 build(s) in the log, 1 certified" in check["reason"]
+    assert all(f["check"] == "register" for f in document["findings"])  # nothing else found
+    assert "register: recorded against 5 build(s)" in printed
+    from harness.register.store import Register
+
+    ((event, row),) = Register(reg).audits_of(sha["A"])
+    assert row["coverage"] == "certified" and row["number"] == numbers[sha["A"]]
+    assert event.detail["audit"] == hashlib.sha256((out / "audit.json").read_bytes()).hexdigest()
+    assert _check(chcert, reg)[0] == 0
+    raw_sql(reg, "UPDATE audits SET coverage = 'certified'")
+    code, said = _check(chcert, reg)
+    assert code == 1 and "its audit's builds were edited" in said
+
+
+def test_an_audit_without_a_register_judges_no_build(tmp_path: Path, chcert: Chcert) -> None:
+    log = _log_of_builds(tmp_path / "log.parquet", ["anything"])
+    out = tmp_path / "audit"
+    chcert("audit", str(log), "--out", str(out), "--quiet", "--jobs", "1")
+    document = json.loads((out / "audit.json").read_text())
+    assert "register" not in {c["name"] for c in document["checks"]}

@@ -30,6 +30,7 @@ class AuditCheck(StrEnum):
     RETURN = "return"
     DRIFT = "drift"
     LEAK = "leak"
+    REGISTER = "register"  # with --register: every build in the log certified
 
 
 class Example(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

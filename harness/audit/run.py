@@ -13,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ import yaml
 
 from harness import __version__
 from harness.atomic import write_bytes_atomic
+from harness.audit.builds import build_findings, coverage_note
 from harness.audit.cards import ALPHA as CARD_ALPHA
 from harness.audit.cards import card_tests
 from harness.audit.drift import ALPHA as DRIFT_ALPHA
@@ -53,6 +54,7 @@ from harness.audit.returns import (
 from harness.errors import UsageError
 from harness.gamemath.census import Progress as CensusProgress
 from harness.gamemath.rng import POWER, StatResult, holm
+from harness.register.records import Standing
 from harness.results.outcomes import Status, Verdict
 from harness.rules.catalogs import Clause, applicable, fault_owners, load_catalogs
 from harness.rules.profiles import Profile
@@ -167,8 +169,14 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
 
 
-def record(request: Request, partial: Partial, out: Path) -> Audit:
-    """audit.json from the tallies; each settlement cause's replay written beside it."""
+def record(
+    request: Request,
+    partial: Partial,
+    out: Path,
+    standings: Mapping[str, Standing] | None = None,
+) -> Audit:
+    """audit.json from the tallies; each settlement cause's replay written beside it;
+    given the register's `standings` of the log's builds, the register check."""
     findings = []
     for (check, kind, detail, clause), tally in sorted(
         partial.tallies.items(), key=lambda kv: (kv[0][0], -kv[1].count, kv[0][1], kv[0][2])
@@ -193,6 +201,8 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
     drift, drift_findings = _drift(request, partial)
     leak, leak_findings = _leak(request, partial)
     findings += card_findings + return_findings + drift_findings + leak_findings
+    if standings is not None:
+        findings += build_findings(partial.build_rounds, standings, request.profile.name)
     checks = [
         _check(
             AuditCheck.INTEGRITY, partial.rows, findings, NO_TABLE if not request.declared else ""
@@ -203,6 +213,8 @@ def record(request: Request, partial: Partial, out: Path) -> Audit:
         drift,
         leak,
     ]
+    if standings is not None:
+        checks.append(_check(AuditCheck.REGISTER, partial.rows, findings, coverage_note(standings)))
     reasons = []
     if partial.rows == 0:
         reasons.append("the log holds no row in the period: nothing was judged")

@@ -15,9 +15,9 @@
     chcert diff    OLD_JSON NEW_JSON [--json] [--summary-md FILE]
     chcert verify  REPORT_PDF [--trust CERT ...] [--trust-tsa CERT ...]
     chcert audit   LOG... [--profile NAME|PATH] [--declared FILE] [--from DATE] [--to DATE]
-                   [--out DIR] [--adapter SPEC]
+                   [--out DIR] [--adapter SPEC] [--register PATH|URL]
     chcert register init | add | show | list | supersede | withdraw | revoke | expire
-                    | check | export | import  --register PATH|URL ...
+                    | check | export | import | serve  --register PATH|URL ...
 
 Exit codes: 0 PASS, 1 FAIL, 2 INCOMPLETE, 4 usage or spec error (docs/verdict.md);
 diff: 1 when something regressed; verify: 1 when the report is not verified.

@@ -10,11 +10,16 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import UsageError
 from harness.defaults import DEFAULT_PROFILE
-from harness.results.outcomes import EXIT_CODES
+from harness.results.outcomes import EXIT_CODES, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from harness.audit.model import Audit
+    from harness.register.records import Standing
+    from harness.register.store import Register
 
 
 def register(sub: Any) -> None:
@@ -57,6 +62,12 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="convert the CSV or JSON Lines log to one Parquet file and stop: later audits "
         "of FILE read it at Parquet's rate (docs/audit.md, Speed)",
+    )
+    audit.add_argument(
+        "--register",
+        metavar="PATH|URL",
+        help="the laboratory's register: every build in the log must be certified for the "
+        "profile, and the audit is recorded against each build (docs/register.md)",
     )
     audit.add_argument("--quiet", action="store_true", help="no progress line")
     audit.set_defaults(func=run)
@@ -151,9 +162,17 @@ def run(args: argparse.Namespace) -> int:
     spill = Path(args.spill) if args.spill else None
     if spill is not None and not spill.is_dir():
         raise UsageError(f"--spill {spill}: no such folder")
+    book = None
+    if args.register is not None:  # opened now: a register it cannot use stops it at once
+        from harness.register.store import Register
+
+        book = Register(args.register)
     partial = audit(request, progress, census_progress(args.quiet), args.jobs, args.dask, spill)
     progress.done(partial.rows)
-    result = record(request, partial, out)
+    standings = None
+    if book is not None:
+        standings = book.standings(sorted(partial.build_rounds), profile.sha256)
+    result = record(request, partial, out, standings)
     write(result, out)
     print(
         f"chcert audit: {result.verdict.value}: {result.rows.read:,} rows, "
@@ -161,7 +180,44 @@ def run(args: argparse.Namespace) -> int:
     )
     for f in result.findings:
         print(f"  {f.check.value} {f.kind} {f.clause or ''} ({f.detail}): {f.count:,} row(s)")
+    if book is not None and standings is not None:
+        return (
+            _recorded(book, result, partial.build_rounds, standings, out)
+            or EXIT_CODES[result.verdict]
+        )
     return EXIT_CODES[result.verdict]
+
+
+def _recorded(
+    book: Register,
+    result: Audit,
+    rounds: dict[str, int],
+    standings: dict[str, Standing],
+    out: Path,
+) -> int:
+    """The audit recorded against each build it met: 0, or 4 with one line when the
+    register refuses (audit.json is written all the same)."""
+    import hashlib
+
+    from harness.errors import UserError
+
+    try:
+        head = book.record_audit(
+            audit_sha256=hashlib.sha256((out / "audit.json").read_bytes()).hexdigest(),
+            verdict=result.verdict.value,
+            profile=result.profile,
+            profile_sha256=result.profile_sha256,
+            rounds=rounds,
+            standings=standings,
+        )
+    except UserError as exc:
+        print(f"chcert audit: not recorded in the register: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(
+        f"  register: recorded against {len(rounds)} build(s) "
+        f"({book.where}; head {head.seq}:{head.hash[:16]}...)"
+    )
+    return 0
 
 
 def _convert(files: list[Path], out: Path, quiet: bool) -> int:

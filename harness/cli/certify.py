@@ -126,8 +126,11 @@ def certify(args: argparse.Namespace) -> int:
         return _dry_run(args, profile, minimums)
     args.report_id = f"CHC-{time.strftime('%Y%m%d', time.gmtime())}-{secrets.token_hex(4).upper()}"
     if book is not None:  # numbered before it is drawn, so the report prints its number
+        from harness.register.records import entry_url
+
         args.report_number = book.allocate(args.report_id)
-        args.register_address = book.settings()["address"]
+        address = book.settings()["address"]
+        args.register_entry = entry_url(address, args.report_number) if address else ""
         print(f"chcert: report number {args.report_number}, from register {book.where}")
     with staged(out) as stage, nothing_outlives() as reaper:
         code, drawn = _run_certification(args, spec, out, stage, junit, reaper, artifacts)
@@ -142,7 +145,7 @@ def certify(args: argparse.Namespace) -> int:
 
 def _register_of(args: argparse.Namespace, signing: bool) -> Register | None:
     """The laboratory's register (--register), opened before the run so that a register
-    that cannot number the report stops it now (docs/register.md#certify---register)."""
+    that cannot number the report stops it now (docs/register.md#issuing)."""
     if not args.register:
         return None
     from harness.register.store import Register
@@ -220,8 +223,8 @@ def _annotated(results: Results, args: argparse.Namespace, artifacts: list[Artif
     number = getattr(args, "report_number", None)
     if number is not None:  # the register's (docs/register.md)
         laboratory = {**(laboratory or {}), "report_number": number}
-        if getattr(args, "register_address", ""):
-            laboratory["register"] = args.register_address
+        if getattr(args, "register_entry", ""):
+            laboratory["register"] = args.register_entry
     manifest = msgspec.structs.replace(
         manifest,
         report_id=args.report_id,

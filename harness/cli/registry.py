@@ -9,6 +9,7 @@
     chcert register check     --register DB [--head SEQ:HASH] [--json]
     chcert register export    FILE --register DB
     chcert register import    FILE --register DB
+    chcert register serve     --register DB [--host H] [--port P]
 
 Every change is one transaction, prints the chain's new head, and exits 0; `check` exits 1
 naming the first problem it finds; anything refused is one line and exit 4, nothing written.
@@ -114,6 +115,12 @@ def register(sub: Any) -> None:
     export = verb("export", "write the whole register, reports included, to one file")
     export.add_argument("file", metavar="FILE")
     export.set_defaults(func=_export)
+
+    serve = verb("serve", "the read-only lookup page: by number or SHA-256, or a PDF uploaded")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    serve.add_argument("--port", type=int, default=8080, help="the port (0: any free one)")
+    serve.add_argument("--quiet", action="store_true", help="no line per request")
+    serve.set_defaults(func=_serve)
 
     restore = verb("import", "restore an export into a new register, checked first")
     restore.add_argument("file", metavar="FILE")
@@ -319,6 +326,29 @@ def _export(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: {exc.strerror or exc}") from None
     print(f"exported register {reg.where} to {args.file} ({len(data):,} bytes)")
     print(_head_line(head))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from harness.register.serve import LookupServer
+    from harness.register.store import Register
+
+    book = Register(args.register, read_only=True)
+    try:
+        server = LookupServer((args.host, args.port), book, args.quiet)
+    except OSError as exc:
+        raise UsageError(f"--host {args.host} --port {args.port}: {exc.strerror or exc}") from None
+    host, port = server.server_address[:2]
+    print(
+        f"chcert: register {book.where}, read-only, at http://{host!s}:{port}/ (Ctrl-C stops it)",
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     return 0
 
 

@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import URL, Connection, make_url
@@ -49,18 +50,20 @@ def shown(url: URL) -> str:
     return url.render_as_string(hide_password=True).replace("postgresql+psycopg", "postgresql")
 
 
-def engine_of(url: URL) -> Engine:
+def engine_of(url: URL, read_only: bool = False) -> Engine:
     """An engine whose write transactions take the database's write lock at their start
     (SQLite's BEGIN IMMEDIATE; PostgreSQL locks the chain's head row): two changes never
-    interleave, and one waits up to LOCK_WAIT for the other."""
+    interleave, and one waits up to LOCK_WAIT for the other. `read_only`: the database
+    refuses every write (the lookup page's)."""
     if url.drivername != "sqlite":
+        options = f"-c lock_timeout={int(LOCK_WAIT * 1000)}"
+        if read_only:
+            options += " -c default_transaction_read_only=on"
         return create_engine(
-            url,
-            connect_args={
-                "connect_timeout": CONNECT_WAIT,
-                "options": f"-c lock_timeout={int(LOCK_WAIT * 1000)}",
-            },
+            url, connect_args={"connect_timeout": CONNECT_WAIT, "options": options}
         )
+    if read_only:
+        url = make_url(f"sqlite:///file:{quote(str(url.database))}?mode=ro&uri=true")
     engine = create_engine(url, connect_args={"timeout": LOCK_WAIT})
 
     @event.listens_for(engine, "connect")
@@ -98,7 +101,7 @@ def _said(error: exc.DBAPIError) -> str:
     return text
 
 
-def _alembic(connection: Connection) -> Any:
+def alembic_config(connection: Connection) -> Any:
     from alembic.config import Config
 
     config = Config()
@@ -129,7 +132,7 @@ def upgrade(connection: Connection) -> None:
     """Bring the schema to this chcert's revision, in the caller's transaction."""
     from alembic import command
 
-    command.upgrade(_alembic(connection), "head")
+    command.upgrade(alembic_config(connection), "head")
 
 
 def schema_problem(revision: str | None) -> str | None:

@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Any
+from urllib.parse import quote
 
 import msgspec
+
+ENTRY_PATH = "/certificates/"  # the lookup page's address of one entry: ENTRY_PATH + number
+
+
+def entry_url(address: str, number: str) -> str:
+    """Where the register's lookup page shows the entry `number` (the certificate page's
+    QR code): `chcert register serve` answers it."""
+    return address.rstrip("/") + ENTRY_PATH + quote(number, safe="")
 
 
 class Kind(StrEnum):
@@ -39,6 +48,7 @@ class EventKind(StrEnum):
     WITHDRAWN = "withdrawn"
     REVOKED = "revoked"
     EXPIRED = "expired"
+    AUDITED = "audited"  # a production audit of a log, and what it found of each build
 
 
 # The status each status event gives, and the statuses it may follow.
@@ -145,3 +155,26 @@ class Head(msgspec.Struct, frozen=True, kw_only=True):
 
     seq: int
     hash: str
+
+
+class Coverage(StrEnum):
+    """What the register says of a build met in a round log (docs/register.md#audits)."""
+
+    CERTIFIED = "certified"  # an issued certificate, under the profile the log was audited
+    OTHER_PROFILE = "other-profile"  # issued, but under another profile
+    SUPERSEDED = "superseded"
+    WITHDRAWN = "withdrawn"
+    REVOKED = "revoked"
+    EXPIRED = "expired"
+    UNCERTIFIED = "uncertified"  # no certificate names it
+
+
+class Standing(msgspec.Struct, frozen=True, kw_only=True):
+    """One build's standing in the register, for the profile an audit ran under: the
+    certificate that decides it (None for an uncertified build)."""
+
+    build: str
+    coverage: Coverage
+    number: str | None = None
+    profile: str | None = None  # that certificate's profile
+    superseded_by: str | None = None

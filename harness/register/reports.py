@@ -45,7 +45,7 @@ def read_report(
                 trust.append(path)
             checked = verify_report(pdf, trust)
     except SealError as error:
-        raise RegisterError(f"{pdf}: {error}") from None
+        raise RegisterError(str(error)) from None  # it names the file
     if not checked.readable or checked.embedded_sha256 is None:
         raise RegisterError(f"{pdf}: not a chcert report: {'; '.join(checked.problems)}")
     if any(signature.problems for signature in checked.signatures):

@@ -99,3 +99,16 @@ signers = Table(
     Column("subject", Text, nullable=False),
     Column("pem", Text, nullable=False),
 )
+
+# The production audits run against each build (`chcert audit --register`): one row a
+# build an audit met, with what the register said of it; the `audited` event carries
+# their hash.
+audits = Table(
+    "audits",
+    metadata,
+    Column("seq", Integer, ForeignKey("events.seq"), primary_key=True, autoincrement=False),
+    Column("build", Text, primary_key=True),
+    Column("rounds", BigInteger, nullable=False),
+    Column("coverage", String(16), nullable=False),
+    Column("number", String(64), nullable=True),
+)

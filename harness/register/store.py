@@ -11,7 +11,7 @@ import getpass
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from harness.register.database import (
 from harness.register.records import (
     ALLOWED_FROM,
     STATUS_OF,
+    Coverage,
     Entry,
     Event,
     EventKind,
@@ -43,6 +44,7 @@ from harness.register.records import (
     Kind,
     Problem,
     Record,
+    Standing,
     Status,
 )
 from harness.register.reports import Reading
@@ -132,7 +134,7 @@ def anchor_of(pem: str) -> tuple[str, str]:
 class Register:
     """One register, by `--register PATH|URL`."""
 
-    def __init__(self, given: str, *, create: bool = False) -> None:
+    def __init__(self, given: str, *, create: bool = False, read_only: bool = False) -> None:
         self.url = url_of(given)
         self.where = shown(self.url)
         sqlite = self.url.drivername == "sqlite"
@@ -141,7 +143,7 @@ class Register:
                 f"register {self.where}: no such file (chcert register init --register "
                 f"{given} creates it)"
             )
-        self.engine = engine_of(self.url)
+        self.engine = engine_of(self.url, read_only)
         if not create:
             with self._reading() as conn:
                 problem = schema_problem(revision_of(conn))
@@ -447,6 +449,60 @@ class Register:
             row = conn.execute(select(schema.head).where(schema.head.c.id == 1)).one()
         return Head(seq=row.seq, hash=row.hash)
 
+    # ------------------------------------------------------------ audits
+
+    def standings(self, builds: Iterable[str], profile_sha256: str) -> dict[str, Standing]:
+        """What the register says of each build a round log names, for the profile the
+        log is audited under (`chcert audit --register`)."""
+        certificates = [e for e in self.entries() if e.kind is Kind.CERTIFICATE]
+        return {
+            build: standing_of(
+                build,
+                [e for e in certificates if e.build_sha256 == build.strip().lower()],
+                profile_sha256,
+            )
+            for build in builds
+        }
+
+    def record_audit(
+        self,
+        *,
+        audit_sha256: str,
+        verdict: str,
+        profile: str,
+        profile_sha256: str,
+        rounds: dict[str, int],
+        standings: dict[str, Standing],
+        by: str | None = None,
+    ) -> Head:
+        """Record a production audit against each build it met, in one transaction."""
+        rows = _audit_rows(rounds, standings)
+        with self._changing(by) as chain:
+            ev = chain.append(
+                EventKind.AUDITED,
+                None,
+                "",
+                audit=audit_sha256,
+                verdict=verdict,
+                profile=profile,
+                profile_sha256=profile_sha256,
+                builds=digest(rows),
+            )
+            if rows:
+                chain.conn.execute(insert(schema.audits), [{"seq": ev.seq, **r} for r in rows])
+        return Head(seq=chain.seq, hash=chain.hash)
+
+    def _audits(self, conn: Connection) -> list[dict[str, Any]]:
+        a = schema.audits
+        return [_plain(r) for r in conn.execute(select(a).order_by(a.c.seq, a.c.build))]
+
+    def audits_of(self, build: str) -> list[tuple[Event, dict[str, Any]]]:
+        """The audits that met `build`: each audit's event and its row for the build."""
+        with self._reading() as conn:
+            events = {ev.seq: ev for ev in self._events(conn) if ev.kind is EventKind.AUDITED}
+            rows = [r for r in self._audits(conn) if r["build"] == build]
+        return [(events[r["seq"]], r) for r in rows if r["seq"] in events]
+
     # ------------------------------------------------------------ checking
 
     def check(self, expected: Head | None = None) -> tuple[list[Problem], Head]:
@@ -462,6 +518,7 @@ class Register:
             documents = self._documents(conn)
             signers = conn.execute(select(schema.signers)).all()
             settings = self._settings(conn)
+            audits = self._audits(conn)
         head = Head(seq=row.seq, hash=row.hash) if row is not None else None
         problems = chain_problems(history, head)
         if expected is not None and not holds(history, expected):
@@ -474,6 +531,7 @@ class Register:
             )
         problems += _record_problems(records, history, documents)
         problems += _setting_problems(settings, signers, history)
+        problems += _audit_problems(audits, history)
         problems += _status_problems(history)
         last = (
             Head(seq=history[-1].seq, hash=history[-1].hash)
@@ -486,12 +544,13 @@ class Register:
 
     def export(self) -> bytes:
         """The whole register as one JSON document, reports included (docs/register.md
-        #backing-up): what `import` restores, after checking every hash."""
+        #backing-up-and-restoring): what `import` restores, after checking every hash."""
         with self._reading() as conn:
             history, records = self._events(conn), self._all_records(conn)
             documents = self._documents(conn)
             signers = [_plain(r) for r in conn.execute(select(schema.signers))]
             settings = self._settings(conn)
+            audits = self._audits(conn)
             revision = revision_of(conn)
         last = history[-1] if history else None
         document = {
@@ -503,6 +562,7 @@ class Register:
             "settings": settings,
             "signers": signers,
             "events": [msgspec.to_builtins(ev) for ev in history],
+            "audits": audits,
             "records": [
                 {
                     **msgspec.to_builtins(r),
@@ -516,12 +576,14 @@ class Register:
     def restore(self, data: bytes, source: str) -> Head:
         """Write an export into this register, which must hold no history yet; the export
         is checked first as `check` checks a register, and written in one transaction."""
-        history, records, documents, signers, settings, head = _read_export(data, source)
-        problems = chain_problems(history, head)
-        problems += _record_problems(records, history, documents)
+        backup = _read_export(data, source)
+        history, signers = backup.events, backup.signers
+        problems = chain_problems(history, backup.head)
+        problems += _record_problems(backup.records, history, backup.documents)
         problems += _setting_problems(
-            settings, [msgspec.convert(s, _Signer) for s in signers], history
+            backup.settings, [msgspec.convert(s, _Signer) for s in signers], history
         )
+        problems += _audit_problems(backup.audits, history)
         problems += _status_problems(history)
         if problems:
             first = problems[0]
@@ -538,6 +600,7 @@ class Register:
                 )
             conn.execute(schema.head.delete())
             allocated = sum(ev.kind is EventKind.ALLOCATED for ev in history)
+            head = backup.head
             conn.execute(
                 insert(schema.head).values(
                     id=1, seq=head.seq, hash=head.hash, next_serial=allocated + 1
@@ -545,7 +608,8 @@ class Register:
             )
             conn.execute(schema.settings.delete())
             conn.execute(
-                insert(schema.settings), [{"key": k, "value": v} for k, v in settings.items()]
+                insert(schema.settings),
+                [{"key": k, "value": v} for k, v in backup.settings.items()],
             )
             if signers:
                 conn.execute(insert(schema.signers), signers)
@@ -558,8 +622,10 @@ class Register:
                         }
                     )
                 )
-            for record in records:
-                self._insert(conn, record, documents[record.number])
+            for record in backup.records:
+                self._insert(conn, record, backup.documents[record.number])
+            if backup.audits:
+                conn.execute(insert(schema.audits), backup.audits)
         return head
 
 
@@ -711,6 +777,59 @@ def _setting_problems(
     return problems
 
 
+def _audit_rows(rounds: dict[str, int], standings: dict[str, Standing]) -> list[dict[str, Any]]:
+    return [
+        {
+            "build": build,
+            "rounds": rounds[build],
+            "coverage": str(standings[build].coverage),
+            "number": standings[build].number,
+        }
+        for build in sorted(rounds)
+    ]
+
+
+def _audit_problems(audits: Sequence[dict[str, Any]], history: Sequence[Event]) -> list[Problem]:
+    """Each audit's rows against the hash its `audited` event carries."""
+    problems: list[Problem] = []
+    by_seq: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in audits:
+        by_seq[row["seq"]].append({k: v for k, v in row.items() if k != "seq"})
+    audited = {ev.seq: ev for ev in history if ev.kind is EventKind.AUDITED}
+    for seq in sorted(set(by_seq) | set(audited)):
+        ev = audited.get(seq)
+        rows = sorted(by_seq.get(seq, []), key=lambda r: str(r["build"]))
+        if ev is None or ev.detail.get("builds") != digest(rows):
+            problems.append(
+                Problem(where=f"event {seq}", what="its audit's builds were edited or deleted")
+            )
+    return problems
+
+
+def standing_of(build: str, certificates: Sequence[Entry], profile_sha256: str) -> Standing:
+    """A build's standing, from the certificates naming it (in number order): an issued
+    one under the audit's profile certifies it; else an issued one under another profile;
+    else the latest one's status; else none."""
+    issued = [e for e in certificates if e.status is Status.ISSUED]
+    here = [e for e in issued if e.profile_sha256 == profile_sha256]
+    if here:
+        decides, coverage = here[-1], Coverage.CERTIFIED
+    elif issued:
+        decides, coverage = issued[-1], Coverage.OTHER_PROFILE
+    elif certificates:
+        decides = certificates[-1]
+        coverage = Coverage(str(decides.status))
+    else:
+        return Standing(build=build, coverage=Coverage.UNCERTIFIED)
+    return Standing(
+        build=build,
+        coverage=coverage,
+        number=decides.number,
+        profile=decides.profile,
+        superseded_by=decides.superseded_by,
+    )
+
+
 def _status_problems(history: Sequence[Event]) -> list[Problem]:
     """Each status change against the rules, replayed in order."""
     problems: list[Problem] = []
@@ -731,9 +850,19 @@ def _status_problems(history: Sequence[Event]) -> list[Problem]:
     return problems
 
 
-def _read_export(
-    data: bytes, source: str
-) -> tuple[list[Event], list[Record], dict[str, bytes], list[dict[str, Any]], dict[str, str], Head]:
+class _Backup(msgspec.Struct, frozen=True, kw_only=True):
+    """An export, read back."""
+
+    events: list[Event]
+    records: list[Record]
+    documents: dict[str, bytes]
+    signers: list[dict[str, Any]]
+    settings: dict[str, str]
+    audits: list[dict[str, Any]]
+    head: Head
+
+
+def _read_export(data: bytes, source: str) -> _Backup:
     try:
         document = json.loads(data)
         if document.get("format") != EXPORT_FORMAT:
@@ -749,14 +878,14 @@ def _read_export(
             record = msgspec.convert(item, Record)
             records.append(record)
             documents[record.number] = pdf
-        head = msgspec.convert(document["head"], Head)
-        return (
-            history,
-            records,
-            documents,
-            list(document["signers"]),
-            dict(document["settings"]),
-            head,
+        return _Backup(
+            events=history,
+            records=records,
+            documents=documents,
+            signers=list(document["signers"]),
+            settings=dict(document["settings"]),
+            audits=list(document["audits"]),
+            head=msgspec.convert(document["head"], Head),
         )
     except (ValueError, KeyError, TypeError, AttributeError, msgspec.ValidationError) as error:
         raise RegisterError(f"{source}: not a register export: {error}") from None

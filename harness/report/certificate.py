@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reportlab.graphics.barcode.qr import QrCodeWidget
+from reportlab.graphics.shapes import Drawing
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
@@ -255,7 +257,29 @@ def _laboratory(manifest: Manifest | None) -> list[list[Any]]:
         ("Jurisdiction / standard", _jurisdiction(lab)),
         ("Signatory", lab.get("signatory")),
     ]
-    return [[para(label, SMALL), para(value or NOT_STATED, SMALL)] for label, value in rows]
+    shown = [[para(label, SMALL), para(value or NOT_STATED, SMALL)] for label, value in rows]
+    entry = lab.get("register")
+    if entry:  # the laboratory's register numbered it (docs/register.md)
+        shown.append([para("Register entry", SMALL), _register_entry(str(entry))])
+    return shown
+
+
+QR_SIDE = 24 * mm
+
+
+def _register_entry(url: str) -> Table:
+    """The register's page for this report, as its address and a QR code of it, for a
+    regulator or operator holding the report to look its status up."""
+    widget = QrCodeWidget(url, barLevel="M")
+    left, bottom, right, top = widget.getBounds()
+    drawing = Drawing(
+        QR_SIDE, QR_SIDE, transform=[QR_SIDE / (right - left), 0, 0, QR_SIDE / (top - bottom), 0, 0]
+    )
+    drawing.add(widget)
+    words = [para(url, SMALL), para("its status now: scan the code or open the address", SMALL)]
+    table = Table([[drawing, words]], colWidths=[QR_SIDE + 2 * mm, None])
+    table.setStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)])
+    return table
 
 
 def _evidence(section: EvidenceSection | None) -> list[Flowable]:
