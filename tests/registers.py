@@ -116,36 +116,18 @@ def report(
     return pdf
 
 
-def issue_many(given: str, count: int) -> list[str]:
-    """One engineer's process: `count` numbers allocated and recorded, as fast as it can
-    (for the concurrency tests; a test record needs no PDF to be real)."""
-    from harness.register.records import Kind, Record
-    from harness.register.reports import Reading
+def issue_many(given: str, count: int, folder: str) -> list[str]:
+    """One engineer's process: `count` numbers allocated, then their reports (unsigned
+    FAILs, test records) drawn and recorded, as fast as it can (the concurrency tests)."""
+    from harness.register.reports import read_report
     from harness.register.store import Register
 
     register = Register(given)
     numbers = []
     for _ in range(count):
         number = register.allocate("concurrent")
-        pdf = f"report {number} {uuid.uuid4().hex}".encode()
-        record = Record(
-            number="",
-            kind=Kind.TEST_RECORD,
-            verdict="FAIL",
-            why_not_certificate="its verdict is FAIL",
-            report_id="concurrent",
-            profile="standard",
-            profile_sha256="0" * 64,
-            build_sha256=None,
-            game="concurrent",
-            report_sha256=hashlib.sha256(pdf).hexdigest(),
-            results_sha256="0" * 64,
-            signer=None,
-            signed_at=None,
-            laboratory=None,
-            finished="2026-01-01T00:00:00Z",
-        )
-        register.record(Reading(stated=number, record=record, pdf=pdf), by=f"pid {os.getpid()}")
+        pdf = report(Path(folder), None, results("FAIL", number=number), name=f"{number}.pdf")
+        register.record(read_report(pdf, []), by=f"pid {os.getpid()}")
         numbers.append(number)
     register.close()
     return numbers

@@ -9,9 +9,11 @@ import json
 import multiprocessing
 import os
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from harness.cli import main
@@ -330,6 +332,78 @@ def test_a_trusted_signer_swapped_is_found(history: str, stranger: Lab, chcert: 
     assert code == 1 and "not trusted by any event" in out.splitlines()[0]
 
 
+def test_a_certificate_forged_with_a_recomputed_chain_is_found_by_its_report(
+    history: str, chcert: Chcert
+) -> None:
+    """Anyone who can write to the database can recompute SHA-256: a certificate added
+    with its events re-chained holds together, even past a head kept earlier; but its
+    kept report, read again, does not verify (only the laboratory's key signs one that
+    does)."""
+    from harness.register import schema
+    from harness.register.chain import sealed
+    from harness.register.integrity import record_digest
+    from harness.register.records import EventKind, Record
+    from harness.register.store import Register
+
+    book = Register(history)
+    genuine: Record = _records(book)[0]
+    pdf = book.document(genuine.number) + b"\n% one more line\n"
+    forged = msgspec.structs.replace(
+        genuine,
+        number="CHC-000004",
+        game="Evil Slots 1.0",
+        report_sha256=hashlib.sha256(pdf).hexdigest(),
+    )
+    head = book.head()
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    allocated = sealed(head.seq + 1, EventKind.ALLOCATED, forged.number, at, "x", "",
+                       {"report_id": "x"}, head.hash)  # fmt: skip
+    issued = sealed(head.seq + 2, EventKind.ISSUED, forged.number, at, "x", "",
+                    {"record": record_digest(forged)}, allocated.hash)  # fmt: skip
+    row = {k: v for k, v in msgspec.to_builtins(forged).items() if k != "artifacts"}
+    with book.engine.begin() as conn:
+        conn.execute(schema.certificates.insert().values(**row))
+        conn.execute(schema.documents.insert().values(number=forged.number, pdf=pdf))
+        for i, artifact in enumerate(forged.artifacts):
+            values = {"number": forged.number, "position": i, **msgspec.to_builtins(artifact)}
+            conn.execute(schema.artifacts.insert().values(**values))
+        for ev in (allocated, issued):
+            values = {**msgspec.to_builtins(ev), "detail": json.dumps(ev.detail)}
+            conn.execute(schema.events.insert().values(**values))
+        conn.execute(schema.head.update().values(seq=issued.seq, hash=issued.hash))
+    book.close()
+    code, out = _check(chcert, history, "--head", f"{head.seq}:{head.hash}")
+    first = out.splitlines()[0]
+    assert code == 1 and "NOT intact: CHC-000004: read again" in first, out
+    assert "signature does not verify" in first
+
+
+def _records(book: Any) -> list[Any]:
+    with book._reading() as conn:
+        return list(book._all_records(conn))
+
+
+def test_an_event_changed_into_nonsense_is_a_finding_not_a_crash(
+    history: str, chcert: Chcert
+) -> None:
+    raw_sql(history, "UPDATE events SET kind = 'bogus' WHERE seq = 5")
+    code, out = _check(chcert, history)
+    assert code == 1 and "NOT intact: event 5: unreadable" in out.splitlines()[0], out
+    code, _, err = chcert("register", "list", "--register", history)
+    assert code == 4 and "event 5: unreadable" in err and err.count("\n") == 1
+
+
+def test_a_number_is_never_handed_out_twice_after_an_allocation_is_deleted(
+    history: str,
+) -> None:
+    from harness.errors import UserError
+    from harness.register.store import Register
+
+    raw_sql(history, "DELETE FROM events WHERE seq = 7")  # CHC-000003's allocation
+    with pytest.raises(UserError, match="CHC-000003, was given before"):
+        Register(history).allocate("again")
+
+
 def test_a_history_cut_short_and_rechained_is_found_by_the_head_kept(
     history: str, chcert: Chcert
 ) -> None:
@@ -422,19 +496,31 @@ def test_no_register_an_unreachable_server_and_a_bad_url(tmp_path: Path, chcert:
 
 
 def test_a_locked_register_waits_then_refuses_whole(
-    tmp_path: Path, lab: Lab, chcert: Chcert, monkeypatch: pytest.MonkeyPatch
+    reg: str,
+    backend: str,
+    lab: Lab,
+    chcert: Chcert,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reg = fresh_register("sqlite", tmp_path)
-    assert chcert("register", "init", "--register", reg, "--trust", str(lab.cert))[0] == 0
+    """Another engineer's change, unfinished: this one waits LOCK_WAIT, then gives up
+    with one line, having written nothing."""
     monkeypatch.setattr(database, "LOCK_WAIT", 0.5)
-    holder = sqlite3.connect(reg, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another engineer's change, unfinished
+    if backend == "sqlite":
+        holder: Any = sqlite3.connect(reg, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        said = "locked by another process"
+    else:
+        import psycopg
+
+        holder = psycopg.connect(reg)
+        holder.execute("SELECT * FROM chain_head FOR UPDATE")
+        said = "locked by another change"
     try:
         code, _, err = _add(chcert, reg, report(tmp_path, lab, results()))
-        assert code == 4 and "locked by another process" in err
+        assert code == 4 and said in err and err.count("\n") == 1, err
     finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+        holder.close()  # its transaction rolled back
     assert _listed(chcert, reg) == [] and _check(chcert, reg)[0] == 0
 
 
@@ -463,15 +549,21 @@ def test_export_then_import_restores_it_and_a_tampered_export_is_refused(
     again = fresh_register(backend, tmp_path / "again")
     code, _, err = chcert("register", "import", str(tampered), "--register", again)
     assert code == 4 and "not imported: event 9: edited" in err
+    for key, value in (("audits", [{}]), ("signers", [{"sha256": 1}]), ("events", [[]])):
+        broken = json.loads(exported.read_text())
+        broken[key] = value
+        tampered.write_text(json.dumps(broken))
+        code, _, err = chcert("register", "import", str(tampered), "--register", again)
+        assert code == 4 and "not a register export" in err and err.count("\n") == 1, err
 
 
 # ------------------------------------------------------------------ concurrency
 
 
-def test_engineers_issuing_at_once_never_share_a_number(reg: str) -> None:
+def test_engineers_issuing_at_once_never_share_a_number(reg: str, tmp_path: Path) -> None:
     processes, each = 6, 8
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        given = pool.starmap(issue_many, [(reg, each)] * processes)
+        given = pool.starmap(issue_many, [(reg, each, str(tmp_path))] * processes)
     numbers = sorted(n for batch in given for n in batch)
     assert len(set(numbers)) == processes * each
     assert numbers == [f"CHC-{i:06d}" for i in range(1, processes * each + 1)]
@@ -652,6 +744,8 @@ def test_an_audit_names_each_build_no_valid_certificate_covers(
     assert "register: recorded against 5 build(s)" in printed
     from harness.register.store import Register
 
+    code, shown, _ = chcert("register", "show", numbers[sha["A"]], "--register", reg)
+    assert code == 0 and "audited: " in shown and "FAIL under standard" in shown
     ((event, row),) = Register(reg).audits_of(sha["A"])
     assert row["coverage"] == "certified" and row["number"] == numbers[sha["A"]]
     assert event.detail["audit"] == hashlib.sha256((out / "audit.json").read_bytes()).hexdigest()

@@ -124,6 +124,21 @@ def test_an_uploaded_report_is_verified_and_matched(
     assert code == 400
 
 
+def test_an_upload_without_a_sound_length_is_refused_unread(served: tuple[str, Book]) -> None:
+    """A length of -1, or none a number, would read until the client stops; one above the
+    bound is refused before a byte of it is read."""
+    url, _ = served
+    host, port = url.removeprefix("http://").split(":")
+    for length, status in (("-1", b"411"), ("abc", b"411"), (str(10**12), b"413")):
+        with socket.create_connection((host, int(port)), timeout=30) as connection:
+            connection.sendall(
+                f"POST /verify HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n"
+                "Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\n".encode()
+            )
+            answer = connection.recv(200)
+        assert answer.split()[1] == status, (length, answer)
+
+
 def test_the_page_has_no_route_that_writes(served: tuple[str, Book]) -> None:
     url, book = served
     before = Register(book.given).head()

@@ -170,6 +170,10 @@ def test_the_installed_chcert_certifies_from_anywhere(
         checked.stdout[-3000:] + checked.stderr[-3000:]
     )
 
+    # the register's migrations travel in the package (harness/register/migrations/)
+    made = _run([chcert, "register", "init", "--register", tmp_path / "reg.db"], cwd=cwd, env=env)
+    assert made.returncode == 0 and "created (schema r0002)" in made.stdout, made.stderr
+
     out = tmp_path / "out"
     run = _run([chcert, "certify", "--out", out, "--seed", "7"], cwd=cwd, env=env)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 PREFIX = re.compile(r"^[A-Z0-9][A-Z0-9-]{0,23}$")
 HEAD = re.compile(r"^(\d+):([0-9a-f]{64})$")
+PROGRESS_FROM = 20  # kept reports: fewer are read again without a progress line
 
 
 def register(sub: Any) -> None:
@@ -70,7 +71,7 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="CERT",
-        help="a signing certificate (PEM) whose reports may be certificates (repeatable)",
+        help="a signing certificate (PEM or DER) whose reports may be certificates (repeatable)",
     )
     init.set_defaults(func=_init)
 
@@ -213,7 +214,8 @@ def _entry_json(entry: Entry, history: bool) -> dict[str, Any]:
 def _show(args: argparse.Namespace) -> int:
     from harness.register.database import RegisterError
 
-    found = _open(args).lookup(args.key)
+    reg = _open(args)
+    found = reg.lookup(args.key)
     if not found:
         raise RegisterError(f"no certificate or test record is numbered or hashed {args.key}")
     if args.json:
@@ -221,6 +223,11 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     for entry in found:
         _print_entry(entry)
+        for ev, row in reg.audits_of(entry.build_sha256) if entry.build_sha256 else []:
+            print(
+                f"  audited: {ev.at}, {ev.detail.get('verdict')} under {ev.detail.get('profile')}"
+                f", {row['rounds']:,} rounds of the build, {row['coverage']} (event {ev.seq})"
+            )
     return 0
 
 
@@ -284,7 +291,7 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageError(f"--head {args.head}: SEQ:HASH expected, as a change prints it")
         expected = Head(seq=int(matched[1]), hash=matched[2])
     reg = _open(args)
-    problems, head = reg.check(expected)
+    problems, head = reg.check(expected, _reading_again)
     if args.json:
         import msgspec
 
@@ -306,14 +313,26 @@ def _check(args: argparse.Namespace) -> int:
             print(f"  {problem.where}: {problem.what}")
     else:
         print(f"register {reg.where}: intact; {_head_line(head)}")
+        from harness.register.integrity import anchor_of
+
+        for pem in reg.anchors():  # a signer appended behind its back is a key it never chose
+            fingerprint, subject = anchor_of(pem)
+            print(f"  trusts: {subject} (SHA-256 {fingerprint})")
     return 1 if problems else 0
+
+
+def _reading_again(done: int, total: int) -> None:
+    """The kept reports read again by `check` (about 0.1 s each), on stderr."""
+    if total >= PROGRESS_FROM:
+        end = "" if done < total else "\n"
+        print(f"\rreading the kept reports again: {done:,}/{total:,}", end=end, file=sys.stderr)
 
 
 def _export(args: argparse.Namespace) -> int:
     from harness.atomic import write_bytes_atomic
 
     reg = _open(args)
-    problems, head = reg.check()
+    problems, head = reg.check(progress=_reading_again)
     if problems:
         first = problems[0]
         raise UsageError(

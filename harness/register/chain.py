@@ -9,6 +9,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from harness.register.records import Event, EventKind, Head, Problem
 
 GENESIS = "0" * 64  # the hash before the first event
@@ -23,27 +25,13 @@ def digest(value: Any) -> str:
     return hashlib.sha256(canonical(value)).hexdigest()
 
 
-def event_hash(
-    seq: int,
-    kind: str,
-    number: str | None,
-    at: str,
-    by: str,
-    reason: str,
-    detail: dict[str, Any],
-    prev: str,
-) -> str:
-    fields = {
-        "seq": seq,
-        "kind": kind,
-        "number": number,
-        "at": at,
-        "by": by,
-        "reason": reason,
-        "detail": detail,
-        "prev": prev,
-    }
-    return digest(fields)
+HASHED = ("seq", "kind", "number", "at", "by", "reason", "detail", "prev")
+
+
+def event_hash(event: Event) -> str:
+    """The hash an event must carry: of every field but that hash, the previous one's
+    included."""
+    return digest({name: getattr(event, name) for name in HASHED})
 
 
 def sealed(
@@ -57,17 +45,11 @@ def sealed(
     prev: str,
 ) -> Event:
     """The event appended after the one whose hash is `prev`."""
-    return Event(
-        seq=seq,
-        kind=kind,
-        number=number,
-        at=at,
-        by=by,
-        reason=reason,
-        detail=detail,
-        prev=prev,
-        hash=event_hash(seq, kind, number, at, by, reason, detail, prev),
-    )
+    unsealed = Event(
+        seq=seq, kind=kind, number=number, at=at, by=by, reason=reason, detail=detail, prev=prev,
+        hash="",
+    )  # fmt: skip
+    return msgspec.structs.replace(unsealed, hash=event_hash(unsealed))
 
 
 def chain_problems(events: Sequence[Event], head: Head | None) -> list[Problem]:
@@ -83,10 +65,7 @@ def chain_problems(events: Sequence[Event], head: Head | None) -> list[Problem]:
             gap = f"{expected}" if ev.seq == expected + 1 else f"{expected} to {ev.seq - 1}"
             problems.append(Problem(where=f"event {gap}", what="deleted: missing from the history"))
         expected = ev.seq + 1
-        recomputed = event_hash(
-            ev.seq, ev.kind, ev.number, ev.at, ev.by, ev.reason, ev.detail, ev.prev
-        )
-        if recomputed != ev.hash:
+        if event_hash(ev) != ev.hash:
             problems.append(Problem(where=where, what="edited: its hash does not cover it"))
         if ev.prev != prev:
             problems.append(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +30,16 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def read_report(
-    pdf: Path, anchors: Sequence[str], results: Path | None = None, number: str = ""
+    pdf: Path,
+    anchors: Sequence[str],
+    results: Path | None = None,
+    number: str = "",
+    at: datetime | None = None,
 ) -> Reading:
     """Read `pdf`: its attached results.json must be the one its page 1 hashes (and
     `results`, when given, the same bytes); a signature must verify against the
-    register's `anchors` (PEM). Raises RegisterError naming the file otherwise."""
+    register's `anchors` (PEM), at `at` (now unless given: `check` judges a kept report
+    at the moment it was recorded). Raises RegisterError naming the file otherwise."""
     from harness.signing.attachment import SealError
     from harness.signing.verify import verify_report
 
@@ -43,7 +49,7 @@ def read_report(
             for i, pem in enumerate(anchors):
                 (path := Path(folder) / f"anchor{i}.pem").write_text(pem)
                 trust.append(path)
-            checked = verify_report(pdf, trust)
+            checked = verify_report(pdf, trust, at=at)
     except SealError as error:
         raise RegisterError(str(error)) from None  # it names the file
     if not checked.readable or checked.embedded_sha256 is None:

@@ -21,15 +21,14 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
-# One row (id 1): the last event's seq and hash, and the next report number's serial.
-# Every change locks it first, so that changes are appended one after another.
+# One row (id 1): the last event's seq and hash. Every change locks it first, so that
+# changes are appended one after another.
 head = Table(
     "chain_head",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
     Column("seq", Integer, nullable=False),
     Column("hash", String(64), nullable=False),
-    Column("next_serial", Integer, nullable=False),
 )
 
 settings = Table(

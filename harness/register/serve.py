@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 import tempfile
-from collections.abc import Iterable
-from email.parser import BytesParser
-from email.policy import HTTP
+import threading
+from collections.abc import Iterable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,11 +21,12 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness.errors import UserError
-from harness.register.records import ENTRY_PATH, Entry, Kind, Status
+from harness.register.records import ENTRY_PATH, Entry, Event, Kind, Status
 from harness.register.store import Register
 
 HTML = "text/html; charset=utf-8"
-MOST_UPLOAD = 64 * 1024 * 1024  # bytes: a report with its results.json is a few MB
+MOST_UPLOAD = 16 * 1024 * 1024  # bytes: a report with its results.json is a few MB
+UPLOADS_AT_ONCE = 2  # verified at once; another is told to try again (memory stays bounded)
 
 # Each status as the page states it, and whether it is in force.
 SAID = {
@@ -84,7 +85,21 @@ def _status(entry: Entry) -> str:
     return f"<div class='status {css}' id='status'>{_e(word)}: {_e(said)}{replaced}</div>"
 
 
-def _entry_html(entry: Entry) -> str:
+def _audits_html(audits: Sequence[tuple[Event, dict[str, Any]]]) -> str:
+    """The production audits that met the entry's build."""
+    if not audits:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(ev.at)}</td><td>{_e(ev.detail.get('verdict'))}</td>"
+        f"<td>{_e(ev.detail.get('profile'))}</td><td>{int(row['rounds']):,}</td>"
+        f"<td>{_e(row['coverage'])}</td></tr>"
+        for ev, row in audits
+    )
+    head = "<tr><th>at</th><th>audit verdict</th><th>profile</th><th>rounds</th><th>build</th></tr>"
+    return f"<h2>Production audits of its build</h2><table>{head}{rows}</table>"
+
+
+def _entry_html(entry: Entry, audits: Sequence[tuple[Event, dict[str, Any]]] = ()) -> str:
     rows = [
         ("Report number", _e(entry.number)),
         ("Kind", _e(entry.kind)),
@@ -121,7 +136,7 @@ def _entry_html(entry: Entry) -> str:
     return (
         f"<h1>{_e(entry.number)}</h1>{_status(entry)}<table>{table}</table>"
         "<h2>History</h2><table><tr><th>event</th><th>at</th><th>what</th><th>reason</th>"
-        f"<th>by</th></tr>{history}</table>"
+        f"<th>by</th></tr>{history}</table>" + _audits_html(audits)
     )
 
 
@@ -186,23 +201,36 @@ class LookupPage(BaseHTTPRequestHandler):
             said = f"<p id='error'>Nothing in this register is numbered or hashed {_e(key)}.</p>"
             return self._answer(HTTPStatus.NOT_FOUND, "Not found", said + FORMS)
         if len(entries) == 1:
-            return self._answer(HTTPStatus.OK, entries[0].number, _entry_html(entries[0]))
+            entry = entries[0]
+            build = entry.build_sha256
+            audits = self.server.register.audits_of(build) if build else []
+            return self._answer(HTTPStatus.OK, entry.number, _entry_html(entry, audits))
         body = f"<h1>{len(entries)} entries for {_e(key)}</h1>" + _listing(entries)
         return self._answer(HTTPStatus.OK, key, body)
 
     def do_POST(self) -> None:
         if urlsplit(self.path).path != "/verify":
             return self._refuse()
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MOST_UPLOAD:
+        self.close_connection = True  # whatever is left of a refused body is not read
+        given = (self.headers.get("Content-Length") or "").strip()
+        if not given.isdigit():  # no length, or "-1": nothing is read without a bound
+            said = "<p id='error'>An upload states its length (Content-Length).</p>"
+            return self._answer(HTTPStatus.LENGTH_REQUIRED, "Length required", said)
+        if int(given) > MOST_UPLOAD:
             said = f"<p id='error'>A report is at most {MOST_UPLOAD:,} bytes.</p>"
             return self._answer(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "Too large", said)
-        body = self.rfile.read(length)
-        pdf = _uploaded(self.headers.get("Content-Type", ""), body)
-        if pdf is None:
-            said = "<p id='error'>No report PDF was uploaded.</p>" + FORMS
-            return self._answer(HTTPStatus.BAD_REQUEST, "No report", said)
-        return self._answer(HTTPStatus.OK, "Verification", self._verified(pdf))
+        if not self.server.uploads.acquire(blocking=False):
+            said = "<p id='error'>Other reports are being verified: try again shortly.</p>"
+            return self._answer(HTTPStatus.SERVICE_UNAVAILABLE, "Busy", said)
+        try:
+            body = self.rfile.read(int(given))
+            pdf = _uploaded(self.headers.get("Content-Type", ""), body)
+            if pdf is None:
+                said = "<p id='error'>No report PDF was uploaded.</p>" + FORMS
+                return self._answer(HTTPStatus.BAD_REQUEST, "No report", said)
+            return self._answer(HTTPStatus.OK, "Verification", self._verified(pdf))
+        finally:
+            self.server.uploads.release()
 
     def _verified(self, pdf: bytes) -> str:
         """What the uploaded report is: the entry it is (by its SHA-256), and whether its
@@ -240,17 +268,26 @@ class LookupPage(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = _refuse
 
 
+BOUNDARY = re.compile(r'boundary="?([^";\s]{1,200})"?')
+
+
 def _uploaded(content_type: str, body: bytes) -> bytes | None:
-    """The first file of a multipart/form-data body, or None."""
-    if not content_type.startswith("multipart/form-data"):
+    """The first file of a multipart/form-data body (RFC 7578), or None: cut out of the
+    body by its boundary, never copied part by part."""
+    found = BOUNDARY.search(content_type) if content_type.startswith("multipart/") else None
+    if found is None:
         return None
-    message = BytesParser(policy=HTTP).parsebytes(
-        f"Content-Type: {content_type}\r\n\r\n".encode("latin-1") + body
-    )
-    for part in message.iter_parts() if message.is_multipart() else ():
-        if part.get_filename() is not None:
-            payload = part.get_payload(decode=True)
-            return payload if isinstance(payload, bytes) and payload else None
+    delimiter = b"\r\n--" + found[1].encode("latin-1")
+    at = body.find(delimiter[2:])
+    while at >= 0:
+        head_end = body.find(b"\r\n\r\n", at)
+        end = body.find(delimiter, head_end + 4) if head_end >= 0 else -1
+        if end < 0:
+            return None
+        head = body[at:head_end].lower()
+        if b"filename=" in head:
+            return body[head_end + 4 : end] or None
+        at = end + 2
     return None
 
 
@@ -261,6 +298,7 @@ class LookupServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], register: Register, quiet: bool) -> None:
         super().__init__(address, LookupPage)
+        self.uploads = threading.BoundedSemaphore(UPLOADS_AT_ONCE)
         self.register = register
         self.anchors = register.anchors()
         self.quiet = quiet

@@ -8,10 +8,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import getpass
-import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,16 @@ from harness.register.database import (
     translated,
     upgrade,
     url_of,
+)
+from harness.register.integrity import (
+    anchor_of,
+    audit_problems,
+    audit_rows,
+    record_digest,
+    record_problems,
+    reread_problems,
+    setting_problems,
+    status_problems,
 )
 from harness.register.records import (
     ALLOWED_FROM,
@@ -82,8 +91,28 @@ class _Appender:
         if row is None:
             raise RegisterError("the register has no chain head: it was not made by chcert")
         self.conn, self.by = conn, by
-        self.seq, self.hash, self.next_serial = row.seq, row.hash, row.next_serial
+        self.seq, self.hash = row.seq, row.hash
         self.at = now()
+
+    def allocate(self, report_id: str) -> str:
+        """The next report number, from the numbers the history allocated (hashed, so
+        never a column edited behind chcert's back), appended as allocated."""
+        e = schema.events
+        given = self.conn.scalar(
+            select(func.count()).select_from(e).where(e.c.kind == EventKind.ALLOCATED)
+        )
+        prefix = self.conn.scalar(
+            select(schema.settings.c.value).where(schema.settings.c.key == "prefix")
+        )
+        number = number_of(str(prefix), int(given or 0) + 1)
+        taken = self.conn.scalar(select(func.count()).select_from(e).where(e.c.number == number))
+        if taken:  # an allocation deleted behind chcert's back: never hand the number out again
+            raise RegisterError(
+                f"the next number, {number}, was given before: the history was changed "
+                "outside chcert (chcert register check)"
+            )
+        self.append(EventKind.ALLOCATED, number, "", report_id=report_id)
+        return number
 
     def append(self, kind: EventKind, number: str | None, reason: str = "", **detail: Any) -> Event:
         ev = sealed(self.seq + 1, kind, number, self.at, self.by, reason, detail, self.hash)
@@ -105,30 +134,8 @@ class _Appender:
 
     def close(self) -> None:
         self.conn.execute(
-            update(schema.head)
-            .where(schema.head.c.id == 1)
-            .values(seq=self.seq, hash=self.hash, next_serial=self.next_serial)
+            update(schema.head).where(schema.head.c.id == 1).values(seq=self.seq, hash=self.hash)
         )
-
-
-def record_digest(record: Record) -> str:
-    """The hash of a record as its issuing event carries it (its number included)."""
-    return digest(record.canonical())
-
-
-def anchor_of(pem: str) -> tuple[str, str]:
-    """A signing certificate's SHA-256 (of its DER) and subject; RegisterError if the
-    text holds no certificate."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    try:
-        cert = x509.load_pem_x509_certificate(pem.encode())
-    except ValueError as error:
-        raise RegisterError(f"not a PEM certificate ({error})") from None
-    return hashlib.sha256(
-        cert.public_bytes(Encoding.DER)
-    ).hexdigest(), cert.subject.rfc4514_string()
 
 
 class Register:
@@ -187,7 +194,7 @@ class Register:
         with translated(self.where), writer.begin() as conn:
             revision, problem = self._upgraded(conn)
             if revision is None:
-                conn.execute(insert(schema.head).values(id=1, seq=0, hash=GENESIS, next_serial=1))
+                conn.execute(insert(schema.head).values(id=1, seq=0, hash=GENESIS))
                 done.append(f"created (schema {revision_of(conn)})")
             elif problem is not None:
                 done.append(f"schema upgraded from {revision} to {revision_of(conn)}")
@@ -250,11 +257,7 @@ class Register:
     def allocate(self, report_id: str, by: str | None = None) -> str:
         """A new report number, never given before, for a report about to be drawn."""
         with self._changing(by) as chain:
-            prefix = self._settings(chain.conn)["prefix"]
-            number = number_of(prefix, chain.next_serial)
-            chain.next_serial += 1
-            chain.append(EventKind.ALLOCATED, number, "", report_id=report_id)
-        return number
+            return chain.allocate(report_id)
 
     def record(self, reading: Reading, by: str | None = None) -> Entry:
         """Record a report read by harness/register/reports.py under the number it states
@@ -263,9 +266,7 @@ class Register:
             conn = chain.conn
             number = reading.stated
             if number is None:
-                number = number_of(self._settings(conn)["prefix"], chain.next_serial)
-                chain.next_serial += 1
-                chain.append(EventKind.ALLOCATED, number, "", report_id=reading.record.report_id)
+                number = chain.allocate(reading.record.report_id)
             else:
                 self._check_allocated(conn, number)
             same = conn.scalar(
@@ -373,33 +374,38 @@ class Register:
 
     # ------------------------------------------------------------ reading
 
-    def _all_records(self, conn: Connection) -> list[Record]:
+    def _all_records(
+        self, conn: Connection, unreadable: list[Problem] | None = None
+    ) -> list[Record]:
+        """Every record; one changed into something no record can be is a problem in
+        `unreadable` (check), or without it a RegisterError."""
         files: dict[str, list[dict[str, Any]]] = defaultdict(list)
         a = schema.artifacts
         for row in conn.execute(select(a).order_by(a.c.number, a.c.position)):
             files[row.number].append({"name": row.name, "sha256": row.sha256, "bytes": row.bytes})
         c = schema.certificates
-        return [
-            msgspec.convert({**_plain(row), "artifacts": files.get(row.number, [])}, Record)
-            for row in conn.execute(select(c).order_by(c.c.number))
-        ]
+        records = []
+        for row in conn.execute(select(c).order_by(c.c.number)):
+            try:
+                data = {**_plain(row), "artifacts": files.get(row.number, [])}
+                records.append(msgspec.convert(data, Record))
+            except msgspec.ValidationError as error:
+                _unreadable(str(row.number), error, unreadable)
+        return records
 
-    def _events(self, conn: Connection) -> list[Event]:
+    def _events(self, conn: Connection, unreadable: list[Problem] | None = None) -> list[Event]:
+        """The history in order; an event changed into something no event can be is a
+        problem in `unreadable` (check), or without it a RegisterError."""
         e = schema.events
-        return [
-            Event(
-                seq=row.seq,
-                kind=EventKind(row.kind),
-                number=row.number,
-                at=row.at,
-                by=row.by,
-                reason=row.reason,
-                detail=json.loads(row.detail),
-                prev=row.prev,
-                hash=row.hash,
-            )
-            for row in conn.execute(select(e).order_by(e.c.seq))
-        ]
+        history = []
+        for row in conn.execute(select(e).order_by(e.c.seq)):
+            try:
+                history.append(
+                    msgspec.convert({**_plain(row), "detail": json.loads(row.detail)}, Event)
+                )
+            except (ValueError, TypeError, msgspec.ValidationError) as error:
+                _unreadable(f"event {row.seq}", error, unreadable)
+        return history
 
     def entries(self) -> list[Entry]:
         """Every numbered report, with its status and history, in number order."""
@@ -476,7 +482,7 @@ class Register:
         by: str | None = None,
     ) -> Head:
         """Record a production audit against each build it met, in one transaction."""
-        rows = _audit_rows(rounds, standings)
+        rows = audit_rows(rounds, standings)
         with self._changing(by) as chain:
             ev = chain.append(
                 EventKind.AUDITED,
@@ -505,22 +511,30 @@ class Register:
 
     # ------------------------------------------------------------ checking
 
-    def check(self, expected: Head | None = None) -> tuple[list[Problem], Head]:
+    def check(
+        self,
+        expected: Head | None = None,
+        progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> tuple[list[Problem], Head]:
         """Every way the register may have been changed outside chcert, found: the chain
         (edited, deleted or reordered events, a head that does not end it, a head printed
         earlier that it no longer holds), each record against the hash its event carries,
-        each kept report against its hash, the trusted signers and settings against their
-        events, and each status change against the rules."""
+        each kept report against its hash and read again (its signature verified against
+        the trusted signers as of when it was recorded, its record what it says), the
+        trusted signers and settings against their events, and each status change against
+        the rules. `progress`: the reports read again so far, of how many."""
+        problems: list[Problem] = []
         with self._reading() as conn:
-            history = self._events(conn)
+            history = self._events(conn, problems)
             row = conn.execute(select(schema.head).where(schema.head.c.id == 1)).one_or_none()
-            records = self._all_records(conn)
+            records = self._all_records(conn, problems)
             documents = self._documents(conn)
             signers = conn.execute(select(schema.signers)).all()
             settings = self._settings(conn)
             audits = self._audits(conn)
+            anchors = list(conn.scalars(select(schema.signers.c.pem)))
         head = Head(seq=row.seq, hash=row.hash) if row is not None else None
-        problems = chain_problems(history, head)
+        problems += chain_problems(history, head)
         if expected is not None and not holds(history, expected):
             problems.append(
                 Problem(
@@ -529,10 +543,11 @@ class Register:
                     "it was cut short or rewritten since",
                 )
             )
-        problems += _record_problems(records, history, documents)
-        problems += _setting_problems(settings, signers, history)
-        problems += _audit_problems(audits, history)
-        problems += _status_problems(history)
+        problems += record_problems(records, history, documents)
+        problems += setting_problems(settings, signers, history)
+        problems += audit_problems(audits, history)
+        problems += status_problems(history)
+        problems += reread_problems(records, history, documents, anchors, progress)
         last = (
             Head(seq=history[-1].seq, hash=history[-1].hash)
             if history
@@ -579,12 +594,12 @@ class Register:
         backup = _read_export(data, source)
         history, signers = backup.events, backup.signers
         problems = chain_problems(history, backup.head)
-        problems += _record_problems(backup.records, history, backup.documents)
-        problems += _setting_problems(
+        problems += record_problems(backup.records, history, backup.documents)
+        problems += setting_problems(
             backup.settings, [msgspec.convert(s, _Signer) for s in signers], history
         )
-        problems += _audit_problems(backup.audits, history)
-        problems += _status_problems(history)
+        problems += audit_problems(backup.audits, history)
+        problems += status_problems(history)
         if problems:
             first = problems[0]
             raise RegisterError(
@@ -599,13 +614,8 @@ class Register:
                     f"register {self.where}: already holds a history; import into a new one"
                 )
             conn.execute(schema.head.delete())
-            allocated = sum(ev.kind is EventKind.ALLOCATED for ev in history)
             head = backup.head
-            conn.execute(
-                insert(schema.head).values(
-                    id=1, seq=head.seq, hash=head.hash, next_serial=allocated + 1
-                )
-            )
+            conn.execute(insert(schema.head).values(id=1, seq=head.seq, hash=head.hash))
             conn.execute(schema.settings.delete())
             conn.execute(
                 insert(schema.settings),
@@ -635,9 +645,21 @@ def _plain(row: Any) -> dict[str, Any]:
 
 
 class _Signer(msgspec.Struct, frozen=True):
+    """A trusted signer's row, as an export holds it."""
+
     sha256: str
     subject: str
     pem: str
+
+
+class _AuditRow(msgspec.Struct, frozen=True):
+    """An audit's row for one build, as an export holds it."""
+
+    seq: int
+    build: str
+    rounds: int
+    coverage: str
+    number: str | None
 
 
 class _State(msgspec.Struct):
@@ -698,114 +720,6 @@ def _entry(record: Record, state: _State, history: tuple[Event, ...]) -> Entry:
     )
 
 
-def _record_problems(
-    records: Sequence[Record], history: Sequence[Event], documents: dict[str, bytes]
-) -> list[Problem]:
-    """Each record against the hash its issuing event carries, each kept report against
-    the record's hash of it; a record no event issued, an issued record gone."""
-    problems: list[Problem] = []
-    issued = {
-        ev.number: ev
-        for ev in history
-        if ev.kind in (EventKind.ISSUED, EventKind.RECORDED) and ev.number is not None
-    }
-    allocated = [ev.number for ev in history if ev.kind is EventKind.ALLOCATED]
-    for number in sorted({n for n in allocated if allocated.count(n) > 1 and n}):
-        problems.append(Problem(where=number, what="allocated twice"))
-    present = set()
-    for record in records:
-        present.add(record.number)
-        ev = issued.get(record.number)
-        if ev is None:
-            problems.append(
-                Problem(where=record.number, what="no event records it: written outside chcert")
-            )
-            continue
-        if ev.detail.get("record") != record_digest(record):
-            problems.append(
-                Problem(
-                    where=record.number,
-                    what="its record was edited: it no longer matches the hash "
-                    f"event {ev.seq} carries",
-                )
-            )
-        pdf = documents.get(record.number)
-        if pdf is None:
-            problems.append(Problem(where=record.number, what="its report is no longer kept"))
-        elif hashlib.sha256(bytes(pdf)).hexdigest() != record.report_sha256:
-            problems.append(
-                Problem(where=record.number, what="its kept report no longer matches its hash")
-            )
-    for number, ev in sorted(issued.items()):
-        if number not in present:
-            problems.append(
-                Problem(
-                    where=number, what=f"deleted: event {ev.seq} recorded it, no record is left"
-                )
-            )
-    return problems
-
-
-def _setting_problems(
-    settings: dict[str, str], signers: Sequence[Any], history: Sequence[Event]
-) -> list[Problem]:
-    """The settings as the register's creation set them; each trusted signer as an event
-    trusted it (a swapped certificate would let anyone's reports be certificates)."""
-    problems: list[Problem] = []
-    created = next((ev for ev in history if ev.kind is EventKind.CREATED), None)
-    if created is not None and settings != created.detail:
-        problems.append(
-            Problem(where="settings", what=f"edited: event {created.seq} set {created.detail}")
-        )
-    trusted = {
-        (ev.detail.get("sha256"), ev.detail.get("subject"))
-        for ev in history
-        if ev.kind is EventKind.TRUSTED
-    }
-    for signer in signers:
-        try:
-            read = anchor_of(signer.pem)
-        except RegisterError:
-            read = ("", "")
-        if read != (signer.sha256, signer.subject) or read not in trusted:
-            problems.append(
-                Problem(
-                    where=f"trusted signer {signer.subject}",
-                    what="not trusted by any event: added or changed outside chcert",
-                )
-            )
-    return problems
-
-
-def _audit_rows(rounds: dict[str, int], standings: dict[str, Standing]) -> list[dict[str, Any]]:
-    return [
-        {
-            "build": build,
-            "rounds": rounds[build],
-            "coverage": str(standings[build].coverage),
-            "number": standings[build].number,
-        }
-        for build in sorted(rounds)
-    ]
-
-
-def _audit_problems(audits: Sequence[dict[str, Any]], history: Sequence[Event]) -> list[Problem]:
-    """Each audit's rows against the hash its `audited` event carries."""
-    problems: list[Problem] = []
-    by_seq: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for row in audits:
-        by_seq[row["seq"]].append({k: v for k, v in row.items() if k != "seq"})
-    audited = {ev.seq: ev for ev in history if ev.kind is EventKind.AUDITED}
-    for seq in sorted(set(by_seq) | set(audited)):
-        ev = audited.get(seq)
-        rows = sorted(by_seq.get(seq, []), key=lambda r: str(r["build"]))
-        if ev is None or ev.detail.get("builds") != digest(rows):
-            problems.append(
-                Problem(where=f"event {seq}", what="its audit's builds were edited or deleted")
-            )
-    return problems
-
-
 def standing_of(build: str, certificates: Sequence[Entry], profile_sha256: str) -> Standing:
     """A build's standing, from the certificates naming it (in number order): an issued
     one under the audit's profile certifies it; else an issued one under another profile;
@@ -830,24 +744,11 @@ def standing_of(build: str, certificates: Sequence[Entry], profile_sha256: str) 
     )
 
 
-def _status_problems(history: Sequence[Event]) -> list[Problem]:
-    """Each status change against the rules, replayed in order."""
-    problems: list[Problem] = []
-    status: dict[str, Status] = {}
-    for ev in history:
-        if ev.number is None or ev.kind not in STATUS_OF:
-            continue
-        current = status.get(ev.number)
-        allowed = ALLOWED_FROM.get(ev.kind)
-        fresh = ev.kind in (EventKind.ISSUED, EventKind.RECORDED)
-        if (fresh and current is not None) or (
-            not fresh and (allowed is None or current not in allowed)
-        ):
-            problems.append(
-                Problem(where=f"event {ev.seq}", what=f"{ev.number} {ev.kind} when {current}")
-            )
-        status[ev.number] = STATUS_OF[ev.kind]
-    return problems
+def _unreadable(where: str, error: Exception, into: list[Problem] | None) -> None:
+    said = f"unreadable, changed outside chcert ({error})"
+    if into is None:
+        raise RegisterError(f"{where}: {said} (chcert register check)")
+    into.append(Problem(where=where, what=said))
 
 
 class _Backup(msgspec.Struct, frozen=True, kw_only=True):
@@ -882,9 +783,9 @@ def _read_export(data: bytes, source: str) -> _Backup:
             events=history,
             records=records,
             documents=documents,
-            signers=list(document["signers"]),
-            settings=dict(document["settings"]),
-            audits=list(document["audits"]),
+            signers=msgspec.to_builtins(msgspec.convert(document["signers"], list[_Signer])),
+            settings=msgspec.convert(document["settings"], dict[str, str]),
+            audits=msgspec.to_builtins(msgspec.convert(document["audits"], list[_AuditRow])),
             head=msgspec.convert(document["head"], Head),
         )
     except (ValueError, KeyError, TypeError, AttributeError, msgspec.ValidationError) as error:

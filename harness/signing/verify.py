@@ -389,14 +389,14 @@ def _validate_one(
 
 
 def _validate_signatures(
-    original: bytes, anchors: _Anchors, trust_checked: bool
+    original: bytes, anchors: _Anchors, trust_checked: bool, at: datetime | None = None
 ) -> tuple[list[SignatureCheck], str | None]:
     """Every signature of the file, validated; or the reason pyHanko could not read it."""
     with _no_dsa_warning():
         from pyhanko.pdf_utils.reader import PdfFileReader
 
     checks: list[SignatureCheck] = []
-    now = _now()
+    now = at or _now()
     try:
         reader = PdfFileReader(io.BytesIO(original))
         for embedded in reader.embedded_signatures:
@@ -461,7 +461,10 @@ def _read_contents(original: bytes) -> _Contents:
 
 
 def verify_report(
-    pdf: Path, trust: Sequence[Path] = (), trust_tsa: Sequence[Path] = ()
+    pdf: Path,
+    trust: Sequence[Path] = (),
+    trust_tsa: Sequence[Path] = (),
+    at: datetime | None = None,
 ) -> Verification:
     """Check a sealed report: printed hash == attachment's hash, signature intact and
     covering the whole file, a signer's certificate sign_pdf would accept, valid now or
@@ -471,13 +474,15 @@ def verify_report(
     An unsigned report is never verified, whatever its hashes say: anyone can rewrite
     results.json and the line that prints its hash together. Raises SealError only for
     the caller's mistakes (no such file, not a PDF, an unreadable trust certificate).
+    `at`: the moment "now" stands for (the register judges a kept report as of when it was
+    recorded; a certificate that expired since was valid then).
     """
     original = _read_pdf_bytes(pdf)
     anchors = _Anchors(_load_anchors(trust), _load_anchors(trust_tsa))
     trust_checked = bool(anchors.signers)
     with _quiet():
         contents = _read_contents(original)
-        signatures, unreadable = _validate_signatures(original, anchors, trust_checked)
+        signatures, unreadable = _validate_signatures(original, anchors, trust_checked, at)
     problems = list(contents.problems)
     embedded, printed = contents.embedded, contents.printed
     actual = results_digest(embedded) if embedded is not None else None

@@ -20,7 +20,6 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
         sa.Column("seq", sa.Integer, nullable=False),
         sa.Column("hash", sa.String(64), nullable=False),
-        sa.Column("next_serial", sa.Integer, nullable=False),
     )
     op.create_table(
         "settings",
