@@ -12,11 +12,11 @@ from harness.register.records import Coverage, Standing
 
 
 def build_findings(
-    rounds: Mapping[str, int], standings: Mapping[str, Standing], profile: str
+    rows: Mapping[str, int], standings: Mapping[str, Standing], profile: str
 ) -> list[Finding]:
-    """One finding a build not certified for `profile`, with the rounds it played."""
+    """One finding a build not certified for `profile`, with the rows it played."""
     findings = []
-    for build in sorted(rounds):
+    for build in sorted(rows):
         standing = standings[build]
         if standing.coverage is Coverage.CERTIFIED:
             continue
@@ -25,9 +25,9 @@ def build_findings(
                 check=AuditCheck.REGISTER,
                 kind=f"build-{standing.coverage}",
                 detail=_detail(standing, profile),
-                count=rounds[build],
+                count=rows[build],
                 examples=[],
-                by_build={build: rounds[build]},
+                by_build={build: rows[build]},
             )
         )
     return findings

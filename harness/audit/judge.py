@@ -130,6 +130,7 @@ class Partial:
     groups: dict[tuple[str, str], GroupSums] = field(default_factory=dict)  # return bands
     build_days: dict[str, str] = field(default_factory=dict)  # each build's first day
     build_rounds: dict[str, int] = field(default_factory=dict)  # each build's rounds
+    build_rows: dict[str, int] = field(default_factory=dict)  # and its rows
     first_time: int | None = None
     last_time: int | None = None
 
@@ -149,6 +150,8 @@ class Partial:
             self.build_days[build] = min(day, self.build_days.get(build, day))
         for build, rounds in other.build_rounds.items():
             self.build_rounds[build] = self.build_rounds.get(build, 0) + rounds
+        for build, seats in other.build_rows.items():
+            self.build_rows[build] = self.build_rows.get(build, 0) + seats
         times = [t for t in (self.first_time, other.first_time) if t is not None]
         self.first_time = min(times, default=None)
         times = [t for t in (self.last_time, other.last_time) if t is not None]
@@ -310,10 +313,12 @@ class Auditor:
         days = rows.time // DAY
         builds = rows.build.codes[first]
         codes, rounds = np.unique(builds, return_counts=True)
+        seats = np.bincount(rows.build.codes, minlength=len(rows.build.values))
         for code, played in zip(codes, rounds, strict=True):
             build, day = rows.build.values[code], day_name(int(days[first][builds == code].min()))
             partial.build_days[build] = min(day, partial.build_days.get(build, day))
             partial.build_rounds[build] = partial.build_rounds.get(build, 0) + int(played)
+            partial.build_rows[build] = partial.build_rows.get(build, 0) + int(seats[code])
         count(rows, bounds, ~bad, days, partial.cards)
         consecutive_cards(
             rows.cards["hole"][first, 0].astype(np.int64), table, ~bad, self.first_hole,

@@ -202,7 +202,7 @@ def record(
     leak, leak_findings = _leak(request, partial)
     findings += card_findings + return_findings + drift_findings + leak_findings
     if standings is not None:
-        findings += build_findings(partial.build_rounds, standings, request.profile.name)
+        findings += build_findings(partial.build_rows, standings, request.profile.name)
     checks = [
         _check(
             AuditCheck.INTEGRITY, partial.rows, findings, NO_TABLE if not request.declared else ""

@@ -213,10 +213,8 @@ def _recorded(
     except UserError as exc:
         print(f"chcert audit: not recorded in the register: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(
-        f"  register: recorded against {len(rounds)} build(s) "
-        f"({book.where}; head {head.seq}:{head.hash[:16]}...)"
-    )
+    builds = f"{len(rounds)} build(s)"
+    print(f"  register: recorded against {builds} ({book.where}; head {head.seq}:{head.hash})")
     return 0
 
 

@@ -131,6 +131,7 @@ def certify(args: argparse.Namespace) -> int:
         args.report_number = book.allocate(args.report_id)
         address = book.settings()["address"]
         args.register_entry = entry_url(address, args.report_number) if address else ""
+        book.close()  # no connection held through the run; the record opens its own
         print(f"chcert: report number {args.report_number}, from register {book.where}")
     with staged(out) as stage, nothing_outlives() as reaper:
         code, drawn = _run_certification(args, spec, out, stage, junit, reaper, artifacts)

@@ -96,6 +96,8 @@ def _said(error: exc.DBAPIError) -> str:
         return f"locked by another change: waited {LOCK_WAIT:g} s (try again)"
     if "file is not a database" in text:
         return "not a register: the file is not an SQLite database"
+    if "database" in text and "does not exist" in text:
+        return f"no such database on the server: {text} (create it, then chcert register init)"
     if isinstance(error, exc.OperationalError) and "connect" in text.lower():
         return f"unreachable: {text}"
     return text

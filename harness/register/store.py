@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from harness.register import schema
@@ -151,6 +151,7 @@ class Register:
                 f"{given} creates it)"
             )
         self.engine = engine_of(self.url, read_only)
+        self.last_head: Head | None = None  # the head this object's last change left
         if not create:
             with self._reading() as conn:
                 problem = schema_problem(revision_of(conn))
@@ -174,6 +175,7 @@ class Register:
             appender = _Appender(conn, who(by))
             yield appender
             appender.close()
+        self.last_head = Head(seq=appender.seq, hash=appender.hash)  # committed
 
     # ------------------------------------------------------------ creating
 
@@ -375,17 +377,24 @@ class Register:
     # ------------------------------------------------------------ reading
 
     def _all_records(
-        self, conn: Connection, unreadable: list[Problem] | None = None
+        self,
+        conn: Connection,
+        unreadable: list[Problem] | None = None,
+        where: ColumnElement[bool] | None = None,
     ) -> list[Record]:
-        """Every record; one changed into something no record can be is a problem in
-        `unreadable` (check), or without it a RegisterError."""
+        """Every record (`where` the certificates' rows say so); one changed into
+        something no record can be is a problem in `unreadable` (check), or without it a
+        RegisterError."""
+        c, a = schema.certificates, schema.artifacts
         files: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        a = schema.artifacts
-        for row in conn.execute(select(a).order_by(a.c.number, a.c.position)):
+        chosen = select(a).order_by(a.c.number, a.c.position)
+        if where is not None:
+            chosen = chosen.where(a.c.number.in_(select(c.c.number).where(where)))
+        for row in conn.execute(chosen):
             files[row.number].append({"name": row.name, "sha256": row.sha256, "bytes": row.bytes})
-        c = schema.certificates
+        rows = select(c).order_by(c.c.number)
         records = []
-        for row in conn.execute(select(c).order_by(c.c.number)):
+        for row in conn.execute(rows if where is None else rows.where(where)):
             try:
                 data = {**_plain(row), "artifacts": files.get(row.number, [])}
                 records.append(msgspec.convert(data, Record))
@@ -393,12 +402,18 @@ class Register:
                 _unreadable(str(row.number), error, unreadable)
         return records
 
-    def _events(self, conn: Connection, unreadable: list[Problem] | None = None) -> list[Event]:
-        """The history in order; an event changed into something no event can be is a
-        problem in `unreadable` (check), or without it a RegisterError."""
+    def _events(
+        self,
+        conn: Connection,
+        unreadable: list[Problem] | None = None,
+        where: ColumnElement[bool] | None = None,
+    ) -> list[Event]:
+        """The history in order (`where` it says so); an event changed into something no
+        event can be is a problem in `unreadable` (check), or without it a RegisterError."""
         e = schema.events
         history = []
-        for row in conn.execute(select(e).order_by(e.c.seq)):
+        rows = select(e).order_by(e.c.seq)
+        for row in conn.execute(rows if where is None else rows.where(where)):
             try:
                 history.append(
                     msgspec.convert({**_plain(row), "detail": json.loads(row.detail)}, Event)
@@ -419,23 +434,48 @@ class Register:
         return [_entry(r, state, tuple(by_number[r.number])) for r in records]
 
     def entry(self, number: str) -> Entry:
-        for found in self.entries():
-            if found.number == number:
-                return found
-        raise RegisterError(f"no certificate or test record numbered {number}")
+        """One entry, read by its number alone (a register of any size answers at once)."""
+        found = self._entries_of([number])
+        if not found:
+            raise RegisterError(f"no certificate or test record numbered {number}")
+        return found[0]
 
     def lookup(self, key: str) -> list[Entry]:
         """The entries a report number, a build's SHA-256 (any of its files) or a report's
         SHA-256 names."""
         key = key.strip()
         folded = key.lower()
-        return [
-            e
-            for e in self.entries()
-            if e.number == key
-            or e.report_sha256 == folded
-            or any(a.sha256 == folded for a in e.artifacts)
-        ]
+        c, a = schema.certificates, schema.artifacts
+        with self._reading() as conn:
+            numbers = set(
+                conn.scalars(
+                    select(c.c.number).where(
+                        (func.upper(c.c.number) == key.upper()) | (c.c.report_sha256 == folded)
+                    )
+                )
+            )
+            numbers |= set(conn.scalars(select(a.c.number).where(a.c.sha256 == folded)))
+        return self._entries_of(sorted(numbers))
+
+    def _entries_of(self, numbers: Sequence[str]) -> list[Entry]:
+        """The entries of `numbers`: their rows and events, and the supersessions that
+        name them, read by number, never the whole register."""
+        if not numbers:
+            return []
+        c, e = schema.certificates, schema.events
+        with self._reading() as conn:
+            records = self._all_records(conn, where=c.c.number.in_(numbers))
+            history = self._events(conn, where=e.c.number.in_(numbers))
+            replacing = [
+                ev
+                for ev in self._events(conn, where=e.c.kind == EventKind.SUPERSEDED)
+                if ev.detail.get("by") in numbers
+            ]
+        state = _state(sorted({ev.seq: ev for ev in [*history, *replacing]}.values(), key=_seq))
+        by_number: dict[str, list[Event]] = defaultdict(list)
+        for ev in history:
+            by_number[str(ev.number)].append(ev)
+        return [_entry(r, state, tuple(by_number[r.number])) for r in records]
 
     def document(self, number: str) -> bytes:
         with self._reading() as conn:
@@ -637,6 +677,10 @@ class Register:
             if backup.audits:
                 conn.execute(insert(schema.audits), backup.audits)
         return head
+
+
+def _seq(ev: Event) -> int:
+    return ev.seq
 
 
 def _plain(row: Any) -> dict[str, Any]:
