@@ -557,6 +557,54 @@ def test_export_then_import_restores_it_and_a_tampered_export_is_refused(
         assert code == 4 and "not a register export" in err and err.count("\n") == 1, err
 
 
+def _rechained(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events whose hashes are worked out again, as anyone can: a chain that holds."""
+    from harness.register.chain import GENESIS, event_hash
+    from harness.register.records import Event
+
+    prev, out = GENESIS, []
+    for ev in events:
+        ev = {**ev, "prev": prev}
+        ev["hash"] = prev = event_hash(msgspec.convert(ev, Event))
+        out.append(ev)
+    return out
+
+
+def test_an_export_forged_and_rechained_is_refused_by_its_reports(
+    history: str, backend: str, chcert: Chcert, tmp_path: Path
+) -> None:
+    """A FAIL's test record made an issued PASS in a backup, every hash worked out again:
+    its kept report, read again, says otherwise."""
+    from harness.register.integrity import record_digest
+    from harness.register.records import Record
+
+    failed = report(tmp_path, None, results("FAIL"), name="failed.pdf")
+    code, out, _ = _add(chcert, history, failed)
+    number = out.split(":")[0]
+    exported = tmp_path / "backup.json"
+    assert chcert("register", "export", str(exported), "--register", history)[0] == 0
+    document = json.loads(exported.read_text())
+    (kept,) = [r for r in document["records"] if r["number"] == number]
+    kept.update(kind="certificate", verdict="PASS", why_not_certificate="", signer="CN=Lab")
+    record = msgspec.convert({k: v for k, v in kept.items() if k != "pdf"}, Record)
+    events = document["events"]
+    (recorded,) = [e for e in events if e["number"] == number and e["kind"] == "recorded"]
+    recorded.update(kind="issued", reason="", detail={"record": record_digest(record)})
+    document["events"] = _rechained(document["events"])
+    document["head"] = {"seq": len(document["events"]), "hash": document["events"][-1]["hash"]}
+    exported.write_text(json.dumps(document))
+    fresh = fresh_register(backend, tmp_path / "restored")
+    code, _, err = chcert("register", "import", str(exported), "--register", fresh)
+    assert code == 4 and f"not imported: {number}: its record says what its kept report" in err
+
+
+def test_a_prefix_edited_behind_its_back_numbers_nothing(history: str) -> None:
+    from harness.register.store import Register
+
+    raw_sql(history, "UPDATE settings SET value = 'EVIL' WHERE key = 'prefix'")
+    assert Register(history).allocate("x") == "CHC-000004"  # as the history created it
+
+
 # ------------------------------------------------------------------ concurrency
 
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -98,7 +99,7 @@ def test_the_page_looks_up_by_number_build_and_report(served: tuple[str, Book]) 
     for key in ("CHC-000001", book.build, report_sha.upper()):
         code, page = _get(f"{url}/lookup?q={key}")
         assert code == 200 and b"VALID: issued and in force" in page, key
-    code, page = _get(url + "/certificates/CHC-000002")
+    code, page = _get(url + "/certificates/chc-000002")  # a number typed in any case
     assert code == 200 and b"NOT A CERTIFICATE: a test record" in page
     assert b"its verdict is FAIL" in page
     code, pdf = _get(url + "/certificates/CHC-000001/report.pdf")
@@ -129,14 +130,66 @@ def test_an_upload_without_a_sound_length_is_refused_unread(served: tuple[str, B
     bound is refused before a byte of it is read."""
     url, _ = served
     host, port = url.removeprefix("http://").split(":")
-    for length, status in (("-1", b"411"), ("abc", b"411"), (str(10**12), b"413")):
+    refused = [("-1", b"411"), ("abc", b"411"), ("\u00b2", b"411"), (str(10**12), b"413")]
+    for length, status in refused:
         with socket.create_connection((host, int(port)), timeout=30) as connection:
             connection.sendall(
                 f"POST /verify HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n"
-                "Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\n".encode()
+                "Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\n".encode("latin-1")
             )
             answer = connection.recv(200)
         assert answer.split()[1] == status, (length, answer)
+
+
+def test_a_silent_client_gives_its_upload_slot_back(
+    served: tuple[str, Book], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clients that promise a body and never send it hold no slot past the timeout."""
+    from harness.register.serve import UPLOADS_AT_ONCE, LookupPage
+
+    monkeypatch.setattr(LookupPage, "timeout", 1.0)
+    url, book = served
+    host, port = url.removeprefix("http://").split(":")
+    silent = [socket.create_connection((host, int(port))) for _ in range(UPLOADS_AT_ONCE)]
+    try:
+        for connection in silent:
+            connection.sendall(
+                b"POST /verify HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                b"Content-Type: multipart/form-data; boundary=b\r\n\r\n--b"
+            )
+        time.sleep(2.5)  # past the timeout: both slots given back
+        code, page = _upload(url, book.pdf.read_bytes())
+        assert code == 200 and "recorded as CHC-000001" in page
+    finally:
+        for connection in silent:
+            connection.close()
+
+
+FILE = 'Content-Disposition: form-data; name="report"; filename="r.pdf"'
+FIELD = 'Content-Disposition: form-data; name="a"'
+EMPTY = 'Content-Disposition: form-data; name="e"; filename=""'
+
+
+def _form(parts: list[tuple[str, str]], end: str = "\r\n") -> bytes:
+    """A multipart/form-data body of (headers, content) parts, boundary XY."""
+    body = "".join(f"--XY{end}{head}{end}{end}{content}{end}" for head, content in parts)
+    return (body + f"--XY--{end}").encode()
+
+
+@pytest.mark.parametrize(
+    ("kind", "body"),
+    [
+        ("multipart/form-data; boundary=XY", _form([(FIELD, "x"), (FILE, "PDF")])),
+        ('Multipart/Form-Data; Boundary="XY"', _form([(FILE, "PDF")])),
+        ("multipart/form-data; boundary=XY", _form([(FILE, "PDF")], end="\n")),
+        ("multipart/form-data; boundary=XY", _form([(EMPTY, ""), (FILE, "PDF")])),
+    ],
+    ids=["a field first", "type and parameter in capitals", "LF line ends", "an empty file first"],
+)
+def test_the_uploaded_file_is_cut_out_of_any_sound_form(kind: str, body: bytes) -> None:
+    from harness.register.serve import _uploaded
+
+    assert _uploaded(kind, body) == b"PDF"
 
 
 def test_the_page_has_no_route_that_writes(served: tuple[str, Book]) -> None:

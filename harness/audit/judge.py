@@ -318,6 +318,8 @@ class Auditor:
             build, day = rows.build.values[code], day_name(int(days[first][builds == code].min()))
             partial.build_days[build] = min(day, partial.build_days.get(build, day))
             partial.build_rounds[build] = partial.build_rounds.get(build, 0) + int(played)
+        for code in np.flatnonzero(seats):  # every row, a round's later seats' too
+            build = rows.build.values[code]
             partial.build_rows[build] = partial.build_rows.get(build, 0) + int(seats[code])
         count(rows, bounds, ~bad, days, partial.cards)
         consecutive_cards(

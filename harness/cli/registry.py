@@ -389,7 +389,7 @@ def _import(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{path}: {exc.strerror or exc}") from None
     reg = _open(args, create=True)
-    head = reg.restore(data, str(path))
+    head = reg.restore(data, str(path), _reading_again)
     print(f"imported {path} into register {reg.where}, every hash checked")
     print(_head_line(head))
     return 0

@@ -156,6 +156,7 @@ class LookupPage(BaseHTTPRequestHandler):
 
     server: LookupServer
     server_version = "chcert-register"
+    timeout = 30.0  # seconds a client may stay silent: a slow one never holds a thread for good
 
     def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
@@ -184,8 +185,8 @@ class LookupPage(BaseHTTPRequestHandler):
                 query = (parse_qs(url.query).get("q") or [""])[0]
                 return self._lookup(query)
             if path.startswith(ENTRY_PATH) and path.endswith("/report.pdf"):
-                number = path[len(ENTRY_PATH) : -len("/report.pdf")]
-                return self._send(HTTPStatus.OK, self.server.register.document(number),
+                number = self.server.register.entry(path[len(ENTRY_PATH) : -len("/report.pdf")])
+                return self._send(HTTPStatus.OK, self.server.register.document(number.number),
                                   "application/pdf")  # fmt: skip
             if path.startswith(ENTRY_PATH):
                 return self._lookup(path[len(ENTRY_PATH) :], exact=True)
@@ -196,7 +197,7 @@ class LookupPage(BaseHTTPRequestHandler):
     def _lookup(self, key: str, exact: bool = False) -> None:
         entries = self.server.register.lookup(key)
         if exact:
-            entries = [e for e in entries if e.number == key]
+            entries = [e for e in entries if e.number.upper() == key.strip().upper()]
         if not entries:
             said = f"<p id='error'>Nothing in this register is numbered or hashed {_e(key)}.</p>"
             return self._answer(HTTPStatus.NOT_FOUND, "Not found", said + FORMS)
@@ -213,7 +214,7 @@ class LookupPage(BaseHTTPRequestHandler):
             return self._refuse()
         self.close_connection = True  # whatever is left of a refused body is not read
         given = (self.headers.get("Content-Length") or "").strip()
-        if not given.isdigit():  # no length, or "-1": nothing is read without a bound
+        if not (given.isascii() and given.isdigit()):  # none, "-1", "²": nothing is read
             said = "<p id='error'>An upload states its length (Content-Length).</p>"
             return self._answer(HTTPStatus.LENGTH_REQUIRED, "Length required", said)
         if int(given) > MOST_UPLOAD:
@@ -268,26 +269,31 @@ class LookupPage(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = _refuse
 
 
-BOUNDARY = re.compile(r'boundary="?([^";\s]{1,200})"?')
+BOUNDARY = re.compile(r'boundary="?([^";\s]{1,200})"?', re.IGNORECASE)
+HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 
 def _uploaded(content_type: str, body: bytes) -> bytes | None:
-    """The first file of a multipart/form-data body (RFC 7578), or None: cut out of the
-    body by its boundary, never copied part by part."""
-    found = BOUNDARY.search(content_type) if content_type.startswith("multipart/") else None
+    """The first non-empty file of a multipart/form-data body (RFC 7578; its type and
+    parameter names in any case, its lines ended by CRLF or, as some clients send, LF),
+    or None: cut out of the body by its boundary, never copied part by part."""
+    multipart = content_type.lower().startswith("multipart/")
+    found = BOUNDARY.search(content_type) if multipart else None
     if found is None:
         return None
-    delimiter = b"\r\n--" + found[1].encode("latin-1")
-    at = body.find(delimiter[2:])
+    dashes = b"--" + found[1].encode("latin-1")
+    at = body.find(dashes)
     while at >= 0:
-        head_end = body.find(b"\r\n\r\n", at)
-        end = body.find(delimiter, head_end + 4) if head_end >= 0 else -1
+        head_end = HEAD_END.search(body, at)
+        if head_end is None:
+            return None
+        end = body.find(b"\n" + dashes, head_end.end())
         if end < 0:
             return None
-        head = body[at:head_end].lower()
-        if b"filename=" in head:
-            return body[head_end + 4 : end] or None
-        at = end + 2
+        content = body[head_end.end() : end - 1 if body[end - 1 : end] == b"\r" else end]
+        if b"filename=" in body[at : head_end.start()].lower() and content:
+            return content
+        at = end + 1
     return None
 
 

@@ -101,9 +101,10 @@ class _Appender:
         given = self.conn.scalar(
             select(func.count()).select_from(e).where(e.c.kind == EventKind.ALLOCATED)
         )
-        prefix = self.conn.scalar(
-            select(schema.settings.c.value).where(schema.settings.c.key == "prefix")
-        )
+        created = self.conn.scalar(select(e.c.detail).where(e.c.kind == EventKind.CREATED))
+        prefix = json.loads(created or "{}").get("prefix")  # as the hashed history set it
+        if not prefix:
+            raise RegisterError("the register's creation is missing from its history")
         number = number_of(str(prefix), int(given or 0) + 1)
         taken = self.conn.scalar(select(func.count()).select_from(e).where(e.c.number == number))
         if taken:  # an allocation deleted behind chcert's back: never hand the number out again
@@ -628,9 +629,15 @@ class Register:
         }
         return json.dumps(document, indent=1, sort_keys=True).encode()
 
-    def restore(self, data: bytes, source: str) -> Head:
+    def restore(
+        self,
+        data: bytes,
+        source: str,
+        progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> Head:
         """Write an export into this register, which must hold no history yet; the export
-        is checked first as `check` checks a register, and written in one transaction."""
+        is checked first as `check` checks a register (each report read again:
+        `progress`), and written in one transaction."""
         backup = _read_export(data, source)
         history, signers = backup.events, backup.signers
         problems = chain_problems(history, backup.head)
@@ -640,6 +647,8 @@ class Register:
         )
         problems += audit_problems(backup.audits, history)
         problems += status_problems(history)
+        anchors = [str(s["pem"]) for s in signers]
+        problems += reread_problems(backup.records, history, backup.documents, anchors, progress)
         if problems:
             first = problems[0]
             raise RegisterError(
