@@ -608,10 +608,11 @@ def test_a_prefix_edited_behind_its_back_numbers_nothing(history: str) -> None:
 # ------------------------------------------------------------------ concurrency
 
 
+@pytest.mark.slow  # processes started from scratch, on both databases
 def test_engineers_issuing_at_once_never_share_a_number(
     reg: str, backend: str, tmp_path: Path
 ) -> None:
-    processes, each = (6, 8) if backend == "postgresql" else (4, 6)  # the fast tier's share
+    processes, each = (6, 8) if backend == "postgresql" else (4, 6)
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         given = pool.starmap(issue_many, [(reg, each, str(tmp_path))] * processes)
     numbers = sorted(n for batch in given for n in batch)
