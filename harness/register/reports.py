@@ -33,7 +33,6 @@ def read_report(
     pdf: Path,
     anchors: Sequence[str],
     results: Path | None = None,
-    number: str = "",
     at: datetime | None = None,
 ) -> Reading:
     """Read `pdf`: its attached results.json must be the one its page 1 hashes (and
@@ -43,16 +42,18 @@ def read_report(
     from harness.signing.attachment import SealError
     from harness.signing.verify import verify_report
 
+    data = _read(pdf)  # the bytes verified are the bytes recorded, whatever the file does
     try:
         with tempfile.TemporaryDirectory(prefix="chcert-register-") as folder:
             trust = []
             for i, pem in enumerate(anchors):
                 (path := Path(folder) / f"anchor{i}.pem").write_text(pem)
                 trust.append(path)
-            checked = verify_report(pdf, trust, at=at)
+            (copy := Path(folder) / "report.pdf").write_bytes(data)
+            checked = verify_report(copy, trust, at=at)
     except SealError as error:
-        raise RegisterError(str(error)) from None  # it names the file
-    if not checked.readable or checked.embedded_sha256 is None:
+        raise RegisterError(str(error).replace(str(copy), str(pdf))) from None
+    if not checked.readable or checked.embedded is None or checked.embedded_sha256 is None:
         raise RegisterError(f"{pdf}: not a chcert report: {'; '.join(checked.problems)}")
     if any(signature.problems for signature in checked.signatures):
         raise RegisterError(f"{pdf}: its signature does not verify: {'; '.join(checked.problems)}")
@@ -67,8 +68,7 @@ def read_report(
             f"{pdf}: signed, but the register trusts no signing certificate "
             "(chcert register init --trust CERT)"
         )
-    data = pdf.read_bytes()
-    attached = _attached(pdf)
+    attached = checked.embedded
     if results is not None:
         given = _read(results)
         if given != attached:
@@ -81,7 +81,7 @@ def read_report(
     signature = checked.signatures[0] if checked.signatures else None
     record = _record(
         document,
-        number=number,
+        number="",  # the register's to give
         report_sha256=hashlib.sha256(data).hexdigest(),
         results_sha256=checked.embedded_sha256,
         signer=signature.signer if signature else None,
@@ -98,15 +98,6 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as error:
         raise RegisterError(f"{path}: {error.strerror or error}") from None
-
-
-def _attached(pdf: Path) -> bytes:
-    from harness.signing.attachment import embedded_results
-
-    found = embedded_results(pdf)
-    if found is None:  # verify_report read it a moment ago
-        raise RegisterError(f"{pdf}: its results.json cannot be read")
-    return found
 
 
 def _results(pdf: Path, attached: bytes) -> dict[str, Any]:

@@ -243,7 +243,7 @@ class LookupPage(BaseHTTPRequestHandler):
             path = Path(folder) / "report.pdf"
             path.write_bytes(pdf)
             try:
-                reading = read_report(path, self.server.anchors)
+                reading = read_report(path, self.server.register.anchors())  # as trusted now
                 check = "<p id='signature'>Signature and attached results.json: verified.</p>"
                 stated = reading.stated
             except UserError as exc:
@@ -298,7 +298,7 @@ def _uploaded(content_type: str, body: bytes) -> bytes | None:
 
 
 class LookupServer(ThreadingHTTPServer):
-    """The page's server, with the register (opened read-only) and its trusted signers."""
+    """The page's server, with the register (opened read-only)."""
 
     daemon_threads = True
 
@@ -306,5 +306,4 @@ class LookupServer(ThreadingHTTPServer):
         super().__init__(address, LookupPage)
         self.uploads = threading.BoundedSemaphore(UPLOADS_AT_ONCE)
         self.register = register
-        self.anchors = register.anchors()
         self.quiet = quiet

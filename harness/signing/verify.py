@@ -131,6 +131,8 @@ class Verification:
     trust_checked: bool
     ok: bool
     problems: list[str]
+    # the attached results.json itself, for a caller that reads it on (the register)
+    embedded: bytes | None = field(default=None, repr=False)
 
 
 def signature_problems(check: SignatureCheck, trust_checked: bool) -> list[str]:
@@ -504,6 +506,7 @@ def verify_report(
         attached=embedded is not None,
         embedded_sha256=actual,
         embedded_size=len(embedded) if embedded is not None else None,
+        embedded=embedded,
         printed_sha256=printed,
         hash_matches=matches,
         signed=bool(signatures),
