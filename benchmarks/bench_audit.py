@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from reference_workload import bracketed
+
 from harness.audit.generate import generate
 
 
@@ -149,4 +151,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with bracketed():  # the reference workload, which travels between machines
+        code = main()
+    sys.exit(code)

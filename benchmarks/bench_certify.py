@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from reference_workload import bracketed
+
 
 def certify(workers: int, repeat: int, adapter: str) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as out:
@@ -70,4 +72,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

@@ -3,7 +3,8 @@
 Run on demand (not a test): python3 benchmarks/bench_evaluator.py
 Prints compile+run time of the first call and the time of a second, cached call; then
 the batch evaluator's and the look-up-table evaluator's (harness/rules/lookup.py, the
-audit's) rates on the same random seven-card hands, wall and CPU.
+audit's) rates on the same random seven-card hands, wall and CPU. Rates are also given
+per ref, the time the reference workload takes (benchmarks/reference_workload.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 from numba import njit
+from reference_workload import Reference
 
 from harness.rules.evaluator import count_all_seven_card_hands, evaluate_batch
 from harness.rules.lookup import TABLES, Tables, add_card, strength
@@ -21,6 +23,8 @@ HANDS = 133_784_560
 
 
 def main() -> None:
+    reference = Reference()
+    reference.sample()
     t0 = time.perf_counter()
     count_all_seven_card_hands()
     first = time.perf_counter() - t0
@@ -29,7 +33,8 @@ def main() -> None:
     second = time.perf_counter() - t0
     print(
         f"exhaustive 7-card enumeration: first call {first:.2f} s (includes JIT or cache load), "
-        f"second {second:.2f} s = {HANDS / second / 1e6:.1f} M hands/s"
+        f"second {second:.2f} s = {HANDS / second / 1e6:.1f} M hands/s "
+        f"= {reference.per_ref(HANDS / second) / 1e6:.1f} M per ref"
     )
 
     rng = np.random.default_rng(1)
@@ -40,7 +45,8 @@ def main() -> None:
     bulk = time.perf_counter() - t0
     print(
         f"bulk evaluate_batch: {len(hands):,} random 7-card hands in {bulk:.2f} s "
-        f"= {len(hands) / bulk / 1e6:.1f} M hands/s"
+        f"= {len(hands) / bulk / 1e6:.1f} M hands/s "
+        f"= {reference.per_ref(len(hands) / bulk) / 1e6:.1f} M per ref"
     )
     _look_up(hands[:10], TABLES)
     runs = []
@@ -51,8 +57,11 @@ def main() -> None:
     wall, cpu = sorted(runs)[1]
     print(
         f"look-up-table strength: the same hands, median of 3, {wall:.2f} s, {cpu:.2f} CPU-s "
-        f"= {len(hands) / wall / 1e6:.1f} M hands/s, {len(hands) / cpu / 1e6:.1f} M per CPU-s"
+        f"= {len(hands) / wall / 1e6:.1f} M hands/s, {len(hands) / cpu / 1e6:.1f} M per CPU-s "
+        f"= {reference.per_ref(len(hands) / cpu) / 1e6:.1f} M per ref"
     )
+    reference.sample()
+    print(reference.describe())
 
 
 @njit(cache=True)

@@ -21,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from reference_workload import bracketed
+
 from tests.fixtures.faulty_game import ELSEWHERE, HTTP, ON_TRIGGER
 from tests.test_hostile import FAULTY, ITEMS, serve_faulty
 
@@ -85,4 +87,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

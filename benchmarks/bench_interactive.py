@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from reference_workload import bracketed
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -69,4 +71,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

@@ -5,12 +5,15 @@
 Each figure is the median of N runs (default 3), each run in a fresh process:
 
 1. Cold: `chcert math` with an empty numba cache and an empty census cache, so the whole
-   enumeration runs (target: under 10 s on two cores), with the kernel compiled ahead of
+   enumeration runs (target: under 7 s on two cores), with the kernel compiled ahead of
    time (harness/gamemath/_kernel.c). With --numba, also the numba build of the kernel,
    which a machine without a C compiler runs (its compilation included).
 2. A further pay table for the same qualifier from the cached census (target: under
    1 s): load the census and price the table in a process that has imported chcert; and
    the whole `chcert math --profile table2` command, start-up included.
+
+Every figure is also given in refs, multiples of the reference workload timed before and
+after the runs (benchmarks/reference_workload.py), which travel between machines.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from reference_workload import Reference
 
 CHILD_PRICING = """
 import time
@@ -58,10 +63,14 @@ def cold(runs: int, kernel: str) -> list[float]:
     return times
 
 
-def show(label: str, times: list[float], target: float | None = None) -> None:
+def show(label: str, times: list[float], reference: Reference, target: float | None = None) -> None:
     runs = ", ".join(f"{t:.2f}" for t in times)
+    median = statistics.median(times)
     goal = f"  (target < {target:g} s)" if target else ""
-    print(f"{label:48} median {statistics.median(times):6.2f} s  [{runs}]{goal}", flush=True)
+    print(
+        f"{label:48} median {median:6.2f} s = {reference.refs(median):5.2f} refs  [{runs}]{goal}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -70,9 +79,11 @@ def main() -> None:
     parser.add_argument("--numba", action="store_true", help="also time the numba kernel cold")
     args = parser.parse_args()
 
-    show("cold, compiled kernel: chcert math", cold(args.runs, "compiled"), 10)
+    reference = Reference()
+    reference.sample()
+    figures = [("cold, compiled kernel: chcert math", cold(args.runs, "compiled"), 7.0)]
     if args.numba:
-        show("cold, numba kernel: chcert math", cold(args.runs, "numba"))
+        figures.append(("cold, numba kernel: chcert math", cold(args.runs, "numba"), None))
     with tempfile.TemporaryDirectory() as census:
         env = {**os.environ, "CHCERT_CACHE": census}
         timed_math("standard", env)  # fills the census cache
@@ -84,11 +95,13 @@ def main() -> None:
             seconds, edge = out.stdout.split()
             priced.append(float(seconds))
             edges.add(edge)
-        show(f"further pay table: load + price (edge {edges.pop()})", priced, 1)
-        show(
-            "further pay table: whole chcert math command",
-            [timed_math("table2", env) for _ in range(args.runs)],
-        )
+        figures.append((f"further pay table: load + price (edge {edges.pop()})", priced, 1.0))
+        whole = [timed_math("table2", env) for _ in range(args.runs)]
+        figures.append(("further pay table: whole chcert math command", whole, None))
+    reference.sample()
+    print(reference.describe())
+    for label, times, target in figures:
+        show(label, times, reference, target)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from reference_workload import bracketed
+
 from harness.adapters import Adapter, open_adapter
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.errors import ErrorReply
@@ -193,4 +195,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

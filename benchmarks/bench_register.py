@@ -24,6 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from reference_workload import bracketed
+
 from harness.register.reports import read_report
 from harness.register.store import Register
 from tests.certs import make_lab
@@ -93,4 +95,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

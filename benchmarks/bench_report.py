@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from pypdf import PdfReader
+from reference_workload import bracketed
 
 from harness._schema import validator
 from harness.report import render, verdict_problem
@@ -271,4 +272,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

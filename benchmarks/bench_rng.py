@@ -26,6 +26,7 @@ import sys
 import time
 
 import numpy as np
+from reference_workload import bracketed
 
 from harness.defaults import DEFAULT_DECKS
 from harness.gamemath.rng import (
@@ -142,4 +143,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

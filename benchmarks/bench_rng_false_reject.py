@@ -26,6 +26,7 @@ import os
 import time
 
 import numpy as np
+from reference_workload import bracketed
 
 from harness.defaults import DEFAULT_DECKS
 from harness.gamemath.rng import (
@@ -121,4 +122,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

@@ -57,8 +57,11 @@ itself wrapped in /usr/bin/time): a game whose replies cost next to nothing, so 
 figures are the harness's own ceiling. The replay answers a request only with the
 reference's reply to the identical request, so its differential must pass.
 
-Each run's exact command is printed above its figures (`OUT` for its temporary output
-folder, ports as they were); `--keep DIR` keeps the outputs and transcripts there instead.
+Rates are also given per ref: seat-hands per time the reference workload takes
+(benchmarks/reference_workload.py, timed before and after the runs), which travel
+between machines. Each run's exact command is printed above its figures (`OUT` for its
+temporary output folder, ports as they were); `--keep DIR` keeps the outputs and
+transcripts there instead.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from reference_workload import Reference
 
 HERE = Path(__file__).resolve().parent
 TIME = "/usr/bin/time"
@@ -278,6 +283,9 @@ def measured(args: argparse.Namespace, label: str, mode: str, budget: int, game:
     return best
 
 
+REFERENCE = Reference()  # timed before and after the runs (benchmarks/reference_workload.py)
+
+
 def show(run: Run, attempt: int) -> None:
     n = run.seat_hands or 1
     game = "game    -   " if run.game is None else f"game {run.game:6.1f} s"
@@ -289,7 +297,8 @@ def show(run: Run, attempt: int) -> None:
     print(
         f"{run.label:9} {run.budget:>9,} sh  wall {run.wall:6.1f} s  "
         f"wall rate {run.seat_hands / run.wall if run.wall else 0:6,.0f}/s  "
-        f"shard rate {run.differential.get('seat_hands_per_second', 0):6,.0f}/s  "
+        f"shard rate {run.differential.get('seat_hands_per_second', 0):6,.0f}/s "
+        f"= {REFERENCE.per_ref(run.differential.get('seat_hands_per_second', 0)):6,.0f}/ref  "
         f"cpu {run.cpu:6.1f} s  {harness}  {game}{per}  "
         f"load {run.load:4.2f}  foreign {run.foreign:4.2f}{again}",
         flush=True,
@@ -323,7 +332,11 @@ def show_fits(runs: list[Run]) -> None:
             if None in values:
                 continue
             a, b = fit([(r.seat_hands, v) for r, v in zip(mine, values, strict=True)])
-            extra = f" = {1 / b:,.0f} sh/s" if name == "wall" and b > 0 else ""
+            extra = (
+                f" = {1 / b:,.0f} sh/s = {REFERENCE.per_ref(1 / b):,.0f} sh/ref"
+                if name == "wall" and b > 0
+                else ""
+            )
             parts.append(f"{name} {a:5.1f} s + {b * 1e6:5.1f} us/sh{extra}")
         print(f"  {label:9} " + ";  ".join(parts))
 
@@ -331,9 +344,9 @@ def show_fits(runs: list[Run]) -> None:
 def markdown(runs: list[Run]) -> None:
     print(
         "\n| run | seat-hands | wall s | seat-hands/s (wall) | seat-hands/s per shard "
-        "| harness CPU s | game CPU s | load | foreign |"
+        "| seat-hands per ref, per shard | harness CPU s | game CPU s | load | foreign |"
     )
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in runs:
         harness = "-" if r.harness is None else f"{r.harness:.1f}"
         game = "-" if r.game is None else f"{r.game:.1f}"
@@ -341,7 +354,9 @@ def markdown(runs: list[Run]) -> None:
         print(
             f"| {r.label}{bad} | {r.seat_hands:,} | {r.wall:.1f} | "
             f"{r.seat_hands / r.wall:,.0f} | "
-            f"{r.differential.get('seat_hands_per_second', 0):,.0f} | {harness} | {game} | "
+            f"{r.differential.get('seat_hands_per_second', 0):,.0f} | "
+            f"{REFERENCE.per_ref(r.differential.get('seat_hands_per_second', 0)):,.0f} | "
+            f"{harness} | {game} | "
             f"{r.load:.2f} | {r.foreign:.2f} |"
         )
 
@@ -414,6 +429,8 @@ def main() -> None:
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
 
+    REFERENCE.sample()
+    print(REFERENCE.describe(), flush=True)
     print(
         f"{os.cpu_count()} cores; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         f"; python {sys.version.split()[0]}",
@@ -442,6 +459,8 @@ def main() -> None:
             if args.keep is None:
                 shutil.rmtree(folder, ignore_errors=True)
 
+    REFERENCE.sample()
+    print(REFERENCE.describe(), flush=True)
     show_fits(runs)
     show_fits(ceiling)
     markdown(runs + ceiling)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from reference_workload import bracketed
 
 from harness.reference.engine import ReferenceGame
 from harness.reference.mutants import MUTANTS
@@ -215,4 +216,5 @@ def _one_in(count: int, n: int) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    with bracketed():  # the reference workload, which travels between machines
+        main()

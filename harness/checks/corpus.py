@@ -2,7 +2,7 @@
 
 The corpus holds thousands of vectors per profile; one item per clause replays
 that clause's share, with requests pipelined (harness/checks/replies.py
-`play_rounds`), so that every certification runs all of them. Failing vectors are
+`play_batches`), so that every certification runs all of them. Failing vectors are
 grouped by cause and each cause fails the clause the decision table names
 (docs/differential.md), like the differential's, with the command that replays its
 first vector alone.
@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, replace
 
 from harness.checks.judgement import by_cause, owner
 from harness.checks.registry import Context, NotTested, section
-from harness.checks.replies import Played, play_rounds
+from harness.checks.replies import Played, play_batches
 from harness.checks.settlement import AtTable, at_table, judge_answer, problems_of
 from harness.differential.attribution import Disagreement, resolve_copies, slug
 from harness.protocol import Capability
@@ -34,7 +35,6 @@ from harness.results.outcomes import Status, clause_status
 from harness.rules.table import stakes_kind
 from harness.vectors.settlement import Vector
 
-PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
 REPORTED = 10  # failing vectors listed in the evidence; all are counted
 
 
@@ -56,12 +56,10 @@ def replay_corpus(
             runnable.append(at_table(ctx, vector))
         except NotTested as why:
             outside.append((vector, why))
-    batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
     judged = []
-    for start in range(0, len(runnable), batch):
-        chunk = runnable[start : start + batch]
-        played = play_rounds(ctx, [at.stacked() for at in chunk])
-        for at, answer in zip(chunk, played, strict=True):
+    # Closed on the way out, a fault included: no batch is left in flight on the connection.
+    with closing(play_batches(ctx, (at.stacked() for at in runnable))) as answers:
+        for at, answer in zip(runnable, answers, strict=True):
             found = judge_answer(ctx, at.vector.deal, at.plays, at.vector.stacked_cards(), answer)
             if found:
                 judged.append((at, answer, found))

@@ -20,11 +20,18 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterator
+from contextlib import closing
 
 from harness.checks import replies
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
-from harness.checks.replies import Stacked, legal_range, offers_aa_bonus, play_rounds
+from harness.checks.replies import (
+    Stacked,
+    legal_range,
+    offers_aa_bonus,
+    play_batches,
+    play_rounds,
+)
 from harness.checks.settlement import judge_answer, repro_vector
 from harness.differential.attribution import COPY_CAUSE, Disagreement, slug
 from harness.differential.rounds import (
@@ -34,8 +41,9 @@ from harness.differential.rounds import (
     PlannedSeat,
     Stakes,
     detectable_rate,
+    draw_rounds,
     feasible_strata,
-    plan_shard,
+    summarized,
 )
 from harness.errors import InvalidBet, InvalidCards
 from harness.gamemath import main_game
@@ -54,7 +62,6 @@ from harness.results.outcomes import Status
 from harness.rules.cards import Card, format_cards
 from harness.rules.oracle import settle
 
-PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
 SHRINK_CAUSES = 8  # distinct causes shrunk per shard; the rest are counted
 SHRINK_ROUNDS = 400  # rounds one shrink may play
 
@@ -91,7 +98,7 @@ def differential(ctx: Context) -> Outcome:
         table.ante, table.aa_bonus if offered else None, table.aa_bonus_max_ante_multiple
     )
     shard, shards = ctx.shard
-    plan = plan_shard(
+    drawn = draw_rounds(
         profile,
         seed=ctx.seed,
         shard=shard,
@@ -101,16 +108,26 @@ def differential(ctx: Context) -> Outcome:
         stakes=stakes,
         calls_with=main_game(profile).strategy.calls_with,
     )
+    planned: list[tuple[PlannedRound, Stacked]] = []
+
+    def requests() -> Iterator[Stacked]:
+        """The rounds as they are drawn: each batch drawn while the game plays the one before."""
+        for rnd in drawn:
+            planned.append((rnd, _stacked(rnd)))
+            yield planned[-1][1]
+
     disagreeing = 0
     # Seat-hands of rounds refused or answered with a malformed result: not compared.
     uncompared = {"uniform": 0, "stratified": 0}
-    batch = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
     # Counted as they come, by cause and by the cause row 6 would give instead (a seat
     # that may have been settled as another, docs/differential.md): which of the two the
     # shard shows is decided at its end, by whether any round showed a copy beyond doubt.
     counted: dict[tuple[tuple[str, str], tuple[str, str] | None], Cause] = {}
-    for start in range(0, len(plan.rounds), batch):
-        for rnd, found in _play(ctx, plan.rounds[start : start + batch]):
+    # Closed on the way out, a fault included: no batch is left in flight on the connection.
+    with closing(play_batches(ctx, requests())) as answers:
+        for k, played in enumerate(answers):
+            rnd, sent = planned[k]
+            found = judge_answer(ctx, rnd.deal(), rnd.plays(), sent.cards, played)
             # A refused or malformed round costs itself alone: its causes count all its
             # seat-hands, none compared, and the shard goes on with the next round.
             weight = 1
@@ -126,6 +143,7 @@ def differential(ctx: Context) -> Outcome:
                 if weight == 1 or key not in seen:
                     cause.count += weight
                 seen.add(key)
+    plan = summarized(profile, [rnd for rnd, _ in planned], stakes)
     causes = _resolved(counted)
     findings = [
         _finding(ctx, cause, n < SHRINK_CAUSES)

@@ -10,13 +10,17 @@ never a harness error.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import sys
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, NotTested
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
+from harness.protocol import Capability
 from harness.protocol.messages import (
     Dealt,
     Misstated,
@@ -328,6 +332,43 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
         settled = None if refused is not None or isinstance(result, ErrorReply) else result
         played.append(_checked(reply, settled, refused))
     return played
+
+
+PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
+SWITCH_INTERVAL = 0.0002  # seconds a thread holds the interpreter while another waits
+
+
+def play_batches(ctx: Context, rounds: Iterable[Stacked]) -> Generator[Played, None, None]:
+    """Every round played, a batch at a time (play_rounds: PIPELINE_ROUNDS for a game
+    with capability pipeline, else one), the next batch in flight on a thread of its own
+    while the caller judges the one before: the game's work overlaps the harness's
+    (docs/performance.md). `rounds` is read a batch ahead, in the caller's thread. Only
+    that thread uses the connection until the last batch is back; a fault of the game's
+    is raised here, after the rounds before its batch were yielded, as when the batches
+    were played one after another. Close the generator (contextlib.closing) when
+    leaving it early, a fault included: closing waits for the batch in flight."""
+    size = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
+    source = iter(rounds)
+    # The thread talking to the game takes the interpreter back within 0.2 ms of a reply,
+    # not the 5 ms the caller's judging may keep it: the game waits less for its next
+    # requests (docs/performance.md).
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
+    try:
+        yield from _batches(ctx, source, size)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _batches(ctx: Context, source: Iterator[Stacked], size: int) -> Iterator[Played]:
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-play") as pool:
+        first = list(islice(source, size))
+        pending = pool.submit(play_rounds, ctx, first) if first else None
+        while pending is not None:
+            following = list(islice(source, size))  # made while the game plays the batch
+            played = pending.result()
+            pending = pool.submit(play_rounds, ctx, following) if following else None
+            yield from played  # judged while the game plays the following batch
 
 
 def play_round(ctx: Context, rnd: Stacked) -> Played:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 
 import msgspec
 import numpy as np
@@ -14,10 +16,13 @@ from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
     Malformed,
+    Played,
+    Stacked,
     as_evidence,
     finish_round,
     malformed_result,
     parse,
+    play_batches,
     stake,
     three,
     two,
@@ -78,20 +83,22 @@ def rtp_simulation(ctx: Context) -> Outcome:
     seats = list(range(1, min(ctx.seats, 7) + 1))
     ante = stake(ctx)
     stacked = Capability.INJECT in ctx.capabilities
-    deals = seeded_deals(ctx.seed, "rtp-simulation", seats) if stacked else None
+    calls_with = game.strategy.calls_with
+    rounds: Generator[Judged, None, None] = (
+        _stacked_rounds(ctx, calls_with, seats, ante)
+        if stacked
+        else (_dealt_round(ctx, calls_with, seats, ante, n) for n in range(ctx.rtp_rounds))
+    )
     per_round = []
     calls = 0
     causes: dict[tuple[str, str], list[Seen]] = {}
-    for number in range(ctx.rtp_rounds):
-        cards = next(deals) if deals is not None else None
-        won, called, seen = _simulated_round(
-            ctx, game.strategy.calls_with, seats, ante, number, cards
-        )
-        for one in seen:
-            causes.setdefault(one.disagreement.cause, []).append(one)
-        if won is not None:  # a round the game did not settle has no return
-            per_round.append(won / (ante * len(seats)))
-        calls += called
+    with closing(rounds):  # no batch left in flight on the connection, a fault included
+        for won, called, seen in rounds:
+            for one in seen:
+                causes.setdefault(one.disagreement.cause, []).append(one)
+            if won is not None:  # a round the game did not settle has no return
+                per_round.append(won / (ante * len(seats)))
+            calls += called
     # Every round's money is the oracle's: a round the game settled otherwise is a finding
     # of the clause it breaks, and the mean judges only how the cards fell.
     found = [_finding(ctx, _example(seen), len(seen)) for seen in _resolved(causes).values()]
@@ -154,47 +161,123 @@ def simulation_section(shares: Shares) -> Simulation:
     return Simulation(status=r.status, reason=r.message)
 
 
-def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[StackedCards]:
-    """Stacked rounds (a `round` request's `cards`) drawn from a run's seed and a check's
-    name: the same seed deals the same rounds, in the same order, on any machine."""
+def seeded_deals(seed: int, name: str, seats: list[int]) -> Iterator[tuple[Deal, StackedCards]]:
+    """Stacked rounds drawn from a run's seed and a check's name, each as a deal and as a
+    `round` request's `cards`: the same seed deals the same rounds, in the same order, on
+    any machine."""
     source = np.random.default_rng([seed, zlib.crc32(name.encode())])
     needed = 2 * len(seats) + 7
     while True:
-        cards = [str(Card(int(i))) for i in source.permutation(52)[:needed]]
-        yield {
-            "seats": {str(s): cards[2 * k : 2 * k + 2] for k, s in enumerate(seats)},
-            "dealer": cards[-7:-5],
-            "flop": cards[-5:-2],
-            "turn": cards[-2],
-            "river": cards[-1],
-        }
+        drawn = [Card(int(i)) for i in source.permutation(52)[:needed]]
+        holes = {s: (drawn[2 * k], drawn[2 * k + 1]) for k, s in enumerate(seats)}
+        deal = Deal(holes, (drawn[-7], drawn[-6]), (drawn[-5], drawn[-4], drawn[-3]), *drawn[-2:])
+        cards = [str(c) for c in drawn]
+        yield (
+            deal,
+            {
+                "seats": {str(s): cards[2 * k : 2 * k + 2] for k, s in enumerate(seats)},
+                "dealer": cards[-7:-5],
+                "flop": cards[-5:-2],
+                "turn": cards[-2],
+                "river": cards[-1],
+            },
+        )
 
 
-def _simulated_round(
+Judged = tuple[int | None, int, list["Seen"]]  # money won, seats that called, disagreements
+
+
+def _stacked_rounds(
+    ctx: Context,
+    calls_with: Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool],
+    seats: list[int],
+    ante: int,
+) -> Generator[Judged, None, None]:
+    """The rounds stacked from the seed, each seat deciding by the strategy on the cards
+    it is stacked (known in advance), played in batches with the next in flight as the
+    differential plays them (play_batches); each judged by the decision table against
+    the oracle's settlement of the stacked deal, whose money is the round's return."""
+    deals = seeded_deals(ctx.seed, "rtp-simulation", seats)
+    planned: deque[tuple[Deal, StackedCards, dict[int, SeatPlay]]] = deque()
+    wagers = [seat_stakes(s, ante) for s in seats]
+
+    def requests() -> Iterator[Stacked]:
+        for _ in range(ctx.rtp_rounds):
+            deal, cards = next(deals)
+            plays = {s: SeatPlay(s, ante, 0, _decision(calls_with, deal, s)) for s in seats}
+            planned.append((deal, cards, plays))
+            yield Stacked(wagers, cards, [(s, plays[s].action.value) for s in seats])
+
+    with closing(play_batches(ctx, requests())) as answers:
+        for number, played in enumerate(answers):
+            deal, cards, plays = planned.popleft()
+            yield _judged(ctx, number, deal, cards, plays, played)
+
+
+def _decision(calls_with: Callable[..., bool], deal: Deal, seat: int) -> Action:
+    return Action.CALL if calls_with(deal.seats[seat], deal.flop) else Action.FOLD
+
+
+def _judged(
+    ctx: Context,
+    number: int,
+    deal: Deal,
+    cards: StackedCards,
+    plays: dict[int, SeatPlay],
+    played: Played,
+) -> Judged:
+    """One stacked round's return and disagreements (the differential's judge_answer)."""
+    first = min(plays)
+    if played.refused is not None:  # a legal round refused: a finding, no money
+        op, exc = played.refused
+        found = refused(first, op, exc.code, exc.message)
+        return None, 0, [Seen(number, played.round_id, cards, plays, None, found)]
+    want = settle(ctx.profile, deal, plays, ctx.table)
+    if played.malformed is not None:  # no money to count: the round has no return
+        found_malformed = malformed_disagreements(want, played.malformed)
+        return (
+            None,
+            0,
+            [Seen(number, played.round_id, cards, plays, want, d) for d in found_malformed],
+        )
+    assert played.dealt is not None and played.result is not None
+    found_judged = judge(want, cards, played.dealt, played.result)
+    seen = [Seen(number, played.round_id, cards, plays, want, d) for d in found_judged]
+    called = sum(p.action is Action.CALL for p in plays.values())
+    return _won(want), called, seen
+
+
+def _won(want: Settlement) -> int:
+    """The money the seats won, by the rules: the round's return."""
+    return sum(
+        seat.ante.returned + seat.call.returned - seat.ante.stake - seat.call.stake
+        for seat in want.seats
+    )
+
+
+def _dealt_round(
     ctx: Context,
     calls_with: Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool],
     seats: list[int],
     ante: int,
     number: int,
-    cards: StackedCards | None,
-) -> tuple[int | None, int, list[Seen]]:
-    """Play one round optimally: (money won across seats by the rules, None when the round
-    could not be settled; seats that called; the disagreements with the rules)."""
+) -> Judged:
+    """Play one round dealt by the game's own shuffle optimally, a request at a time (each
+    decision waits for the cards shown): (money won across seats by the rules, None when
+    the round could not be settled; seats that called; the disagreements with the rules)."""
     wagers = [seat_stakes(s, ante) for s in seats]
     plays = {s: SeatPlay(s, ante, 0, Action.FOLD) for s in seats}
     round_id: str | int | None = None
 
-    def refusal(op: str, exc: ErrorReply) -> tuple[None, int, list[Seen]]:
+    def refusal(op: str, exc: ErrorReply) -> Judged:
         """A legal round the game refused: a finding of the clause it breaks, no money."""
         if round_id is not None:
             finish_round(ctx, round_id, seats)
-        seen = Seen(
-            number, round_id, cards, plays, None, refused(seats[0], op, exc.code, exc.message)
-        )
-        return None, 0, [seen]
+        found = refused(seats[0], op, exc.code, exc.message)
+        return None, 0, [Seen(number, round_id, None, plays, None, found)]
 
     try:
-        reply = ctx.adapter.request("round", seats=wagers, **({"cards": cards} if cards else {}))
+        reply = ctx.adapter.request("round", seats=wagers)
     except ErrorReply as exc:
         return refusal("round", exc)
     shown = read_dealt(reply)
@@ -230,11 +313,7 @@ def _simulated_round(
             raise
         body = malformed.body
     result = None if malformed is not None else read_result(body)
-    if malformed is not None and cards is not None:  # the stacked cards settle the round,
-        # whatever of them the malformed result mis-states (docs/differential.md)
-        board = [*flop, *(parse([cards["turn"], cards["river"]], "stacked", number))]
-        dealer = two(parse(cards["dealer"], "stacked dealer", number))
-    elif isinstance(result, Settled) or result is None:
+    if isinstance(result, Settled) or result is None:
         board_sent, dealer_sent = (
             (result.board, result.dealer.hole) if result is not None else cards_as_sent(body)
         )
@@ -258,7 +337,7 @@ def _simulated_round(
             seats[0], "deck", "a card dealt twice", {"cards": "distinct"}, {"error": str(exc)}
         )
         return None, 0, [Seen(number, round_id, dealt, plays, None, d)]
-    # Judged by the decision table (harness/checks/judgement.py): the stacked cards first.
+    # Judged by the decision table (harness/checks/judgement.py).
     if malformed is not None or result is None:  # no money to count: the round has no return
         assert malformed is not None
         seen = [
@@ -266,13 +345,9 @@ def _simulated_round(
             for d in malformed_disagreements(want, malformed)
         ]
         return None, 0, seen
-    found = judge(want, cards if cards is not None else dealt, shown, result)
-    won = sum(
-        seat.ante.returned + seat.call.returned - seat.ante.stake - seat.call.stake
-        for seat in want.seats
-    )
+    found = judge(want, dealt, shown, result)
     seen = [Seen(number, round_id, dealt, plays, want, d) for d in found]
-    return won, sum(a is Action.CALL for a in actions.values()), seen
+    return _won(want), sum(a is Action.CALL for a in actions.values()), seen
 
 
 @dataclasses.dataclass(frozen=True)

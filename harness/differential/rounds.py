@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,6 +168,45 @@ def plan_shard(
     stratified_share: float = 0.5,
 ) -> ShardPlan:
     """The rounds of shard `shard` (0-based) of `shards`, for a run's `budget` of seat-hands."""
+    rounds = list(
+        draw_rounds(
+            profile,
+            seed=seed,
+            shard=shard,
+            shards=shards,
+            budget=budget,
+            seats=seats,
+            stakes=stakes,
+            calls_with=calls_with,
+            stratified_share=stratified_share,
+        )
+    )
+    return summarized(profile, rounds, stakes)
+
+
+def summarized(profile: Profile, rounds: list[PlannedRound], stakes: Stakes) -> ShardPlan:
+    """A shard's rounds with their seat-hands counted, by part and by stratum."""
+    stratified = sum(len(r.seats) for r in rounds if r.stratified)
+    uniform = sum(len(r.seats) for r in rounds) - stratified
+    counts = count_strata(profile, rounds, feasible_strata(profile), stakes)
+    return ShardPlan(rounds, uniform, stratified, counts)
+
+
+def draw_rounds(
+    profile: Profile,
+    *,
+    seed: int,
+    shard: int,
+    shards: int,
+    budget: int,
+    seats: int,
+    stakes: Stakes,
+    calls_with: CallsWith,
+    stratified_share: float = 0.5,
+) -> Iterator[PlannedRound]:
+    """plan_shard's rounds one at a time, as they are drawn: the stratified part (its
+    seat-hands selected from the pools first), then the uniform part. A caller plays
+    the first while the later ones are drawn (harness/checks/differential.py)."""
     rng = np.random.default_rng([seed, zlib.crc32(b"differential"), shard, shards])
     own = shard_budget(budget, shard, shards)
     wanted = feasible_strata(profile)
@@ -177,43 +216,22 @@ def plan_shard(
     room = max(1, int(own * stratified_share))
     targets, _ = select_stratified(rng, profile, math.ceil(QUOTA / shards), card_wanted, room)
     per_round = max(1, min(seats, room // max(1, len(targets.player))))
-    rounds: list[PlannedRound] = []
+    number = 0
     used = 0
     for row in targets.cards:
         if used + per_round > room:
             break
-        rounds.append(
-            _round(
-                rng,
-                profile,
-                f"shard{shard + 1}-round{len(rounds) + 1}",
-                row,
-                per_round,
-                stakes,
-                calls_with,
-            )
-        )
+        number += 1
+        name = f"shard{shard + 1}-round{number}"
+        yield _round(rng, profile, name, row, per_round, stakes, calls_with)
         used += per_round
-    stratified = used
     while used < own:
         n = min(seats, own - used)
         deck = rng.permutation(52).astype(np.uint8)
-        rounds.append(
-            _round(
-                rng,
-                profile,
-                f"shard{shard + 1}-round{len(rounds) + 1}",
-                None,
-                n,
-                stakes,
-                calls_with,
-                deck,
-            )
-        )
+        number += 1
+        name = f"shard{shard + 1}-round{number}"
+        yield _round(rng, profile, name, None, n, stakes, calls_with, deck)
         used += n
-    return ShardPlan(
-        rounds, used - stratified, stratified, count_strata(profile, rounds, wanted, stakes)
-    )
 
 
 def _round(

@@ -10,6 +10,7 @@ exact integers; figures are Fractions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -102,12 +103,27 @@ def call_values(census: npt.NDArray[np.int32], profile: Profile) -> npt.NDArray[
         )
     odds = ante_odds(profile)
     m = profile.call_multiple
-    rows = census.astype(np.int64)
-    value = rows[:, ANTE_PAID : ANTE_PAID + 10] @ odds + m * rows[:, WON] - (1 + m) * rows[:, LOST]
-    if profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN:
-        for c in (Category.HIGH_CARD, Category.PAIR):  # paid 1 to 1, not by the table
-            value -= (odds[c] - 1) * rows[:, NQ_NOT_BEATEN + c]
-    return value  # type: ignore[no-any-return]
+    even = profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN
+    value = np.empty(len(census), np.int64)
+    for start, rows in _widened(census):
+        part = (
+            rows[:, ANTE_PAID : ANTE_PAID + 10] @ odds + m * rows[:, WON] - (1 + m) * rows[:, LOST]
+        )
+        if even:
+            for c in (Category.HIGH_CARD, Category.PAIR):  # paid 1 to 1, not by the table
+                part -= (odds[c] - 1) * rows[:, NQ_NOT_BEATEN + c]
+        value[start : start + len(rows)] = part
+    return value
+
+
+WIDENED_ROWS = 1 << 15  # census rows widened to int64 at a time: a few MB, kept in cache
+
+
+def _widened(census: npt.NDArray[np.int32]) -> Iterator[tuple[int, npt.NDArray[np.int64]]]:
+    """The census a block of rows at a time, as int64 (exact sums), with each block's
+    first row: the whole census widened at once would be 144 MB written and read back."""
+    for start in range(0, len(census), WIDENED_ROWS):
+        yield start, census[start : start + WIDENED_ROWS].astype(np.int64)
 
 
 def optimal_calls(values: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
@@ -126,7 +142,10 @@ def play_figures(
     m = profile.call_multiple
     w = weight * calls
     called = int(w.sum())
-    totals = [int(x) for x in w @ census.astype(np.int64)]
+    summed = np.zeros(census.shape[1], np.int64)
+    for start, rows in _widened(census):
+        summed += w[start : start + len(rows)] @ rows
+    totals = [int(x) for x in summed]
     ante = totals[ANTE_PAID : ANTE_PAID + 10]
     even = [0] * 10
     if profile.nonqualifying_ante is NonQualifyingAnte.PAY_TABLE_IF_PLAYER_WINS_ELSE_EVEN:

@@ -205,38 +205,62 @@ _CLASSES = (
 )
 
 
+def _runs(equal: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
+    """Which neighbours of five sorted values are equal, as 4 bits (bit i: values i and
+    i + 1): an index into _PAIRS and _LONGEST."""
+    return (  # type: ignore[no-any-return]
+        equal[:, 0] | equal[:, 1] << 1 | equal[:, 2] << 2 | equal[:, 3] << 3
+    ).astype(np.intp)
+
+
+def _run_tables() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """By the 4 bits of `_runs`: (values seen exactly twice, the longest run of equals)."""
+    pairs, longest = np.zeros(16, np.int64), np.zeros(16, np.int64)
+    for bits in range(16):
+        lengths, run = [], 1
+        for i in range(4):
+            if bits >> i & 1:
+                run += 1
+            else:
+                lengths.append(run)
+                run = 1
+        lengths.append(run)
+        pairs[bits], longest[bits] = sum(n == 2 for n in lengths), max(lengths)
+    return pairs, longest
+
+
+_PAIRS, _LONGEST = _run_tables()
+
+
 def classify(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Index into _CLASSES of each hole + flop (rows: hole 2 cards, flop 3 cards).
 
-    Plain numpy on rank counts and suits: five cards make two pair or better when
-    ranks repeat enough, or they form a straight or a flush. The counts are filled a
-    card column at a time, in bytes: a census has 1,286,792 rows.
+    Plain numpy over whole columns (a census has 1,286,792 rows): each row's ranks and
+    suits sorted, so that which neighbours are equal names its pairs, trips and most
+    cards of a suit (_runs); its ranks as bits name its straights and draws.
     """
-    n = len(cards)
-    ranks = (cards >> 2).astype(np.intp)
-    suits = (cards & 3).astype(np.intp)
-    rows = np.arange(n)
-    counts = np.zeros((n, 13), np.uint8)
-    suited = np.zeros((n, 4), np.uint8)
-    mask = np.zeros(n, np.int64)  # ranks present, as bits
+    ranks = (cards >> 2).astype(np.int8)
+    by_rank = np.sort(ranks, axis=1)
+    equal = by_rank[:, 1:] == by_rank[:, :-1]
+    runs = _runs(equal)
+    pairs, most_of_a_rank = _PAIRS[runs], _LONGEST[runs]
+    by_suit = np.sort((cards & 3).astype(np.int8), axis=1)
+    most_suited = _LONGEST[_runs(by_suit[:, 1:] == by_suit[:, :-1])]
+    mask = np.zeros(len(cards), np.int64)  # ranks present, as bits
     for column in range(cards.shape[1]):
-        counts[rows, ranks[:, column]] += 1
-        suited[rows, suits[:, column]] += 1
-        mask |= 1 << ranks[:, column]
-    pairs = (counts == 2).sum(axis=1)
-    most_suited = suited.max(axis=1)
-    straight = np.zeros(n, bool)
-    open_ended = np.zeros(n, bool)
+        mask |= 1 << ranks[:, column].astype(np.int64)
+    straight = np.zeros(len(cards), bool)
+    open_ended = np.zeros(len(cards), bool)
     for low in range(9):
         straight |= (mask & (0x1F << low)) == 0x1F << low
     straight |= (mask & 0x100F) == 0x100F  # the wheel, A-2-3-4-5
     for low in range(1, 9):  # four in a row with a rank free at each end (not A-2-3-4, J-Q-K-A)
         open_ended |= (mask & (0xF << low)) == 0xF << low
-    pair_rank = (counts == 2).argmax(axis=1)
+    pair_rank = by_rank[np.arange(len(cards)), equal.argmax(axis=1)]  # of a one-pair row
     top_hole = np.maximum(ranks[:, 0], ranks[:, 1])
     result = np.select(
         [
-            (pairs >= 2) | (counts.max(axis=1) >= 3) | straight | (most_suited == 5),
+            (pairs >= 2) | (most_of_a_rank >= 3) | straight | (most_suited == 5),
             (pairs == 1) & ((ranks[:, 0] == pair_rank) | (ranks[:, 1] == pair_rank)),
             pairs == 1,
             most_suited == 4,

@@ -1,0 +1,143 @@
+"""Rounds played a batch ahead (harness/checks/replies.py `play_batches`): the game
+plays the next batch while the caller judges one; the answers are those of playing
+the batches one after another; a fault is raised after the rounds before its batch;
+and leaving early leaves no batch in flight on the connection."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+from contextlib import closing
+from typing import Any
+
+import pytest
+
+from harness.adapters.base import check_body
+from harness.checks.registry import Context
+from harness.checks.replies import PIPELINE_ROUNDS, Stacked, play_batches, play_rounds
+from harness.checks.simulation import seeded_deals
+from harness.errors import ErrorReply, ProtocolViolation
+from harness.protocol import serve_request
+from harness.protocol.declaration import Declaration
+from harness.protocol.messages import seat_stakes
+from harness.reference import ReferenceGame
+from harness.rules.profiles import load_profile
+
+SEATS = [1, 2, 3]
+
+
+class _Watched:
+    """The reference game in this process, its exchanges watched: how many run at once,
+    how many began, and a hook called as each begins."""
+
+    spec = "in-process"
+
+    def __init__(self, fail_in: int | None = None) -> None:
+        self.game = ReferenceGame()
+        self.running = 0
+        self.most_at_once = 0
+        self.begun = 0
+        self.fail_in = fail_in  # the exchange (1-based) answered with a protocol fault
+        self.on_begin: list[threading.Event] = []
+        self.lock = threading.Lock()
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        request = {"id": 1, "op": op, **params}
+        return check_body(request, serve_request(self.game, request), {})
+
+    def exchange(self, requests: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        with self.lock:
+            self.running += 1
+            self.begun += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+            begun = self.begun
+        for event in self.on_begin:
+            event.set()
+        try:
+            if begun == self.fail_in:
+                raise ProtocolViolation("the test's fault", {"request": None, "reply": None})
+            answers: list[Any] = []
+            for op, params in requests:
+                try:
+                    answers.append(self.request(op, **params))
+                except ErrorReply as exc:
+                    answers.append(exc)
+            return answers
+        finally:
+            with self.lock:
+                self.running -= 1
+
+    def close(self) -> None:
+        pass
+
+
+def _context(adapter: _Watched) -> Context:
+    hello = adapter.request("hello")
+    return Context(adapter, Declaration(hello), load_profile("standard"), seed=7)  # type: ignore[arg-type]
+
+
+def _rounds(n: int) -> list[Stacked]:
+    deals = itertools.islice(seeded_deals(7, "test", SEATS), n)
+    wagers = [seat_stakes(s, 100) for s in SEATS]
+    return [Stacked(wagers, cards, [(s, "call") for s in SEATS]) for _, cards in deals]
+
+
+def test_the_answers_are_those_of_the_batches_played_one_after_another() -> None:
+    rounds = _rounds(3 * PIPELINE_ROUNDS + 5)
+    one_by_one = _context(_Watched())
+    expected = [
+        played
+        for start in range(0, len(rounds), PIPELINE_ROUNDS)
+        for played in play_rounds(one_by_one, rounds[start : start + PIPELINE_ROUNDS])
+    ]
+    adapter = _Watched()
+    with closing(play_batches(_context(adapter), rounds)) as answers:
+        assert list(answers) == expected
+    assert adapter.most_at_once == 1  # one thread at a time on the connection
+
+
+def test_the_game_plays_the_next_batch_while_the_caller_judges_one() -> None:
+    adapter = _Watched()
+    ctx = _context(adapter)
+    following = threading.Event()
+    with closing(play_batches(ctx, _rounds(2 * PIPELINE_ROUNDS))) as answers:
+        next(answers)  # the first round of the first batch, being judged
+        adapter.on_begin.append(following)
+        # Each batch is two exchanges (rounds, then acts and results): the second batch's
+        # first begins while the caller still holds the first batch.
+        assert following.wait(30) and adapter.begun >= 3
+        assert len(list(answers)) == 2 * PIPELINE_ROUNDS - 1
+
+
+def test_leaving_early_leaves_no_batch_in_flight() -> None:
+    adapter = _Watched()
+    ctx = _context(adapter)
+    interval = sys.getswitchinterval()
+    rounds = _rounds(5 * PIPELINE_ROUNDS)
+    with (
+        pytest.raises(RuntimeError, match="judging failed"),
+        closing(play_batches(ctx, rounds)) as answers,
+    ):
+        for k, _ in enumerate(answers):
+            if k == 3:
+                raise RuntimeError("judging failed")
+    begun = adapter.begun
+    assert adapter.running == 0  # the batch in flight was waited for
+    assert adapter.begun == begun and begun <= 4  # and nothing more was sent
+    assert sys.getswitchinterval() == interval
+
+
+def test_a_fault_is_raised_after_the_rounds_before_its_batch() -> None:
+    adapter = _Watched(fail_in=3)  # the second batch's first exchange
+    ctx = _context(adapter)
+    seen = 0
+    rounds = _rounds(3 * PIPELINE_ROUNDS)
+    with (
+        pytest.raises(ProtocolViolation, match="the test's fault"),
+        closing(play_batches(ctx, rounds)) as answers,
+    ):
+        for _ in answers:
+            seen += 1
+    assert seen == PIPELINE_ROUNDS
+    assert adapter.running == 0

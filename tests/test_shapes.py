@@ -1,0 +1,178 @@
+"""The fast readers of a game's replies hold to the strict ones (harness/strictjson.py,
+harness/protocol/shapes.py): whatever the fast reader accepts, the strict one reads the
+same way, and a body whose shape converts conforms to protocol v1's schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import strictjson
+from harness._schema import compiled_def
+from harness.protocol import serve_request
+from harness.protocol.shapes import CARDS, CATEGORIES, conforms
+from harness.reference import ReferenceGame
+
+SCHEMA = "protocol-v1.schema.json"
+
+
+def _strict(text: str) -> Any:
+    """The strict reader alone, as it was before the fast one (the reference reading)."""
+    return strictjson._DECIMALS.decode(text)
+
+
+def _replies(rounds: int = 6) -> list[tuple[str, dict[str, Any]]]:
+    """(op, ok body) of the reference game's `round` and `result` replies: rounds of
+    seven seats, some with an AA Bonus, some seats folding, with its events."""
+    game = ReferenceGame()
+    serve_request(game, {"id": 0, "op": "hello"})
+    out = []
+    for n in range(rounds):
+        seats = [
+            {"seat": s, "ante": 100, **({"aa_bonus": 100} if (s + n) % 3 == 0 else {})}
+            for s in range(1, 8)
+        ]
+        dealt = serve_request(game, {"id": 1, "op": "round", "seats": seats})["ok"]
+        out.append(("round", dealt))
+        for s in range(1, 8):
+            action = "fold" if (s * n) % 4 == 1 else "call"
+            act = {"id": 2, "op": "act", "round": dealt["round"], "seat": s, "action": action}
+            serve_request(game, act)
+        result = serve_request(game, {"id": 3, "op": "result", "round": dealt["round"]})
+        out.append(("result", result["ok"]))
+    return out
+
+
+REPLIES = _replies()
+
+
+def test_the_shapes_read_their_enums_from_the_schema() -> None:
+    assert len(CARDS) == 52 and {"As", "Td", "2c"} <= set(CARDS)
+    assert "royal_flush" in CATEGORIES and len(CATEGORIES) == 10
+
+
+@pytest.mark.parametrize(
+    ("op", "body"), REPLIES, ids=[f"{op}{i}" for i, (op, _) in enumerate(REPLIES)]
+)
+def test_every_reply_of_the_reference_takes_the_shortcut(op: str, body: dict[str, Any]) -> None:
+    assert conforms(op, body)
+    assert compiled_def(SCHEMA, op)(body) is None
+
+
+ODD_VALUES = [None, True, False, 0, -1, 7, 2**70, Decimal("1.5"), Decimal("2.0"), "", "As", "x",
+              "royal_flush", "call", [], ["As", "Kd"], {}, {"stake": 1, "returned": 0}]  # fmt: skip
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside a body (keys of objects, indices of lists)."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += _paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += _paths(inner, (*prefix, index))
+    return found
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A reply of the reference with one to three of its values replaced, removed or
+    given a neighbour: what a sloppy game sends."""
+    op, body = draw(st.sampled_from(REPLIES))
+    body = copy.deepcopy(body)
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(body)
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent = body
+        for step in path[:-1]:
+            parent = parent[step]
+        last = path[-1]
+        how = draw(st.sampled_from(["replace", "remove", "add"]))
+        if how == "replace":
+            parent[last] = copy.deepcopy(draw(st.sampled_from(ODD_VALUES)))
+        elif how == "remove":
+            del parent[last]
+        elif isinstance(parent, dict):
+            parent[draw(st.sampled_from(["status", "extra", "hand", "seat", "round"]))] = (
+                copy.deepcopy(draw(st.sampled_from(ODD_VALUES)))
+            )
+        else:
+            parent.append(copy.deepcopy(draw(st.sampled_from([*ODD_VALUES, parent[0]]))))
+    return op, body
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_a_body_whose_shape_converts_conforms_to_the_schema(reply: tuple[str, Any]) -> None:
+    op, body = reply
+    if conforms(op, body):
+        assert compiled_def(SCHEMA, op)(body) is None, body
+
+
+def test_a_body_the_shape_refuses_is_judged_by_the_schema() -> None:
+    op, body = next(r for r in REPLIES if r[0] == "result")
+    wrong = copy.deepcopy(body)
+    wrong["seats"][0]["wagers"]["ante"]["stake"] = -1
+    assert not conforms(op, wrong)
+    problem = compiled_def(SCHEMA, op)(wrong)
+    assert problem is not None and "seats.0.wagers.ante.stake" in problem
+
+
+# Text around which JSON documents are built: keys twice, escapes, colons in strings,
+# numbers of every form, nesting.
+PIECES = ['{"a":1}', '{"a":1,"a":2}', '{"a":{"b":1,"b":1}}', '"x:y"', '"\\u003a"',
+          '"\\u0041"', '"\\ud800"', '1.50', '-0', '1e400', "9" * 40, "NaN", "[]", "[1,[2,[3]]]",
+          '"\\t"', '"\t"', "true", "null", " ", "{", "}", ",", ":", '"a"',
+          "[" * 300 + "]" * 300]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=6), st.booleans())
+def test_the_fast_reader_reads_exactly_as_the_strict_one(pieces: list[str], wrap: bool) -> None:
+    text = ",".join(pieces)
+    text = "{" + ",".join(f'"k{i % 3}":{p}' for i, p in enumerate(pieces)) + "}" if wrap else text
+    try:
+        strict: Any = ("value", _strict(text))
+    except (ValueError, RecursionError) as exc:
+        strict = ("refused", type(exc))
+    read, value = strictjson._fast(text)
+    if read:
+        assert strict == ("value", value), text
+    try:
+        loaded: Any = ("value", strictjson.loads(text, decimals=True))
+    except ValueError:
+        loaded = ("refused", None)
+    assert loaded[0] == strict[0] and (loaded[0] == "refused" or loaded == strict)
+
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=5)
+    | st.decimals(allow_nan=False, allow_infinity=False, places=2)
+)
+
+
+@given(
+    st.recursive(
+        SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+@settings(max_examples=500, deadline=None)
+def test_every_document_written_is_read_fast_as_written(value: Any) -> None:
+    text = json.dumps(value, default=str)
+    assert strictjson.loads(text, decimals=True) == _strict(text)
