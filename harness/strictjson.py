@@ -12,8 +12,8 @@ a key given twice, which it keeps once. So its reading is taken only when the do
 has as many colons as the same value written again (a key given twice loses at least
 its colon), no backslash-u escape (which could spell a colon) and little nesting (below both
 readers' depth limits); in any other case, and whenever it refuses a document, the
-strict reader reads it and says what is wrong. tests/test_strictjson.py holds the two
-to the same reading.
+strict reader reads it and says what is wrong. tests/test_shapes.py holds the two to
+the same reading.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def _fast(text: str) -> tuple[bool, Any]:
         return False, None
     try:
         value = _FAST_DECIMALS.decode(text)
-    except (msgspec.DecodeError, RecursionError):
-        return False, None
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError, ArithmeticError):
+        return False, None  # the strict reader says what is wrong, if anything
     if msgspec.json.encode(value).count(b":") != text.count(":"):
         return False, None  # a key given twice, kept once
     return True, value
@@ -74,3 +74,5 @@ def loads(text: str, *, decimals: bool = False) -> Any:
         return (_DECIMALS if decimals else _FLOATS).decode(text)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    except ArithmeticError:  # decimal.InvalidOperation: an exponent beyond any Decimal's
+        raise ValueError("a number too large to read") from None

@@ -1,10 +1,12 @@
 """Rounds played a batch ahead (harness/checks/replies.py `play_batches`): the game
 plays the next batch while the caller judges one; the answers are those of playing
 the batches one after another; a fault is raised after the rounds before its batch;
-and leaving early leaves no batch in flight on the connection."""
+and leaving early leaves no batch in flight on the connection. The RTP simulation's
+stacked rounds, played so, are judged by the decision table as the differential's."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 import threading
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 
 from harness.adapters.base import check_body
+from harness.checks import REGISTRY
 from harness.checks.registry import Context
 from harness.checks.replies import PIPELINE_ROUNDS, Stacked, play_batches, play_rounds
 from harness.checks.simulation import seeded_deals
@@ -22,6 +25,7 @@ from harness.protocol import serve_request
 from harness.protocol.declaration import Declaration
 from harness.protocol.messages import seat_stakes
 from harness.reference import ReferenceGame
+from harness.results.model import SimulationShare
 from harness.rules.profiles import load_profile
 
 SEATS = [1, 2, 3]
@@ -141,3 +145,33 @@ def test_a_fault_is_raised_after_the_rounds_before_its_batch() -> None:
             seen += 1
     assert seen == PIPELINE_ROUNDS
     assert adapter.running == 0
+
+
+class _LeavesOneInProgress(ReferenceGame):
+    """The reference game whose fourth round's result says it is still in progress."""
+
+    def result(self, round: Any) -> dict[str, Any]:
+        reply = super().result(round)
+        if round != "r4":
+            return reply
+        return {
+            "round": round,
+            "status": "in_progress",
+            "flop": reply["board"][:3],
+            "seats": [
+                {"seat": s["seat"], "hole": s["hole"], "action": None} for s in reply["seats"]
+            ],
+        }
+
+
+def test_the_rtp_simulation_judges_an_unsettled_round_by_the_table_and_counts_no_return() -> None:
+    """A stacked round left in progress is the decision table's `result-shape` (row 4), as
+    in the differential, and has no return: the mean is over the rounds settled."""
+    adapter = _Watched()
+    adapter.game = _LeavesOneInProgress()
+    ctx = dataclasses.replace(_context(adapter), rtp_rounds=40, clause="s000-r8")
+    outcome = REGISTRY.run("rtp-simulation", ctx)
+    assert [f.kind for f in outcome.findings] == ["result-shape"]
+    assert "in_progress" in outcome.findings[0].message
+    share = outcome.share
+    assert isinstance(share, SimulationShare) and share.section.rounds == 39

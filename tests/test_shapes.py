@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from harness import strictjson
 from harness._schema import compiled_def
+from harness.adapters.base import decode_reply
 from harness.protocol import serve_request
 from harness.protocol.shapes import CARDS, CATEGORIES, conforms
 from harness.reference import ReferenceGame
@@ -176,3 +177,11 @@ SCALARS = (
 def test_every_document_written_is_read_fast_as_written(value: Any) -> None:
     text = json.dumps(value, default=str)
     assert strictjson.loads(text, decimals=True) == _strict(text)
+
+
+def test_a_number_no_decimal_holds_is_not_json_to_the_harness() -> None:
+    """An exponent beyond any Decimal's is the game's garbage (a reply that is not JSON),
+    never an arithmetic error the harness would report as its own."""
+    with pytest.raises(ValueError, match="too large"):
+        decode_reply(b'{"id":1,"ok":{"x":1e999999999999999999999999999}}')
+    assert strictjson._fast('"\\ud800"') == (False, None)  # a lone surrogate: strict reads it

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
-from harness.checks.replies import open_round, parse, request_ok, settled_result, stake
+from harness.checks.replies import (
+    open_round,
+    parse,
+    request_ok,
+    requests_ok,
+    settled,
+    settled_result,
+    stake,
+)
 from harness.protocol import Capability
-from harness.protocol.messages import StackedCards, fields_of, seat_stakes
+from harness.protocol.messages import StackedCards, fields_of, read_result, seat_stakes
 from harness.results.model import Outcome
 
 
@@ -81,9 +90,12 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
     ante = stake(ctx)
     for number in range(DEALT_ROUNDS):
         dealt = open_round(ctx, [seat_stakes(s, ante) for s in seats])
-        for seat in seats:
-            request_ok(ctx, "act", round=dealt.round, seat=seat, action="call")
-        result = settled_result(ctx, dealt.round)
+        # Every seat calls whatever it holds: the acts and the result go out together.
+        acts: list[tuple[str, dict[str, Any]]] = [
+            ("act", {"round": dealt.round, "seat": seat, "action": "call"}) for seat in seats
+        ]
+        answers = requests_ok(ctx, [*acts, ("result", {"round": dealt.round})])
+        result = settled(dealt.round, read_result(answers[-1]))
         shown = [*(c for e in dealt.seats for c in e.hole), *result.board, *result.dealer.hole]
         cards = parse(shown, "the cards shown", number)
         if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):

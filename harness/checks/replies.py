@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Generator, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice
@@ -44,13 +44,27 @@ def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
     try:
         return ctx.adapter.request(op, **params)
     except ErrorReply as exc:
-        raise CheckFailure(
-            f"{op} was refused with {exc.code}: {exc.message}",
-            expected="an ok reply",
-            actual={"error": {"code": exc.code, "message": exc.message}},
-            evidence={"request": {"op": op, **params}},
-            refused=(op, exc.code, exc.message) if op in ("round", "act") else None,
-        ) from exc
+        raise _refused_valid(op, params, exc) from exc
+
+
+def requests_ok(ctx: Context, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """`request_ok` for requests sent together (Adapter.exchange): the first refused is the
+    failure."""
+    answers = ctx.adapter.exchange(requests)
+    for (op, params), answer in zip(requests, answers, strict=True):
+        if isinstance(answer, ErrorReply):
+            raise _refused_valid(op, params, answer) from answer
+    return [a for a in answers if not isinstance(a, ErrorReply)]
+
+
+def _refused_valid(op: str, params: dict[str, Any], exc: ErrorReply) -> CheckFailure:
+    return CheckFailure(
+        f"{op} was refused with {exc.code}: {exc.message}",
+        expected="an ok reply",
+        actual={"error": {"code": exc.code, "message": exc.message}},
+        evidence={"request": {"op": op, **params}},
+        refused=(op, exc.code, exc.message) if op in ("round", "act") else None,
+    )
 
 
 def open_round(ctx: Context, seats: list[SeatStakes], cards: StackedCards | None = None) -> Dealt:
@@ -70,7 +84,11 @@ def result_of(ctx: Context, round_id: str | int) -> Result:
 def settled_result(ctx: Context, round_id: str | int) -> Settled:
     """A round's `result`, which must be a settled one: every seat decided, nothing
     interrupted (a round in progress or void then is a failure)."""
-    result = result_of(ctx, round_id)
+    return settled(round_id, result_of(ctx, round_id))
+
+
+def settled(round_id: str | int, result: Result) -> Settled:
+    """`settled_result` for a result already asked."""
     if not isinstance(result, Settled):
         raise CheckFailure(
             f"round {round_id!r}: result answered a round {result.status}, every seat decided",
@@ -364,11 +382,29 @@ def _batches(ctx: Context, source: Iterator[Stacked], size: int) -> Iterator[Pla
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-play") as pool:
         first = list(islice(source, size))
         pending = pool.submit(play_rounds, ctx, first) if first else None
-        while pending is not None:
-            following = list(islice(source, size))  # made while the game plays the batch
-            played = pending.result()
-            pending = pool.submit(play_rounds, ctx, following) if following else None
-            yield from played  # judged while the game plays the following batch
+        try:
+            while pending is not None:
+                following = list(islice(source, size))  # made while the game plays
+                played = pending.result()
+                pending = pool.submit(play_rounds, ctx, following) if following else None
+                yield from played  # judged while the game plays the following batch
+        finally:
+            _landed(pending)
+
+
+def _landed(pending: Future[list[Played]] | None) -> None:
+    """Wait for the batch in flight, whatever is raised meanwhile (a CPU deadline, a
+    Ctrl-C): the connection is the caller's again only once that thread has let it go.
+    What was raised while waiting is raised then; the batch's own outcome, unjudged,
+    is dropped."""
+    interrupted: BaseException | None = None
+    while pending is not None and not pending.done():
+        try:
+            wait([pending])
+        except BaseException as exc:  # raised below, once the batch is back
+            interrupted = interrupted or exc
+    if interrupted is not None:
+        raise interrupted
 
 
 def play_round(ctx: Context, rnd: Stacked) -> Played:

@@ -226,23 +226,23 @@ def _judged(
     plays: dict[int, SeatPlay],
     played: Played,
 ) -> Judged:
-    """One stacked round's return and disagreements (the differential's judge_answer)."""
+    """One stacked round's disagreements, by the decision table as the differential judges
+    its rounds (judge_answer), and its return: the oracle's money for a round the game
+    settled; none for a round it refused, answered malformed or left unsettled."""
     first = min(plays)
     if played.refused is not None:  # a legal round refused: a finding, no money
         op, exc = played.refused
-        found = refused(first, op, exc.code, exc.message)
-        return None, 0, [Seen(number, played.round_id, cards, plays, None, found)]
+        refusal = refused(first, op, exc.code, exc.message)
+        return None, 0, [Seen(number, played.round_id, cards, plays, None, refusal)]
     want = settle(ctx.profile, deal, plays, ctx.table)
-    if played.malformed is not None:  # no money to count: the round has no return
-        found_malformed = malformed_disagreements(want, played.malformed)
-        return (
-            None,
-            0,
-            [Seen(number, played.round_id, cards, plays, want, d) for d in found_malformed],
-        )
-    assert played.dealt is not None and played.result is not None
-    found_judged = judge(want, cards, played.dealt, played.result)
-    seen = [Seen(number, played.round_id, cards, plays, want, d) for d in found_judged]
+    if played.malformed is not None:
+        found = malformed_disagreements(want, played.malformed)
+    else:
+        assert played.dealt is not None and played.result is not None
+        found = judge(want, cards, played.dealt, played.result)
+    seen = [Seen(number, played.round_id, cards, plays, want, d) for d in found]
+    if played.malformed is not None or not isinstance(played.result, Settled):
+        return None, 0, seen  # no money to count: the round has no return
     called = sum(p.action is Action.CALL for p in plays.values())
     return _won(want), called, seen
 

@@ -148,17 +148,18 @@ def select_stratified(
         pool = evaluate(draw_pool(rng))
         keys, member = strata_matrix(pool, profile)
         column = {k: i for i, k in enumerate(keys)}
-        taken = np.zeros(len(pool.player), np.bool_)
-        frequency = member.sum(axis=0)
+        by_stratum = np.ascontiguousarray(member.T)  # a stratum's seat-hands read in a row
+        free = np.ones(len(pool.player), np.bool_)
+        frequency = by_stratum.sum(axis=1)
         for key in sorted(short, key=lambda k: frequency[column[k]]):
             need = quota - counts[key]
             if need <= 0:
                 continue
-            rows = np.flatnonzero(member[:, column[key]] & ~taken)[:need]
-            taken[rows] = True
+            rows = np.flatnonzero(by_stratum[column[key]] & free)[:need]
+            free[rows] = False
             for k, n in zip(keys, member[rows].sum(axis=0), strict=True):
                 if k in counts:
                     counts[k] += int(n)
-        chosen.append(pool.cards[taken])
+        chosen.append(pool.cards[~free])
     cards = np.concatenate(chosen) if chosen else np.zeros((0, 9), np.uint8)
     return evaluate(cards), counts

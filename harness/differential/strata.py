@@ -127,9 +127,10 @@ def strata_matrix(
     for column in PLAYER:
         counts[rows, ranks[:, column]] += 1
     pairs, trips, quads = ((counts == m).sum(axis=1) for m in (2, 3, 4))
+    pattern_of = pairs * 16 + trips * 4 + quads  # each at most 3: one number a pattern
     for pattern in RANK_PATTERNS:
         p, t, q = pattern
-        out[:, index[_rank_key(*pattern)]] = (pairs == p) & (trips == t) & (quads == q)
+        out[:, index[_rank_key(*pattern)]] = pattern_of == p * 16 + t * 4 + q
 
     by_suit = np.zeros((n, 4), np.int8)
     for column in PLAYER:
@@ -168,10 +169,11 @@ def strata_matrix(
 
 def _straight_high(present: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
     """The top rank of the best straight among each row's ranks (3 = the wheel), -1 if none."""
+    mask = present @ (1 << np.arange(13))  # the ranks present, as bits
     high = np.full(len(present), -1, np.int64)
     for top in range(4, 13):  # ascending, so the highest straight wins
-        high[present[:, top - 4 : top + 1].all(axis=1)] = top
-    wheel = present[:, [12, 0, 1, 2, 3]].all(axis=1) & (high < 0)
+        high[(mask >> (top - 4)) & 0x1F == 0x1F] = top
+    wheel = (mask & 0x100F == 0x100F) & (high < 0)  # A-2-3-4-5
     high[wheel] = 3
     return high
 
@@ -183,9 +185,9 @@ def _counterfeit(
     final hand is as good without it."""
     found = np.zeros(len(player), np.bool_)
     for mine, other in ((0, 1), (1, 0)):
-        paired = (ranks[:, [other, 4, 5, 6]] == ranks[:, [mine]]).any(axis=1)
-        without = evaluate_batch(np.ascontiguousarray(cards[:, [other, *BOARD]]))
-        found |= paired & (without == player)
+        paired = np.flatnonzero((ranks[:, [other, 4, 5, 6]] == ranks[:, [mine]]).any(axis=1))
+        without = evaluate_batch(np.ascontiguousarray(cards[paired][:, [other, *BOARD]]))
+        found[paired] |= without == player[paired]  # only a paired hole card can be one
     return found
 
 
