@@ -1,11 +1,11 @@
-"""A run's processes run the cycle collector less often (harness/run/plugin.py): its
+"""A run's processes run the cycle collector less often (harness/collector.py): its
 youngest generation waits for YOUNG_GENERATION allocations, never fewer than before."""
 
 from __future__ import annotations
 
 import gc
 
-from harness.run.plugin import YOUNG_GENERATION, collect_cycles_less_often
+from harness.collector import YOUNG_GENERATION, collect_cycles_less_often
 
 
 def test_a_runs_processes_collect_cycles_less_often() -> None:

@@ -46,6 +46,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Set
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -904,11 +905,13 @@ def two_stage(
     alpha: float = ALPHA,
     confirm_alpha: float = CONFIRM_ALPHA,
     gross_alpha: float = GROSS_ALPHA,
+    drawn: tuple[Decks, npt.NDArray[np.uint8] | None] | None = None,
 ) -> StagedBattery:
-    """Stage 1 on `draw()`'s decks (and raw bytes); when it rejects, not grossly, stage 2
-    on those and a second, fresh `draw()` together, at `confirm_alpha`. `draw` must
-    return an independent sample each call: the false-FAIL bound rests on it."""
-    decks, raw = draw()
+    """Stage 1 on `draw()`'s decks (and raw bytes), or on `drawn` when already drawn; when
+    it rejects, not grossly, stage 2 on those and a second, fresh `draw()` together, at
+    `confirm_alpha`. `draw` must return an independent sample each call: the false-FAIL
+    bound rests on it."""
+    decks, raw = draw() if drawn is None else drawn
     first = run_deck_battery(decks, raw, alpha=alpha)
     staged = StagedBattery(first, None, 0, confirm_alpha, gross_alpha)
     if first.passed or staged.gross:
@@ -937,12 +940,22 @@ def sample_and_test(
         sample = sample_decks(request, decks, progress)
         return sample, sample_bytes(request, RAW_BYTES) if "rng" in capabilities else None
 
-    staged = two_stage(draw)
-    battery = staged.stage1
-    if "rng" not in capabilities:
-        battery.dieharder = Dieharder(ran=False, reason="the game lacks capability rng")
-    elif shutil.which("dieharder") is None:
-        battery.dieharder = Dieharder(ran=False, reason=NO_DIEHARDER)
-    else:
-        battery.dieharder = run_dieharder(sample_bytes(request, DIEHARDER_BYTES))
+    drawn = draw()
+    unrun = (
+        "the game lacks capability rng"
+        if "rng" not in capabilities
+        else NO_DIEHARDER
+        if shutil.which("dieharder") is None
+        else ""
+    )
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-dieharder") as pool:
+        # dieharder's bytes asked now; its processes, waited for on that thread, run on the
+        # other core while the decks are tested
+        pending = (
+            None if unrun else pool.submit(run_dieharder, sample_bytes(request, DIEHARDER_BYTES))
+        )
+        staged = two_stage(draw, drawn=drawn)
+        staged.stage1.dieharder = (
+            Dieharder(ran=False, reason=unrun) if pending is None else pending.result()
+        )
     return staged

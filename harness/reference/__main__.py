@@ -46,6 +46,7 @@ import sys
 from typing import Any
 
 from harness import __version__
+from harness.collector import collect_cycles_less_often
 from harness.defaults import DEFAULT_PROFILE
 from harness.protocol import serve_http, serve_json_lines, take_stdio
 from harness.reference.engine import ReferenceGame
@@ -104,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         help="append every round it ends to this round log v1 (JSON Lines; docs/audit.md)",
     )
     args = parser.parse_args(argv)
+    collect_cycles_less_often()  # it serves many rounds of short-lived objects, few cycles
     table = dataclasses.replace(
         REFERENCE_TABLE,
         ante=args.ante_limits or REFERENCE_TABLE.ante,

@@ -17,12 +17,12 @@ results.json.
 
 from __future__ import annotations
 
-import gc
 import secrets
 from typing import Any
 
 import pytest
 
+from harness.collector import collect_cycles_less_often
 from harness.run.settings import SETTINGS
 
 # The run's settings as the controller built them, for each pytest-xdist worker it starts.
@@ -88,25 +88,10 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[SETTINGS_KEY] = settings
 
 
-# Allocations between two collections of the cycle collector's youngest generation.
-YOUNG_GENERATION = 50_000
-
-
-def collect_cycles_less_often() -> None:
-    """A certification allocates millions of short-lived objects (replies, rounds,
-    settlements) that reference counting frees at once and that hold no cycles; the cycle
-    collector, run every 700 allocations by default, found next to nothing in them and
-    took a fifth of the differential's CPU (docs/performance.md). In a run's processes it
-    runs every YOUNG_GENERATION allocations instead, its older generations in proportion:
-    the same collections of the rare cycle, each a few megabytes later."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, YOUNG_GENERATION), middle, old)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("chcert_profile"):
         return
-    collect_cycles_less_often()
+    collect_cycles_less_often()  # the run's rounds are many objects, few cycles
     import msgspec
 
     from harness.errors import SpecError, UserError
