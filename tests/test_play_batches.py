@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from harness.adapters.base import check_body
+from harness.adapters.base import check_body, exchange_sequentially
 from harness.checks import REGISTRY
 from harness.checks.registry import Context
 from harness.checks.replies import PIPELINE_ROUNDS, Stacked, play_batches, play_rounds
 from harness.checks.simulation import seeded_deals
-from harness.errors import ErrorReply, ProtocolViolation
+from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
 from harness.protocol.declaration import Declaration
 from harness.protocol.messages import seat_stakes
@@ -61,13 +61,7 @@ class _Watched:
         try:
             if begun == self.fail_in:
                 raise ProtocolViolation("the test's fault", {"request": None, "reply": None})
-            answers: list[Any] = []
-            for op, params in requests:
-                try:
-                    answers.append(self.request(op, **params))
-                except ErrorReply as exc:
-                    answers.append(exc)
-            return answers
+            return exchange_sequentially(self, requests)
         finally:
             with self.lock:
                 self.running -= 1
