@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from harness import strictjson
 from harness._schema import compiled_def
 from harness.adapters.base import decode_reply
+from harness.adapters.subprocess import _encode, _line
 from harness.protocol import serve_request
 from harness.protocol.shapes import CARDS, CATEGORIES, conforms
 from harness.reference import ReferenceGame
@@ -185,3 +186,22 @@ def test_a_number_no_decimal_holds_is_not_json_to_the_harness() -> None:
     with pytest.raises(ValueError, match="too large"):
         decode_reply(b'{"id":1,"ok":{"x":1e999999999999999999999999999}}')
     assert strictjson._fast('"\\ud800"') == (False, None)  # a lone surrogate: strict reads it
+
+
+REQUEST_VALUES = st.recursive(
+    st.integers() | st.text() | st.booleans() | st.none(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), REQUEST_VALUES, max_size=5))
+def test_a_request_is_written_as_the_standard_encoder_writes_it(params: dict[str, Any]) -> None:
+    """The subprocess adapter's fast writer gives the standard encoder's bytes, escapes and
+    characters beyond printable ASCII included (harness/adapters/subprocess.py `_line`)."""
+    request = {"id": 7, "op": "act", **params}
+    assert _line(request) == (_encode(request) + "\n").encode()
+    assert _line({"id": 1, "op": "act", "round": "r\x7f"}).endswith(b'"r\\u007f"}\n')

@@ -40,6 +40,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from harness.adapters.base import (
     MAX_REPLY,
     STARTUP_GRACE,
@@ -55,6 +57,17 @@ STDERR_RING = 64 << 10  # bytes of the game's stderr kept at most: the last ones
 READ_SIZE = 1 << 16
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(..., separators) per call
+
+
+def _line(request: dict[str, Any]) -> bytes:
+    """A request as its line, as `_encode` writes it. msgspec writes the same bytes four
+    times faster where it writes no escape and only printable ASCII, which the standard
+    encoder writes as it is (anything else it escapes: `\\u00e9`, `\\u007f`); the
+    harness's requests hold no float, the one value the two could write apart."""
+    fast = msgspec.json.encode(request)
+    if fast.isascii() and b"\\" not in fast and b"\x7f" not in fast:
+        return fast + b"\n"
+    return (_encode(request) + "\n").encode()
 
 
 class _StderrRing:
@@ -284,7 +297,7 @@ class SubprocessAdapter:
             return []
         self._running("")
         batch = _Batch([{"id": next(self._ids), "op": op, **params} for op, params in requests])
-        outgoing = _Outgoing("".join([_encode(r) + "\n" for r in batch.requests]).encode())
+        outgoing = _Outgoing(b"".join([_line(r) for r in batch.requests]))
         try:
             for _ in batch.requests:
                 batch.take(self._read_reply(batch.first_unanswered(), outgoing))

@@ -198,15 +198,19 @@ def disagreements(want: Settlement, result: Settled) -> list[Disagreement]:
     """Every seat whose settlement differs from the oracle's, attributed by the table."""
     dealer = result.dealer
     reported = {s.seat: s for s in result.seats}
-    copied, maybe = settled_as_another(want, reported)
     dealer_differs = (
         dealer.hand != want.dealer_hand.wire or dealer.qualifies != want.dealer_qualifies
     )
+    compared = [
+        (seat, expected_seat(seat), actual_seat(got) if got is not None else None)
+        for seat in want.seats
+        for got in [reported.get(seat.seat)]
+    ]
+    if not dealer_differs and all(actual == expected for _, expected, actual in compared):
+        return []  # every seat as the rules settle it: no row of the table to find
+    copied, maybe = settled_as_another(want, reported)
     found = []
-    for seat in want.seats:
-        expected = expected_seat(seat)
-        got = reported.get(seat.seat)
-        actual = actual_seat(got) if got is not None else None
+    for seat, expected, actual in compared:
         if actual == expected and not dealer_differs:
             continue
         kind, detail = attribute(want, seat, expected, actual, dealer, seat.seat in copied)

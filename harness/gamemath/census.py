@@ -184,14 +184,16 @@ def _build_symmetry() -> Symmetry:
     fixes = _colex(np.sort(card_map[:, canon_flops], axis=2), binom) == canonical  # (24, F)
     holes = np.arange(1326)
     rep = np.broadcast_to(holes, (len(canon_flops), 1326)).copy()
-    for p in range(24):
-        rep = np.where(fixes[p][:, None], np.minimum(rep, pair_image[p][None, :]), rep)
+    for p in range(24):  # only the flops this relabelling fixes: most it moves
+        fixed = np.flatnonzero(fixes[p])
+        rep[fixed] = np.minimum(rep[fixed], pair_image[p][None, :])
     meets = (pair_cards[None, :, :, None] == canon_flops[:, None, None, :]).any(axis=(2, 3))
     is_rep = ~meets & (rep == holes)
     number = np.cumsum(is_rep.ravel()).reshape(is_rep.shape) - 1
     situation_of = np.where(meets, -1, np.take_along_axis(number, rep, axis=1)).astype(np.int32)
     flop_index, hole_index = np.nonzero(is_rep)
-    cards = np.concatenate([pair_cards[hole_index], canon_flops[flop_index]], axis=1)
+    cards = np.empty((len(hole_index), 5), np.int64)
+    cards[:, :2], cards[:, 2:] = pair_cards[hole_index], canon_flops[flop_index]
 
     weight = np.zeros(len(cards), np.int64)
     for chunk in np.array_split(np.arange(len(flops)), 8):  # 22,100 flops x 1,326 holes

@@ -15,7 +15,7 @@ import hashlib
 import io
 import json
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,7 @@ def _flop_table() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     return canonical, relabelling
 
 
+@lru_cache(maxsize=256)  # the seats of a round share their flop
 def _canonical_flop(flop: tuple[int, int, int]) -> tuple[int, list[int]]:
     """(colex index of the canonical flop, the relabelling that gives it)."""
     canonical, relabelling = _flop_table()
