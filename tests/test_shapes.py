@@ -17,7 +17,7 @@ from harness import strictjson
 from harness._schema import compiled_def
 from harness.adapters.base import decode_reply
 from harness.adapters.subprocess import _encode, _line
-from harness.protocol import serve_request
+from harness.protocol import messages, serve_request
 from harness.protocol.shapes import CARDS, CATEGORIES, conforms
 from harness.reference import ReferenceGame
 
@@ -205,3 +205,21 @@ def test_a_request_is_written_as_the_standard_encoder_writes_it(params: dict[str
     request = {"id": 7, "op": "act", **params}
     assert _line(request) == (_encode(request) + "\n").encode()
     assert _line({"id": 1, "op": "act", "round": "r\x7f"}).endswith(b'"r\\u007f"}\n')
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_the_amounts_found_misstated_are_those_of_reading_every_wager(reply: Any) -> None:
+    """messages.misstated_amounts' one-pass answer for a body whose amounts are all exact
+    is what reading every wager finds (harness/protocol/messages.py `_all_exact`)."""
+    _, body = reply
+    fast = messages.misstated_amounts(body)
+    exact = messages._all_exact
+    try:
+        messages._all_exact = lambda _body: False  # type: ignore[assignment]
+        assert fast == messages.misstated_amounts(body), body
+    finally:
+        messages._all_exact = exact
+    huge = copy.deepcopy(next(b for op, b in REPLIES if op == "result"))
+    huge["seats"][0]["wagers"]["ante"]["returned"] = 2**53
+    assert [m.sent for m in messages.misstated_amounts(huge)] == [2**53]

@@ -198,6 +198,8 @@ def misstated_amounts(body: Mapping[str, object]) -> tuple[Misstated, ...]:
     """Each amount of a `result` body as the game sent it (its schema unchecked or failed)
     that is not an integer from 0 to 2^53 - 1 (a JSON number with a fraction reads as a
     Decimal: harness/strictjson.py)."""
+    if _all_exact(body):
+        return ()
     found = []
     seats = body.get("seats")
     for entry in seats if isinstance(seats, list) else []:
@@ -217,6 +219,22 @@ def misstated_amounts(body: Mapping[str, object]) -> tuple[Misstated, ...]:
                     sent = value if isinstance(value, int) else str(value)
                     found.append(Misstated(number, wager, field, sent))  # type: ignore[arg-type]
     return tuple(found)
+
+
+def _all_exact(body: Mapping[str, object]) -> bool:
+    """Whether every amount of every wager of a `result` body is an integer from 0 to
+    2^53 - 1, as almost every body's are: misstated_amounts' answer is then none, found
+    in one pass. False for a body of any other form, which misstated_amounts reads."""
+    try:
+        return all(
+            type(amount) is int and 0 <= amount <= MAX_AMOUNT
+            for entry in body["seats"]  # type: ignore[attr-defined]
+            for wager in entry["wagers"].values()
+            if wager is not None
+            for amount in (wager["stake"], wager["returned"])
+        )
+    except (KeyError, TypeError, AttributeError, IndexError):
+        return False
 
 
 def seat_as_sent(body: Mapping[str, object], seat: int) -> dict[str, object]:
