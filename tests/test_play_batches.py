@@ -2,7 +2,8 @@
 plays the next batch while the caller judges one; the answers are those of playing
 the batches one after another; a fault is raised after the rounds before its batch;
 and leaving early leaves no batch in flight on the connection. The RTP simulation's
-stacked rounds, played so, are judged by the decision table as the differential's."""
+stacked rounds, played so, are judged by the decision table as the differential's;
+dealt-cards-distinct, which sends its acts together, meets a refused act first."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import pytest
 
 from harness.adapters.base import check_body, exchange_sequentially
 from harness.checks import REGISTRY
-from harness.checks.registry import Context
+from harness.checks.dealing import dealt_cards_distinct
+from harness.checks.registry import CheckFailure, Context
 from harness.checks.replies import PIPELINE_ROUNDS, Stacked, play_batches, play_rounds
 from harness.checks.simulation import seeded_deals
-from harness.errors import ProtocolViolation
+from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import serve_request
 from harness.protocol.declaration import Declaration
 from harness.protocol.messages import seat_stakes
@@ -169,3 +171,33 @@ def test_the_rtp_simulation_judges_an_unsettled_round_by_the_table_and_counts_no
     assert "in_progress" in outcome.findings[0].message
     share = outcome.share
     assert isinstance(share, SimulationShare) and share.section.rounds == 39
+
+
+class _RefusesACallThenAnswersBadly(ReferenceGame):
+    """Refuses seat 1's call (a legal act) and answers the result of a round still
+    awaiting a decision with a body that is not protocol v1."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        if seat == 1 and action == "call":
+            raise ErrorReply("invalid_action", "no calls today")
+        return super().act(round, seat, action)
+
+    def result(self, round: Any) -> dict[str, Any]:
+        if round in self.undecided:
+            return {"status": "settled"}
+        return super().result(round)
+
+    @property
+    def undecided(self) -> set[Any]:
+        return {r for r, rnd in self._rounds.items() if rnd.phase.name == "DECISIONS"}
+
+
+def test_dealt_cards_distinct_meets_the_refused_act_before_any_result() -> None:
+    """The acts go out together and the result after them: a refused call is what the
+    check meets (the clause of decisions'), never the reply to the round it left open."""
+    adapter = _Watched()
+    adapter.game = _RefusesACallThenAnswersBadly()
+    ctx = dataclasses.replace(_context(adapter), clause="s000-r1")
+    with pytest.raises(CheckFailure) as raised:
+        dealt_cards_distinct(ctx)
+    assert raised.value.refused == ("act", "invalid_action", "no calls today")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
 
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import (
@@ -13,12 +12,11 @@ from harness.checks.replies import (
     parse,
     request_ok,
     requests_ok,
-    settled,
     settled_result,
     stake,
 )
 from harness.protocol import Capability
-from harness.protocol.messages import StackedCards, fields_of, read_result, seat_stakes
+from harness.protocol.messages import StackedCards, fields_of, seat_stakes
 from harness.results.model import Outcome
 
 
@@ -90,12 +88,14 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
     ante = stake(ctx)
     for number in range(DEALT_ROUNDS):
         dealt = open_round(ctx, [seat_stakes(s, ante) for s in seats])
-        # Every seat calls whatever it holds: the acts and the result go out together.
-        acts: list[tuple[str, dict[str, Any]]] = [
-            ("act", {"round": dealt.round, "seat": seat, "action": "call"}) for seat in seats
-        ]
-        answers = requests_ok(ctx, [*acts, ("result", {"round": dealt.round})])
-        result = settled(dealt.round, read_result(answers[-1]))
+        # Every seat calls whatever it holds: the acts go out together. The result is asked
+        # after them, so that a refused act, not the reply to a round left undecided, is
+        # what the check meets.
+        requests_ok(
+            ctx,
+            [("act", {"round": dealt.round, "seat": s, "action": "call"}) for s in seats],
+        )
+        result = settled_result(ctx, dealt.round)
         shown = [*(c for e in dealt.seats for c in e.hole), *result.board, *result.dealer.hole]
         cards = parse(shown, "the cards shown", number)
         if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):

@@ -84,11 +84,7 @@ def result_of(ctx: Context, round_id: str | int) -> Result:
 def settled_result(ctx: Context, round_id: str | int) -> Settled:
     """A round's `result`, which must be a settled one: every seat decided, nothing
     interrupted (a round in progress or void then is a failure)."""
-    return settled(round_id, result_of(ctx, round_id))
-
-
-def settled(round_id: str | int, result: Result) -> Settled:
-    """`settled_result` for a result already asked."""
+    result = result_of(ctx, round_id)
     if not isinstance(result, Settled):
         raise CheckFailure(
             f"round {round_id!r}: result answered a round {result.status}, every seat decided",
