@@ -112,9 +112,11 @@ def bracketed() -> Iterator[Reference]:
     any figure in seconds divided by it is the same figure in refs."""
     reference = Reference()
     reference.sample()
-    yield reference
-    reference.sample()
-    print(reference.describe(), flush=True)
+    try:
+        yield reference
+    finally:  # a benchmark that stops on a failure still says how fast the machine was
+        reference.sample()
+        print(reference.describe(), flush=True)
 
 
 def main() -> None:

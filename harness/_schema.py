@@ -214,6 +214,11 @@ def _registry() -> Registry:
     return Registry().with_resources(resources)
 
 
+def schema_contents(schema_name: str) -> Any:
+    """One schema of specs/schemas as read, by file name ('common.schema.json')."""
+    return _registry().contents(schema_name)
+
+
 def check_schemas() -> int:
     """Check every schema file against the JSON Schema draft 2020-12 metaschema; how
     many were checked. A schema that is not one raises SpecError naming its file."""

@@ -47,14 +47,13 @@ def request_ok(ctx: Context, op: str, **params: Any) -> dict[str, Any]:
         raise _refused_valid(op, params, exc) from exc
 
 
-def requests_ok(ctx: Context, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """`request_ok` for requests sent together (Adapter.exchange): the first refused is the
-    failure."""
+def requests_ok(ctx: Context, requests: list[tuple[str, dict[str, Any]]]) -> None:
+    """`request_ok` for requests sent together (Adapter.exchange) whose replies say
+    nothing but that they were taken: the first refused is the failure."""
     answers = ctx.adapter.exchange(requests)
     for (op, params), answer in zip(requests, answers, strict=True):
         if isinstance(answer, ErrorReply):
             raise _refused_valid(op, params, answer) from answer
-    return [a for a in answers if not isinstance(a, ErrorReply)]
 
 
 def _refused_valid(op: str, params: dict[str, Any], exc: ErrorReply) -> CheckFailure:

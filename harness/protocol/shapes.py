@@ -16,37 +16,35 @@ every mutation of them it draws.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from harness._schema import SCHEMA_DIR
+from harness._schema import schema_contents
 
-
-def _common() -> dict[str, Any]:
-    defs: dict[str, Any] = json.loads(
-        (SCHEMA_DIR / "common.schema.json").read_text(encoding="utf-8")
-    )["$defs"]
-    return defs
-
-
-_DEFS = _common()
+_COMMON = schema_contents("common.schema.json")["$defs"]
+_SETTLED = schema_contents("protocol-v1.schema.json")["$defs"]["result_settled"]["properties"]
 # Every two-character string the schema's card pattern takes (ranks and suits as spelled).
 CARDS = tuple(
     text
     for text in map("".join, itertools.product("23456789TJQKA", "cdhs"))
-    if re.search(_DEFS["card"]["pattern"], text)
+    if re.search(_COMMON["card"]["pattern"], text)
 )
-CATEGORIES = tuple(_DEFS["category"]["enum"])
+CATEGORIES = tuple(_COMMON["category"]["enum"])
+ACTIONS = tuple(_SETTLED["seats"]["items"]["properties"]["action"]["enum"])
+EVENTS = tuple(_SETTLED["events"]["items"]["properties"]["type"]["enum"])
 
 if TYPE_CHECKING:
     WireCard = str
     WireCategory = str
+    WireAction = str
+    WireEvent = str
 else:
     WireCard = Literal[CARDS]
     WireCategory = Literal[CATEGORIES]
+    WireAction = Literal[ACTIONS]
+    WireEvent = Literal[EVENTS]
 
 Amount = Annotated[int, msgspec.Meta(ge=0)]
 Hole = Annotated[list[WireCard], msgspec.Meta(min_length=2, max_length=2)]
@@ -67,7 +65,7 @@ class WagersShape(msgspec.Struct):
 
 class SettledSeatShape(msgspec.Struct):
     seat: int
-    action: Literal["call", "fold"]
+    action: WireAction
     wagers: WagersShape
     hand: WireCategory | None = None
 
@@ -79,16 +77,7 @@ class DealerShape(msgspec.Struct):
 
 
 class EventShape(msgspec.Struct):
-    type: Literal[
-        "hole_dealt",
-        "flop_dealt",
-        "action",
-        "aa_bonus_settled",
-        "turn_dealt",
-        "river_dealt",
-        "dealer_revealed",
-        "settled",
-    ]
+    type: WireEvent
     seat: int | msgspec.UnsetType = msgspec.UNSET  # absent, never null
 
 
