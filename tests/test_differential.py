@@ -98,7 +98,7 @@ def test_a_default_run_fills_every_stratum_and_the_budget() -> None:
             budget=50_000,
             seats=7,
             stakes=Stakes((100, 50_000), (100, 25_000)),
-            calls_with=lambda hole, flop: True,
+            calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),
         )
         seat_hands += plan.uniform_seat_hands + plan.stratified_seat_hands
         uniform += plan.uniform_seat_hands
@@ -120,7 +120,7 @@ def test_plans_are_a_function_of_the_seed() -> None:
             budget=2_000,
             seats=3,
             stakes=Stakes((100, 500), None),
-            calls_with=lambda hole, flop: False,
+            calls_with=lambda holes, flops: np.zeros(len(holes), np.bool_),
         ).rounds
 
     assert plan(5) == plan(5) and plan(5) != plan(6)

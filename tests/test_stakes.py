@@ -25,7 +25,7 @@ from harness.checks.registry import NotTested
 from harness.checks.replies import Malformed, playable_table, returns_of
 from harness.checks.settlement import malformed_disagreements, replay_vector
 from harness.defaults import available_profiles
-from harness.differential.rounds import LOW_END, _stake, plan_shard
+from harness.differential.rounds import LOW_END, _stake, _stakes, plan_shard
 from harness.differential.rounds import Stakes as PlanStakes
 from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
@@ -123,13 +123,20 @@ def test_every_check_stakes_inside_the_payable_table() -> None:
 # ------------------------------------------------------------------ drawn as players bet
 
 
-def test_stakes_are_drawn_as_players_bet() -> None:
+@pytest.mark.parametrize("together", [False, True], ids=["one-by-one", "together"])
+def test_stakes_are_drawn_as_players_bet(together: bool) -> None:
     """Most at the low end of the table, some at the most it pays, a few anywhere: at a
-    table of 1 to 4 x 10^13, seven in ten at most ten times the minimum."""
+    table of 1 to 4 x 10^13, seven in ten at most ten times the minimum; one stake at a
+    time (a stratified round's) or many at once (the uniform rounds'), alike."""
     rng = np.random.default_rng(7)
     bounds = (1, 40_000_000_000_000)
-    drawn = [_stake(rng, bounds) for _ in range(20_000)]
+    if together:
+        drawn = _stakes(rng, bounds, (200, 100)).ravel().tolist()
+    else:
+        drawn = [_stake(rng, bounds) for _ in range(20_000)]
     assert all(bounds[0] <= s <= bounds[1] for s in drawn)
+    odd = [s for s in drawn if s not in bounds and s > LOW_END * bounds[0]]
+    assert odd and all(s % 2 for s in odd)
     low = sum(s <= LOW_END * bounds[0] for s in drawn) / len(drawn)
     top = sum(s == bounds[1] for s in drawn) / len(drawn)
     middle = [s for s in drawn if LOW_END * bounds[0] < s < bounds[1]]
@@ -146,7 +153,7 @@ def test_the_same_seed_deals_the_same_stakes() -> None:
     def plan() -> list[tuple[int, int]]:
         shard = plan_shard(
             profile, seed=11, shard=1, shards=4, budget=400, seats=7, stakes=stakes,
-            calls_with=lambda hole, flop: True,
+            calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),
         )  # fmt: skip
         return [(s.ante, s.aa_bonus) for r in shard.rounds for s in r.seats]
 

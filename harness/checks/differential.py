@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import closing
 
@@ -26,6 +27,7 @@ from harness.checks import replies
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
+    Played,
     Stacked,
     legal_range,
     offers_aa_bonus,
@@ -33,21 +35,30 @@ from harness.checks.replies import (
     play_rounds,
 )
 from harness.checks.settlement import judge_answer, repro_vector
-from harness.differential.attribution import COPY_CAUSE, Disagreement, slug
+from harness.differential.attribution import (
+    COPY_CAUSE,
+    Disagreement,
+    Expected,
+    agrees,
+    expected_rounds,
+    slug,
+)
 from harness.differential.rounds import (
     QUOTA,
     SHARDS,
     PlannedRound,
     PlannedSeat,
     Stakes,
+    count_strata,
     detectable_rate,
     draw_rounds,
     feasible_strata,
-    summarized,
+    seats_of,
 )
 from harness.errors import InvalidBet, InvalidCards
 from harness.gamemath import main_game
 from harness.protocol import Capability
+from harness.protocol.messages import StackedCards
 from harness.results.model import (
     DifferentialCause,
     DifferentialSection,
@@ -59,6 +70,7 @@ from harness.results.model import (
     Strata,
 )
 from harness.results.outcomes import Status
+from harness.rules.batch import Seats
 from harness.rules.cards import Card, format_cards
 from harness.rules.oracle import settle
 
@@ -106,14 +118,20 @@ def differential(ctx: Context) -> Outcome:
         budget=ctx.differential,
         seats=min(ctx.seats, 7),
         stakes=stakes,
-        calls_with=main_game(profile).strategy.calls_with,
+        calls_with=main_game(profile).strategy.calls_for,
     )
-    planned: list[tuple[PlannedRound, Stacked]] = []
+    # Drawn and not yet judged, in order: a batch ahead of the game, the one it plays.
+    planned: deque[tuple[PlannedRound, Stacked]] = deque()
+    seat_hands = {"uniform": 0, "stratified": 0}
+    rounds = 0
 
     def requests() -> Iterator[Stacked]:
         """The rounds as they are drawn: each batch drawn while the game plays the one before."""
+        nonlocal rounds
         for rnd in drawn:
             planned.append((rnd, _stacked(rnd)))
+            seat_hands["stratified" if rnd.stratified else "uniform"] += len(rnd.seats)
+            rounds += 1
             yield planned[-1][1]
 
     disagreeing = 0
@@ -123,10 +141,22 @@ def differential(ctx: Context) -> Outcome:
     # that may have been settled as another, docs/differential.md): which of the two the
     # shard shows is decided at its end, by whether any round showed a copy beyond doubt.
     counted: dict[tuple[tuple[str, str], tuple[str, str] | None], Cause] = {}
+    # Each round as the rules settle it, a batch at a time (harness/rules/batch.py): a
+    # round the game settles so is done with; any other is judged by the oracle itself.
+    # The batches' seats are kept for the strata, the rounds themselves are not.
+    expected: deque[Expected | None] = deque()
+    judged: list[Seats] = []
     # Closed on the way out, a fault included: no batch is left in flight on the connection.
     with closing(play_batches(ctx, requests())) as answers:
-        for k, played in enumerate(answers):
-            rnd, sent = planned[k]
+        for played in answers:
+            if not expected:  # the rounds drawn so far: this one and those in flight
+                batch = [r for r, _ in planned]
+                seats = seats_of(batch)
+                judged.append(seats[0])
+                expected.extend(expected_rounds(profile, batch, seats, ctx.table))
+            rnd, sent = planned.popleft()
+            if agreed(expected.popleft(), sent.cards, played):
+                continue
             found = judge_answer(ctx, rnd.deal(), rnd.plays(), sent.cards, played)
             # A refused or malformed round costs itself alone: its causes count all its
             # seat-hands, none compared, and the shard goes on with the next round.
@@ -143,7 +173,7 @@ def differential(ctx: Context) -> Outcome:
                 if weight == 1 or key not in seen:
                     cause.count += weight
                 seen.add(key)
-    plan = summarized(profile, [rnd for rnd, _ in planned], stakes)
+    strata = count_strata(profile, judged, feasible_strata(profile), stakes)
     causes = _resolved(counted)
     findings = [
         _finding(ctx, cause, n < SHRINK_CAUSES)
@@ -151,19 +181,32 @@ def differential(ctx: Context) -> Outcome:
     ]
     seconds = time.perf_counter() - started
     # The seat-hands compared: a refused or malformed round's are not, and bound no rate.
-    uniform = plan.uniform_seat_hands - uncompared["uniform"]
-    stratified = plan.stratified_seat_hands - uncompared["stratified"]
+    uniform = seat_hands["uniform"] - uncompared["uniform"]
+    stratified = seat_hands["stratified"] - uncompared["stratified"]
     share = DifferentialShare(
         budget=ctx.differential,
-        rounds=len(plan.rounds),
+        rounds=rounds,
         uniform_seat_hands=uniform,
         stratified_seat_hands=stratified,
-        strata=plan.strata,
+        strata=strata,
         disagreeing_seat_hands=disagreeing,
         uncompared_seat_hands=sum(uncompared.values()),
         seconds=seconds,
     )
     return Outcome(findings=findings, share=share)
+
+
+def agreed(expected: Expected | None, stacked: StackedCards, played: Played) -> bool:
+    """Whether a round the rules settle as `expected` was played and settled so: nothing
+    refused, nothing malformed, no disagreement (attribution.agrees)."""
+    return (
+        expected is not None
+        and played.refused is None
+        and played.malformed is None
+        and played.dealt is not None
+        and played.result is not None
+        and agrees(expected, stacked, played.dealt, played.result)
+    )
 
 
 @section("differential")

@@ -15,9 +15,14 @@ from fractions import Fraction
 
 import msgspec
 
+from harness.differential.rounds import PlannedRound
 from harness.protocol.messages import Dealer, Dealt, Result, Settled, SettledSeat, StackedCards
+from harness.rules.batch import Seats, settle_seats
+from harness.rules.evaluator import Category
 from harness.rules.game import Action, Wager
 from harness.rules.oracle import SeatSettlement, Settlement
+from harness.rules.profiles import Profile
+from harness.rules.table import Table
 
 KINDS = (
     "refused",
@@ -192,6 +197,77 @@ def actual_seat(reported: SettledSeat) -> SeatMoney:
     return SeatMoney(
         reported.action, hand, wagers.ante.pair, wagers.call.pair, wagers.aa_bonus_staked
     )
+
+
+class Expected(msgspec.Struct, frozen=True):
+    """A round as the rules settle it, as `judge` compares it: the dealer's hand and
+    whether he qualifies, and each seat's SeatMoney by seat number."""
+
+    dealer_hand: str
+    dealer_qualifies: bool
+    seats: dict[int, SeatMoney]
+
+
+def expected_rounds(
+    profile: Profile,
+    rounds: list[PlannedRound],
+    batch: tuple[Seats, list[bool]],
+    table: Table | None,
+) -> list[Expected | None]:
+    """Each round's Expected, its seats settled as a batch (`batch`: rounds.seats_of,
+    for harness/rules/batch.py); None for a round the oracle would refuse (cards not
+    distinct, wagers it does not take), which only the oracle judges."""
+    seats, distinct = batch
+    got = settle_seats(profile, seats, table)
+    hand = got.hand.tolist()
+    ante_returned = got.ante_returned.tolist()
+    call_stake = got.call_stake.tolist()
+    call_returned = got.call_returned.tolist()
+    aa_returned = got.aa_returned.tolist()
+    legal = got.legal.tolist()
+    dealer_hand = got.dealer_hand.tolist()
+    qualifies = got.dealer_qualifies.tolist()
+    found: list[Expected | None] = []
+    row = 0
+    for r, rnd in enumerate(rounds):
+        first, row = row, row + len(rnd.seats)
+        if not distinct[r] or not all(legal[first:row]):
+            found.append(None)
+            continue
+        money = {}
+        for i, s in enumerate(rnd.seats, first):
+            called = s.action is Action.CALL
+            money[s.seat] = SeatMoney(
+                s.action.value,
+                WIRE[hand[i]] if called else None,
+                (s.ante, ante_returned[i]),
+                (call_stake[i], call_returned[i]),
+                (s.aa_bonus, aa_returned[i]) if s.aa_bonus else None,
+            )
+        found.append(Expected(WIRE[dealer_hand[r]], qualifies[r], money))
+    return found
+
+
+WIRE = [c.wire for c in Category]  # a category's protocol string, by its number
+
+
+def agrees(expected: Expected, stacked: StackedCards, shown: Dealt, result: Result) -> bool:
+    """Whether `judge` finds no disagreement in the round, for a round the rules settle
+    as `expected`: a settled result, on the stacked cards, with each seat that played
+    and no other, the dealer and every seat's money as the rules have them. A round it
+    does not take is judged (`judge`): this only spares the oracle's records when
+    there is nothing to attribute."""
+    if not isinstance(result, Settled):
+        return False
+    if dealt(shown, result) != stacked or list(result.board[:3]) != stacked["flop"]:
+        return False
+    dealer = result.dealer
+    if dealer.hand != expected.dealer_hand or dealer.qualifies != expected.dealer_qualifies:
+        return False
+    reported = {s.seat: s for s in result.seats}
+    if reported.keys() != expected.seats.keys():
+        return False
+    return all(actual_seat(reported[n]) == money for n, money in expected.seats.items())
 
 
 def disagreements(want: Settlement, result: Settled) -> list[Disagreement]:

@@ -33,9 +33,10 @@ import numpy.typing as npt
 from harness.differential.pools import select_stratified
 from harness.differential.strata import aa_strata, card_strata, evaluate, strata_matrix
 from harness.protocol.messages import SeatStakes, StackedCards, seat_stakes
+from harness.rules.batch import Seats
 from harness.rules.cards import FULL_DECK, Card
 from harness.rules.evaluator import CATEGORY_SHIFT, Category
-from harness.rules.game import Action, Deal
+from harness.rules.game import MAX_SEATS, Action, Deal
 from harness.rules.oracle import SeatPlay
 from harness.rules.profiles import Profile
 
@@ -44,7 +45,9 @@ SHARDS = 4  # items a run's budget is split into
 RANDOM_FOLDS = 0.08  # share of non-target seats that fold whatever the strategy says
 CONFIDENCE = 0.99
 
-CallsWith = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool]
+# The strategy's decisions for many seats: hole cards (n, 2) and flops (n, 3), as card
+# indices, to True where the seat calls (harness/gamemath/strategy.py `calls_for`).
+CallsWith = Callable[[npt.NDArray[np.uint8], npt.NDArray[np.uint8]], npt.NDArray[np.bool_]]
 
 
 @dataclass(frozen=True)
@@ -188,7 +191,8 @@ def summarized(profile: Profile, rounds: list[PlannedRound], stakes: Stakes) -> 
     """A shard's rounds with their seat-hands counted, by part and by stratum."""
     stratified = sum(len(r.seats) for r in rounds if r.stratified)
     uniform = sum(len(r.seats) for r in rounds) - stratified
-    counts = count_strata(profile, rounds, feasible_strata(profile), stakes)
+    drawn = [seats_of(rounds)[0]] if rounds else []
+    counts = count_strata(profile, drawn, feasible_strata(profile), stakes)
     return ShardPlan(rounds, uniform, stratified, counts)
 
 
@@ -205,8 +209,9 @@ def draw_rounds(
     stratified_share: float = 0.5,
 ) -> Iterator[PlannedRound]:
     """plan_shard's rounds one at a time, as they are drawn: the stratified part (its
-    seat-hands selected from the pools first), then the uniform part. A caller plays
-    the first while the later ones are drawn (harness/checks/differential.py)."""
+    seat-hands selected from the pools first), then the uniform part, UNIFORM_CHUNK
+    rounds at a time. A caller plays the first while the later ones are drawn
+    (harness/checks/differential.py)."""
     rng = np.random.default_rng([seed, zlib.crc32(b"differential"), shard, shards])
     own = shard_budget(budget, shard, shards)
     wanted = feasible_strata(profile)
@@ -223,42 +228,39 @@ def draw_rounds(
             break
         number += 1
         name = f"shard{shard + 1}-round{number}"
-        yield _round(rng, profile, name, row, per_round, stakes, calls_with)
+        yield _stratified_round(rng, name, row, per_round, stakes, calls_with)
         used += per_round
     while used < own:
-        n = min(seats, own - used)
-        deck = rng.permutation(52).astype(np.uint8)
-        number += 1
-        name = f"shard{shard + 1}-round{number}"
-        yield _round(rng, profile, name, None, n, stakes, calls_with, deck)
-        used += n
+        sizes: list[int] = []
+        while used < own and len(sizes) < UNIFORM_CHUNK:
+            sizes.append(min(seats, own - used))
+            used += sizes[-1]
+        names = [f"shard{shard + 1}-round{number + k}" for k in range(1, len(sizes) + 1)]
+        number += len(sizes)
+        yield from _uniform_rounds(rng, names, sizes, seats, stakes, calls_with)
 
 
-def _round(
+UNIFORM_CHUNK = 64  # uniform rounds drawn together, by one call of the stream for each draw
+
+
+def _stratified_round(
     rng: np.random.Generator,
-    profile: Profile,
     name: str,
-    target: npt.NDArray[np.uint8] | None,
+    target: npt.NDArray[np.uint8],
     n: int,
     stakes: Stakes,
     calls_with: CallsWith,
-    deck: npt.NDArray[np.uint8] | None = None,
 ) -> PlannedRound:
-    """A round of `n` seats; with a `target` seat-hand, one random seat gets it and calls."""
-    if target is not None:
-        rest = np.setdiff1d(np.arange(52, dtype=np.uint8), target)
-        others = rng.permutation(rest)
-        hand_of = int(rng.integers(0, n))
-        holes = [others[2 * k : 2 * k + 2] for k in range(n - 1)]
-        holes.insert(hand_of, target[0:2])
-        dealer, board = target[2:4], target[4:9]
-    else:
-        assert deck is not None
-        hand_of = -1
-        holes = [deck[2 * k : 2 * k + 2] for k in range(n)]
-        dealer, board = deck[2 * n : 2 * n + 2], deck[2 * n + 2 : 2 * n + 7]
+    """A round of `n` seats, one random seat given the `target` seat-hand (its hole,
+    the dealer's cards and the board), calling; the others dealt from the rest."""
+    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), target)
+    others = rng.permutation(rest)
+    hand_of = int(rng.integers(0, n))
+    holes = [others[2 * k : 2 * k + 2] for k in range(n - 1)]
+    holes.insert(hand_of, target[0:2])
+    dealer, board = target[2:4], target[4:9]
+    strategy = calls_with(np.array(holes, np.uint8), np.tile(board[:3], (n, 1)))
     b = _cards(board)
-    flop = (b[0], b[1], b[2])
     seats = []
     for k, hole_ in enumerate(holes):
         hole = _cards(hole_)
@@ -267,7 +269,7 @@ def _round(
         elif rng.random() < RANDOM_FOLDS:
             action = Action.FOLD
         else:
-            action = Action.CALL if calls_with((hole[0], hole[1]), flop) else Action.FOLD
+            action = Action.CALL if strategy[k] else Action.FOLD
         aa = 0
         # The target seat always stakes an AA Bonus where one is offered: its row is a stratum.
         if stakes.aa_bonus is not None and (k == hand_of or rng.random() < 0.4):
@@ -278,9 +280,99 @@ def _round(
             aa = capped if stakes.aa_bonus and capped >= stakes.aa_bonus[0] else 0
         seats.append(PlannedSeat(k + 1, (hole[0], hole[1]), ante, aa, action))
     d = _cards(dealer)
-    return PlannedRound(
-        name, target is not None, tuple(seats), (d[0], d[1]), (b[0], b[1], b[2]), b[3], b[4]
+    return PlannedRound(name, True, tuple(seats), (d[0], d[1]), (b[0], b[1], b[2]), b[3], b[4])
+
+
+def _uniform_rounds(
+    rng: np.random.Generator,
+    names: list[str],
+    sizes: list[int],
+    seats: int,
+    stakes: Stakes,
+    calls_with: CallsWith,
+) -> list[PlannedRound]:
+    """Rounds of random cards, one of `sizes[r]` seats for each r, every draw made for
+    all of them at once: the decks, then each seat's random fold, AA Bonus and stakes as
+    `_stratified_round` draws them one by one (docs/differential.md, "The stream").
+    Each round deals its seats from the top of its deck, the dealer's two cards from
+    positions 15 and 16 and the board from 17 to 21, whatever its number of seats."""
+    count = len(sizes)
+    decks = rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (count, 1)), axis=1)
+    holes = decks[:, : 2 * MAX_SEATS].reshape(count, MAX_SEATS, 2)[:, :seats]
+    dealers, boards = decks[:, 2 * MAX_SEATS : 2 * MAX_SEATS + 2], decks[:, 2 * MAX_SEATS + 2 :]
+    folds = rng.random((count, seats)) < RANDOM_FOLDS
+    strategy = calls_with(holes.reshape(-1, 2), np.repeat(boards[:, :3], seats, axis=0))
+    calls = strategy.reshape(count, seats) & ~folds
+    aa = np.zeros((count, seats), np.int64)
+    if stakes.aa_bonus is not None:
+        staked = rng.random((count, seats)) < 0.4
+        aa = np.where(staked, _stakes(rng, stakes.aa_bonus, (count, seats)), 0)
+    ante = _stakes(rng, stakes.ante, (count, seats))
+    if stakes.aa_cap is not None and stakes.aa_bonus is not None:
+        capped = stakes.aa_cap * ante
+        aa = np.where(aa > capped, np.where(capped >= stakes.aa_bonus[0], capped, 0), aa)
+    found = []
+    for r, (name, n) in enumerate(zip(names, sizes, strict=True)):
+        b = _cards(boards[r, :5])
+        d = _cards(dealers[r])
+        dealt = [
+            PlannedSeat(k + 1, (FULL_DECK[h[0]], FULL_DECK[h[1]]), a, x, CALL if c else FOLD)
+            for k, (h, a, x, c) in enumerate(
+                zip(
+                    holes[r, :n].tolist(),
+                    ante[r, :n].tolist(),
+                    aa[r, :n].tolist(),
+                    calls[r, :n].tolist(),
+                    strict=True,
+                )
+            )
+        ]
+        found.append(
+            PlannedRound(name, False, tuple(dealt), (d[0], d[1]), (b[0], b[1], b[2]), b[3], b[4])
+        )
+    return found
+
+
+CALL, FOLD = Action.CALL, Action.FOLD
+
+
+def seats_of(rounds: list[PlannedRound]) -> tuple[Seats, list[bool]]:
+    """The rounds' seats as one batch for harness/rules/batch.py, in the rounds' order
+    and each round's seat order, with whether each round's cards are distinct (a round
+    whose are not is the oracle's to refuse, not the batch's to settle)."""
+    seven: list[list[int]] = []
+    five: list[list[int]] = []
+    dealer_row: list[int] = []
+    ante: list[int] = []
+    aa: list[int] = []
+    called: list[bool] = []
+    dealers: list[list[int]] = []
+    distinct: list[bool] = []
+    for r, rnd in enumerate(rounds):
+        board = [rnd.flop[0].index, rnd.flop[1].index, rnd.flop[2].index]
+        board += [rnd.turn.index, rnd.river.index]
+        dealers.append([rnd.dealer[0].index, rnd.dealer[1].index, *board])
+        used = {*dealers[-1]}
+        for s in rnd.seats:
+            hole = [s.hole[0].index, s.hole[1].index]
+            used.update(hole)
+            seven.append(hole + board)
+            five.append(hole + board[:3])
+            dealer_row.append(r)
+            ante.append(s.ante)
+            aa.append(s.aa_bonus)
+            called.append(s.action is Action.CALL)
+        distinct.append(len(used) == 7 + 2 * len(rnd.seats))
+    batch = Seats(
+        seven=np.array(seven, np.uint8).reshape(-1, 7),
+        five=np.array(five, np.uint8).reshape(-1, 5),
+        dealer_row=np.array(dealer_row, np.intp),
+        ante=np.array(ante, np.int64),
+        aa_bonus=np.array(aa, np.int64),
+        called=np.array(called, np.bool_),
+        dealers=np.array(dealers, np.uint8).reshape(-1, 7),
     )
+    return batch, distinct
 
 
 def _cards(indices: npt.NDArray[np.uint8]) -> tuple[Card, ...]:
@@ -315,52 +407,60 @@ def _stake(rng: np.random.Generator, bounds: tuple[int, int]) -> int:
     return amount if amount % 2 or amount == hi else amount + 1
 
 
-def stake_kind(amount: int, bounds: tuple[int, int]) -> str | None:
+def _stakes(
+    rng: np.random.Generator, bounds: tuple[int, int], shape: tuple[int, int]
+) -> npt.NDArray[np.int64]:
+    """`_stake` for many wagers at once: the same mix of kinds and amounts, each drawn
+    by one call of the stream for all of them (the kind, a low amount, a point on the
+    log scale), whichever the kind turns out."""
     lo, hi = bounds
-    if amount == lo:
-        return "min"
-    if amount == hi:
-        return "max"
-    return "odd" if amount % 2 else None
+    pick = rng.random(shape)
+    low = rng.integers(lo, min(hi, LOW_END * lo) + 1, size=shape, dtype=np.int64)
+    wide = np.round(lo * (hi / lo) ** rng.random(shape))
+    wide = np.minimum(hi, np.maximum(lo, wide.astype(np.int64)))
+    cut = np.cumsum([share for _, share in STAKE_MIX])
+    amount = np.where(pick < cut[2], low, wide)
+    amount = np.where((amount % 2 == 1) | (amount == hi), amount, amount + 1)
+    amount = np.where(pick < cut[1], hi, amount)
+    return np.where((pick < cut[0]) | (lo == hi), lo, amount)
 
 
 def count_strata(
-    profile: Profile, rounds: list[PlannedRound], wanted: list[str], stakes: Stakes
+    profile: Profile, drawn: list[Seats], wanted: list[str], stakes: Stakes
 ) -> dict[str, int]:
-    """Seat-hands per wanted stratum: cards for the seats that called, AA Bonus rows for
-    the seats that staked one, and folds and stakes from the plan."""
+    """Seat-hands per wanted stratum, over batches of seats (seats_of): cards for the
+    seats that called, AA Bonus rows for the seats that staked one, and folds and stakes
+    from the plan."""
     counts = dict.fromkeys(wanted, 0)
-    rows = [
-        [
-            s.hole[0].index,
-            s.hole[1].index,
-            r.dealer[0].index,
-            r.dealer[1].index,
-            *(c.index for c in r.flop),
-            r.turn.index,
-            r.river.index,
-        ]
-        for r in rounds
-        for s in r.seats
-    ]
-    if not rows:
+    if not drawn:
         return counts
-    seats = [s for r in rounds for s in r.seats]
-    called = np.array([s.action is Action.CALL for s in seats])
-    with_aa = np.array([s.aa_bonus > 0 for s in seats])
-    keys, member = strata_matrix(evaluate(np.array(rows, np.uint8)), profile, called)
+    rows = np.concatenate(
+        [
+            np.concatenate([s.seven[:, :2], s.dealers[s.dealer_row, :2], s.seven[:, 2:]], axis=1)
+            for s in drawn
+        ]
+    )
+    called = np.concatenate([s.called for s in drawn])
+    ante = np.concatenate([s.ante for s in drawn])
+    aa = np.concatenate([s.aa_bonus for s in drawn])
+    with_aa = aa > 0
+    keys, member = strata_matrix(evaluate(rows), profile, called)
     for k, column in zip(keys, member.T, strict=True):
         if k in counts:
             counts[k] += int((column & with_aa).sum() if k.startswith("aa:") else column.sum())
     counts["fold"] = int((~called).sum())
     if "fold+aa_bonus" in counts:
         counts["fold+aa_bonus"] = int((~called & with_aa).sum())
-    for s in seats:
-        for wager, amount, bounds in (
-            ("ante", s.ante, stakes.ante),
-            ("aa_bonus", s.aa_bonus, stakes.aa_bonus),
-        ):
-            kind = stake_kind(amount, bounds) if amount and bounds else None
-            if kind and f"stake:{wager}-{kind}" in counts:
-                counts[f"stake:{wager}-{kind}"] += 1
+    for wager, amount, bounds in (("ante", ante, stakes.ante), ("aa_bonus", aa, stakes.aa_bonus)):
+        if bounds is None:
+            continue
+        lo, hi = bounds  # a staked wager at the minimum, at the maximum, or odd between
+        kinds = {
+            "min": amount == lo,
+            "max": (amount == hi) & (amount != lo),
+            "odd": (amount % 2 == 1) & (amount != lo) & (amount != hi),
+        }
+        for kind, hit in kinds.items():
+            if f"stake:{wager}-{kind}" in counts:
+                counts[f"stake:{wager}-{kind}"] += int((hit & (amount > 0)).sum())
     return counts

@@ -39,6 +39,7 @@ from harness.rules.cards import Card
 
 FORMAT = "chcert-strategy-1"
 _RELABELLINGS: list[list[int]] = suit_permutations().tolist()
+_RELABELLING_ARRAY = np.array(_RELABELLINGS, np.int64)  # (24, 52): a card's image
 
 
 @cache
@@ -97,9 +98,32 @@ class Strategy:
         bit = a + b * (b - 1) // 2
         return bool((self.calls[row, bit >> 3] >> (7 - (bit & 7))) & 1)
 
+    def calls_for(
+        self, holes: npt.NDArray[np.uint8], flops: npt.NDArray[np.uint8]
+    ) -> npt.NDArray[np.bool_]:
+        """`calls_with` for many seats at once: `holes` (n, 2) and `flops` (n, 3) card
+        indices, one row per seat; the same decisions (tests/test_gamemath.py)."""
+        canonical, relabelling = _flop_table()
+        f = np.sort(flops.astype(np.int64), axis=1)
+        at = f[:, 0] + f[:, 1] * (f[:, 1] - 1) // 2 + f[:, 2] * (f[:, 2] - 1) * (f[:, 2] - 2) // 6
+        rows = self._rows[canonical[at]]
+        relabelled = np.sort(_RELABELLING_ARRAY[relabelling[at, None], holes], axis=1)
+        a, b = relabelled[:, 0], relabelled[:, 1]
+        bit = a + b * (b - 1) // 2
+        calls: npt.NDArray[np.bool_] = (self.calls[rows, bit >> 3] >> (7 - (bit & 7))) & 1 == 1
+        return calls
+
     @cached_property
     def _row_of(self) -> dict[int, int]:
         return {colex(int(c) for c in f): i for i, f in enumerate(self.flops)}
+
+    @cached_property
+    def _rows(self) -> npt.NDArray[np.int64]:
+        """`_row_of` as an array over every flop's colex index (-1: not canonical)."""
+        rows = np.full(len(_flop_table()[0]), -1, np.int64)
+        for key, row in self._row_of.items():
+            rows[key] = row
+        return rows
 
     def digest(self) -> str:
         """sha256 of the decisions and metadata (not of the compressed file's bytes)."""

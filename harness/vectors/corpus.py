@@ -39,7 +39,7 @@ from harness.rules.oracle import Settlement, settle
 from harness.rules.profiles import Profile, load_profile
 
 CORPUS_DIR = VECTORS_DIR / "generated"
-GENERATOR = "chcert-corpus-2"  # bump when the same seed would give other vectors
+GENERATOR = "chcert-corpus-3"  # bump when the same seed would give other vectors
 SEED = 20261130
 PER_PROFILE = 2_500
 # The stakes the corpus is written at: no rules source gives table limits, so these are
@@ -160,7 +160,7 @@ def _profile_file(profile: Profile, owners: dict[str, str]) -> tuple[str, dict[s
         budget=PER_PROFILE,
         seats=1,
         stakes=Stakes(STAKES.ante, aa),
-        calls_with=lambda hole, flop: True,  # decisions: calls, and the plan's random folds
+        calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),  # calls, bar random folds
         stratified_share=1.0,  # the corpus is for breadth; the differential bounds rates
     )
     flags_of = _flags(profile, plan.rounds)
