@@ -22,7 +22,7 @@ from harness.checks.differential import agreed
 from harness.checks.replies import Played
 from harness.differential.attribution import expected_rounds, judge
 from harness.differential.rounds import PlannedRound, Stakes, plan_shard, seats_of
-from harness.errors import InvalidBet
+from harness.errors import InvalidBet, InvalidCards
 from harness.paths import SPECS_DIR
 from harness.protocol.messages import read_dealt, read_result
 from harness.reference.engine import ReferenceGame
@@ -215,3 +215,31 @@ def test_a_round_is_agreed_exactly_when_the_decision_table_finds_nothing(
     assert agreed_rounds < judged  # the changed results are not all agreed
     if name == "reference":  # and the reference's own are
         assert agreed_rounds >= len(rounds)
+
+
+def test_a_round_whose_cards_are_not_distinct_is_left_to_the_oracle() -> None:
+    """Such a round is the oracle's to refuse (InvalidCards), never the batch's to settle."""
+    profile = load_profile("standard")
+    rounds = _rounds(profile, seed=3, budget=300)[:40]
+    twice = []
+    for n, rnd in enumerate(rounds):
+        last = rnd.seats[-1]
+        if n % 3 == 0:
+            twice.append(dataclasses.replace(rnd, dealer=(last.hole[0], rnd.dealer[1])))
+        elif n % 3 == 1:
+            twice.append(dataclasses.replace(rnd, river=rnd.flop[0]))
+        elif len(rnd.seats) > 1:
+            first = dataclasses.replace(rnd.seats[0], hole=(rnd.seats[0].hole[0], last.hole[1]))
+            twice.append(dataclasses.replace(rnd, seats=(first, *rnd.seats[1:])))
+    mixed = [r for pair in zip(rounds, twice, strict=False) for r in pair]
+    _, distinct = seats_of(mixed)
+    for rnd, ok in zip(mixed, distinct, strict=True):
+        try:
+            rnd.deal().verify()
+            valid = True
+        except InvalidCards:
+            valid = False
+        assert ok == valid, rnd.name
+    assert distinct.count(False) == len(twice) > 20
+    expected = expected_rounds(profile, mixed, seats_of(mixed), None)
+    assert [e is not None for e in expected] == distinct

@@ -34,7 +34,7 @@ from harness.differential.pools import select_stratified
 from harness.differential.strata import aa_strata, card_strata, evaluate, strata_matrix
 from harness.protocol.messages import SeatStakes, StackedCards, seat_stakes
 from harness.rules.batch import Seats
-from harness.rules.cards import FULL_DECK, Card
+from harness.rules.cards import FULL_DECK, Card, format_cards
 from harness.rules.evaluator import CATEGORY_SHIFT, Category
 from harness.rules.game import MAX_SEATS, Action, Deal
 from harness.rules.oracle import SeatPlay
@@ -95,9 +95,9 @@ class PlannedRound:
     def cards(self) -> StackedCards:
         """The `cards` of a `round` request that stacks this round."""
         return {
-            "seats": {str(s.seat): [str(c) for c in s.hole] for s in self.seats},
-            "dealer": [str(c) for c in self.dealer],
-            "flop": [str(c) for c in self.flop],
+            "seats": {str(s.seat): format_cards(s.hole) for s in self.seats},
+            "dealer": format_cards(self.dealer),
+            "flop": format_cards(self.flop),
             "turn": str(self.turn),
             "river": str(self.river),
         }
@@ -340,39 +340,36 @@ def seats_of(rounds: list[PlannedRound]) -> tuple[Seats, list[bool]]:
     """The rounds' seats as one batch for harness/rules/batch.py, in the rounds' order
     and each round's seat order, with whether each round's cards are distinct (a round
     whose are not is the oracle's to refuse, not the batch's to settle)."""
-    seven: list[list[int]] = []
-    five: list[list[int]] = []
-    dealer_row: list[int] = []
-    ante: list[int] = []
-    aa: list[int] = []
-    called: list[bool] = []
-    dealers: list[list[int]] = []
-    distinct: list[bool] = []
-    for r, rnd in enumerate(rounds):
-        board = [rnd.flop[0].index, rnd.flop[1].index, rnd.flop[2].index]
-        board += [rnd.turn.index, rnd.river.index]
-        dealers.append([rnd.dealer[0].index, rnd.dealer[1].index, *board])
-        used = {*dealers[-1]}
-        for s in rnd.seats:
-            hole = [s.hole[0].index, s.hole[1].index]
-            used.update(hole)
-            seven.append(hole + board)
-            five.append(hole + board[:3])
-            dealer_row.append(r)
-            ante.append(s.ante)
-            aa.append(s.aa_bonus)
-            called.append(s.action is Action.CALL)
-        distinct.append(len(used) == 7 + 2 * len(rnd.seats))
+    seats = np.array(
+        [
+            (s.hole[0].index, s.hole[1].index, r, s.ante, s.aa_bonus, s.action is Action.CALL)
+            for r, rnd in enumerate(rounds)
+            for s in rnd.seats
+        ],
+        np.int64,
+    ).reshape(-1, 6)
+    dealers = np.array(
+        [[c.index for c in (*rnd.dealer, *rnd.flop, rnd.turn, rnd.river)] for rnd in rounds],
+        np.uint8,
+    ).reshape(-1, 7)
+    holes, row = seats[:, :2].astype(np.uint8), seats[:, 2]
+    boards = dealers[row, 2:]
+    # Distinct: the cards of each round, as bits, number 7 and two a seat.
+    bit = np.left_shift(np.uint64(1), holes.astype(np.uint64))
+    held = np.zeros(len(rounds), np.uint64)
+    np.bitwise_or.at(held, row, bit[:, 0] | bit[:, 1])
+    held |= np.bitwise_or.reduce(np.left_shift(np.uint64(1), dealers.astype(np.uint64)), axis=1)
+    sizes = np.bincount(row, minlength=len(rounds))
     batch = Seats(
-        seven=np.array(seven, np.uint8).reshape(-1, 7),
-        five=np.array(five, np.uint8).reshape(-1, 5),
-        dealer_row=np.array(dealer_row, np.intp),
-        ante=np.array(ante, np.int64),
-        aa_bonus=np.array(aa, np.int64),
-        called=np.array(called, np.bool_),
-        dealers=np.array(dealers, np.uint8).reshape(-1, 7),
+        seven=np.concatenate([holes, boards], axis=1),
+        five=np.concatenate([holes, boards[:, :3]], axis=1),
+        dealer_row=row.astype(np.intp),
+        ante=seats[:, 3],
+        aa_bonus=seats[:, 4],
+        called=seats[:, 5] == 1,
+        dealers=dealers,
     )
-    return batch, distinct
+    return batch, (np.bitwise_count(held) == 7 + 2 * sizes).tolist()
 
 
 def _cards(indices: npt.NDArray[np.uint8]) -> tuple[Card, ...]:
@@ -445,9 +442,11 @@ def count_strata(
     aa = np.concatenate([s.aa_bonus for s in drawn])
     with_aa = aa > 0
     keys, member = strata_matrix(evaluate(rows), profile, called)
-    for k, column in zip(keys, member.T, strict=True):
+    every = member.sum(axis=0).tolist()
+    with_aa_bonus = (member & with_aa[:, None]).sum(axis=0).tolist()
+    for k, n, aa_n in zip(keys, every, with_aa_bonus, strict=True):
         if k in counts:
-            counts[k] += int((column & with_aa).sum() if k.startswith("aa:") else column.sum())
+            counts[k] += aa_n if k.startswith("aa:") else n
     counts["fold"] = int((~called).sum())
     if "fold+aa_bonus" in counts:
         counts["fold+aa_bonus"] = int((~called & with_aa).sum())

@@ -109,7 +109,8 @@ def strata_matrix(
     keys = (*card_strata(), *aa_strata(profile))
     index = {k: i for i, k in enumerate(keys)}
     n = len(hands.player)
-    out = np.zeros((n, len(keys)), np.bool_)
+    # Column by column: each stratum is written, and read (pools.select_stratified), in a row.
+    out = np.zeros((n, len(keys)), np.bool_, order="F")
     rows = np.arange(n)
     called = np.ones(n, np.bool_) if called is None else called
     cards = hands.cards
