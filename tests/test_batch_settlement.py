@@ -225,12 +225,12 @@ def test_a_round_whose_cards_are_not_distinct_is_left_to_the_oracle() -> None:
     for n, rnd in enumerate(rounds):
         last = rnd.seats[-1]
         if n % 3 == 0:
-            twice.append(dataclasses.replace(rnd, dealer=(last.hole[0], rnd.dealer[1])))
+            twice.append(msgspec.structs.replace(rnd, dealer=(last.hole[0], rnd.dealer[1])))
         elif n % 3 == 1:
-            twice.append(dataclasses.replace(rnd, river=rnd.flop[0]))
+            twice.append(msgspec.structs.replace(rnd, river=rnd.flop[0]))
         elif len(rnd.seats) > 1:
-            first = dataclasses.replace(rnd.seats[0], hole=(rnd.seats[0].hole[0], last.hole[1]))
-            twice.append(dataclasses.replace(rnd, seats=(first, *rnd.seats[1:])))
+            first = msgspec.structs.replace(rnd.seats[0], hole=(rnd.seats[0].hole[0], last.hole[1]))
+            twice.append(msgspec.structs.replace(rnd, seats=(first, *rnd.seats[1:])))
     mixed = [r for pair in zip(rounds, twice, strict=False) for r in pair]
     _, distinct = seats_of(mixed)
     for rnd, ok in zip(mixed, distinct, strict=True):

@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import closing
 
+import msgspec
+
 from harness.checks import replies
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
@@ -378,7 +380,7 @@ def _shrink(
     if not (
         len(rnd.seats) > 1
         and (
-            attempt(_with_seats(rnd, [dataclasses.replace(target, seat=1)]))
+            attempt(_with_seats(rnd, [msgspec.structs.replace(target, seat=1)]))
             or attempt(_with_seats(rnd, [target]))
         )
     ):
@@ -387,10 +389,10 @@ def _shrink(
     # No AA Bonus unless needed, then the smallest legal stakes.
     for k, seat in enumerate(rnd.seats):
         if seat.aa_bonus:
-            attempt(_with_seat(rnd, k, dataclasses.replace(seat, aa_bonus=0)))
+            attempt(_with_seat(rnd, k, msgspec.structs.replace(seat, aa_bonus=0)))
     for k, seat in enumerate(rnd.seats):
         aa = legal_range(ctx, "aa_bonus")[0] if seat.aa_bonus else 0
-        smaller = dataclasses.replace(seat, ante=legal_range(ctx, "ante")[0], aa_bonus=aa)
+        smaller = msgspec.structs.replace(seat, ante=legal_range(ctx, "ante")[0], aa_bonus=aa)
         if smaller != seat:
             attempt(_with_seat(rnd, k, smaller))
     # The lowest cards that keep it: board, dealer, then hole cards, lowest candidate first.
@@ -420,10 +422,10 @@ def _with_card(rnd: PlannedRound, position: int, card: Card) -> PlannedRound:
     cards = _cards_of(rnd)
     cards[position] = card
     seats = tuple(
-        dataclasses.replace(s, hole=(cards[7 + 2 * k], cards[8 + 2 * k]))
+        msgspec.structs.replace(s, hole=(cards[7 + 2 * k], cards[8 + 2 * k]))
         for k, s in enumerate(rnd.seats)
     )
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         rnd,
         flop=(cards[0], cards[1], cards[2]),
         turn=cards[3],
@@ -434,7 +436,7 @@ def _with_card(rnd: PlannedRound, position: int, card: Card) -> PlannedRound:
 
 
 def _with_seats(rnd: PlannedRound, seats: list[PlannedSeat]) -> PlannedRound:
-    return dataclasses.replace(rnd, seats=tuple(seats))
+    return msgspec.structs.replace(rnd, seats=tuple(seats))
 
 
 def _with_seat(rnd: PlannedRound, k: int, seat: PlannedSeat) -> PlannedRound:

@@ -27,6 +27,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -60,8 +61,7 @@ class Stakes:
     aa_cap: int | None = None  # house rule: an AA Bonus at most this multiple of the ante
 
 
-@dataclass(frozen=True)
-class PlannedSeat:
+class PlannedSeat(msgspec.Struct, frozen=True):
     seat: int
     hole: tuple[Card, Card]
     ante: int
@@ -69,9 +69,9 @@ class PlannedSeat:
     action: Action
 
 
-@dataclass(frozen=True)
-class PlannedRound:
-    """One stacked round: the cards, each seat's wagers and decision."""
+class PlannedRound(msgspec.Struct, frozen=True):
+    """One stacked round: the cards, each seat's wagers and decision (a struct: tens of
+    thousands are made a shard, msgspec.structs.replace changes one)."""
 
     name: str  # e.g. "shard2-round17", stable for a seed
     stratified: bool
