@@ -62,7 +62,7 @@ def record(transcript: str, profile_name: str | None) -> int:
     game = ReferenceGame(load_profile(profile_name or DEFAULT_PROFILE))
     fd = os.open(transcript, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     tee = _Tee(channel_in)
-    serve_json_lines(game, tee, _Recorder(channel_out, fd, tee))
+    serve_json_lines(game, tee, _Recorder(channel_out, fd, tee), native=True)
     os.close(fd)
     return 0
 

@@ -15,8 +15,11 @@ import inspect
 import json
 import os
 import sys
+from collections.abc import Callable
 from enum import StrEnum, unique
 from typing import IO, Any
+
+import msgspec
 
 from harness.errors import ErrorReply
 
@@ -130,7 +133,9 @@ def _error(rid: Any, code: str, message: str) -> dict[str, Any]:
     return {"id": rid, "error": {"code": str(code), "message": message}}
 
 
-def serve_json_lines(game: Any, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+def serve_json_lines(
+    game: Any, stdin: IO[bytes], stdout: IO[bytes], *, native: bool = False
+) -> None:
     """Serve a game over JSON Lines until `bye` or end of input (one object per line).
 
     Binary streams, no text layer. Input is taken as it arrives, one read at a time
@@ -138,7 +143,15 @@ def serve_json_lines(game: Any, stdin: IO[bytes], stdout: IO[bytes]) -> None:
     and flush before the next read waits. A harness that waits for each reply gets
     it at once; one that pipelines (docs/adapter-protocol.md) costs a few system
     calls per batch instead of two per request.
+
+    `native`: the game's bodies hold only JSON's own types (objects with string keys,
+    arrays, strings, integers, booleans, null and finite floats), as the reference
+    game's and its mutants' do; they are written by msgspec, several times faster
+    than the standard encoder, as the same JSON values. Any other game's replies are
+    written by `reply_line`, which turns a body JSON cannot carry into a line that is
+    not JSON.
     """
+    write = _native_line if native else _standard_line
     read1 = getattr(stdin, "read1", None)
     chunks = iter(stdin.readline if read1 is None else lambda: read1(1 << 16), b"")
     partial: list[bytes] = []  # the start of a line still arriving
@@ -149,9 +162,9 @@ def serve_json_lines(game: Any, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         lines = b"".join([*partial, chunk]).split(b"\n")
         last = lines.pop()
         partial = [last] if last else []
-        if _serve_lines(game, lines, stdout):
+        if _serve_lines(game, lines, stdout, write):
             return
-    _serve_lines(game, [b"".join(partial)], stdout)  # a last line without its newline
+    _serve_lines(game, [b"".join(partial)], stdout, write)  # a last line without its newline
 
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(...) builds one per call
@@ -193,26 +206,52 @@ def take_stdio() -> tuple[IO[bytes], IO[bytes]]:
     return channel_in, channel_out
 
 
-def _serve_lines(game: Any, lines: list[bytes], stdout: IO[bytes]) -> bool:
+def read_request(line: bytes) -> Any:
+    """A request line as the standard json module reads it: by msgspec where it reads
+    the line (strict JSON, a subset of what json takes, read to the same values), by
+    json otherwise (NaN, an exponent beyond a float, a lone surrogate, another encoding)."""
+    try:
+        return msgspec.json.decode(line)
+    except msgspec.MsgspecError:
+        return json.loads(line)
+
+
+def _standard_line(reply: dict[str, Any]) -> bytes:
+    return reply_line(reply).encode()
+
+
+def _native_line(reply: dict[str, Any]) -> bytes:
+    """A native game's reply (serve_json_lines), by msgspec; by reply_line for what
+    msgspec cannot write (a lone surrogate, an integer beyond its range)."""
+    try:
+        return msgspec.json.encode(reply)
+    except (TypeError, ValueError, OverflowError):
+        return _standard_line(reply)
+
+
+def _serve_lines(
+    game: Any, lines: list[bytes], stdout: IO[bytes], write: Callable[[dict[str, Any]], bytes]
+) -> bool:
     """Answer lines in order with one write; True when `bye` was answered (stop)."""
-    replies: list[str] = []
+    replies: list[bytes] = []
     bye = False
     for line in lines:
         if not line.strip():
             continue
         request: Any = None
         try:
-            request = json.loads(line)
+            request = read_request(line)
         except ValueError as exc:
             reply = _error(None, ErrorCode.INVALID_REQUEST, f"not JSON: {exc}")
         else:
             reply = serve_request(game, request)
-        replies.append(reply_line(reply))
+        replies.append(write(reply))
         if isinstance(request, dict) and request.get("op") == "bye" and "ok" in reply:
             bye = True
             break
     if replies:
-        stdout.write(("\n".join(replies) + "\n").encode())
+        replies.append(b"")
+        stdout.write(b"\n".join(replies))
         stdout.flush()
     return bye
 

@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"python -m harness.reference: {exc}", file=sys.stderr)
                 return 1
         if channel is not None:
-            serve_json_lines(game, *channel)
+            serve_json_lines(game, *channel, native=not args.game)  # ours hold JSON's types
             return 0
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends the server quietly
             serve_http(game, args.host, args.http, ready=lambda url: print(url, flush=True))
