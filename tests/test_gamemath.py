@@ -26,13 +26,15 @@ from harness.gamemath import (
     aa_bonus_math,
     aa_row_counts,
     census,
+    census_reference,
     kernel,
     main_game,
     profile_math,
+    strategy,
 )
 from harness.gamemath.census import load_census, symmetry
 from harness.gamemath.pricing import call_values, optimal_calls
-from harness.gamemath.strategy import Strategy
+from harness.gamemath.strategy import Strategy, classify
 from harness.reference import ReferenceGame
 from harness.rules.cards import Card
 from harness.rules.evaluator import Category, evaluate_batch
@@ -724,3 +726,27 @@ def test_the_strategy_cache_gives_back_the_priced_decisions_and_refuses_a_tamper
         strategy.cache_strategy(rules, priced)
     assert strategy.cached_strategy(rules) is None
     assert capsys.readouterr().err == ""  # recomputed without a warning
+
+
+def test_the_situation_classes_are_the_recorded_ones_and_kept_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Recomputed, the strategy summary's classes hash to census_reference.CLASSES_SHA256;
+    the cache keeps them, and a cached copy that differs is warned of and recomputed."""
+    monkeypatch.setenv("CHCERT_CACHE", str(tmp_path))
+    classes = classify(symmetry().cards).astype(np.int8)
+    assert census.tables_sha256({"classes": classes}) == census_reference.CLASSES_SHA256
+    strategy.situation_classes.cache_clear()
+    assert np.array_equal(strategy.situation_classes(), classes)
+    path = census.cache_file("classes")
+    assert path.exists() and capsys.readouterr().err == ""
+    strategy.situation_classes.cache_clear()
+    assert np.array_equal(strategy.situation_classes(), classes)  # read back, silently
+    assert capsys.readouterr().err == ""
+    swapped = classes.copy()
+    swapped[:2] = swapped[1::-1] + 1  # two situations moved to other classes
+    np.savez(path, classes=swapped)
+    strategy.situation_classes.cache_clear()
+    assert np.array_equal(strategy.situation_classes(), classes)
+    assert "not the ones recorded" in capsys.readouterr().err
+    strategy.situation_classes.cache_clear()

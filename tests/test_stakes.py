@@ -372,14 +372,15 @@ def test_a_game_in_doubles_at_a_boundless_table_fails_only_its_fold_fault(tmp_pa
 
 @pytest.mark.slow
 def test_a_malformed_amount_from_a_game_over_json_lines_costs_its_round(tmp_path: Path) -> None:
-    args = ["--adapter", _doubles("--halves"), "--profile", "standard", "--differential", "2000"]
+    # Shard 1 of 4,000: 1,000 seat-hands, among them a fold whose AA Bonus the game pays.
+    args = ["--adapter", _doubles("--halves"), "--profile", "standard", "--differential", "4000"]
     code, results = certify(tmp_path, *args, *QUICK_SAMPLES, "--item", "s000-r8/differential-1")
     assert code in (1, 2)  # FAIL, or INCOMPLETE when the selection outweighs it
     section = results["differential"]
     kinds = {(c["clause"], c["kind"]) for c in section["causes"]}
     assert kinds == {("s000-antewin", "ante-odds"), ("s000-r5", "fold-aa-bonus")}
     malformed = next(c for c in section["causes"] if c["kind"] == "ante-odds")
-    assert section["seat_hands"] == 500 - malformed["count"] > 0
+    assert section["seat_hands"] == 1_000 - malformed["count"] > 0
     shard = next(
         i for c in results["clauses"] for i in c["items"] if i["name"] == "s000-r8/differential-1"
     )

@@ -14,6 +14,7 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -117,7 +118,7 @@ def symmetry() -> Symmetry:
     else:
         sym = Symmetry(suit_permutations(), binomials(), **arrays)
         problem = _symmetry_problem(sym)
-        digest = _tables_sha256(arrays) if problem is None else None
+        digest = tables_sha256(arrays) if problem is None else None
         if problem is None and checksum != digest:
             problem = "its tables do not match the sha256 stored with them"
         if problem is None and digest != census_reference.SYMMETRY_SHA256:
@@ -127,7 +128,7 @@ def symmetry() -> Symmetry:
         warn_cache(path, problem)
     sym = _build_symmetry()
     arrays = {name: getattr(sym, name) for name in _ARRAYS}
-    digest = _tables_sha256(arrays)
+    digest = tables_sha256(arrays)
     if digest != census_reference.SYMMETRY_SHA256:
         raise RuntimeError(
             "the suit-symmetry tables built are not the ones recorded in "
@@ -137,7 +138,7 @@ def symmetry() -> Symmetry:
     return sym
 
 
-def _tables_sha256(arrays: dict[str, npt.NDArray[Any]]) -> str:
+def tables_sha256(arrays: dict[str, npt.NDArray[Any]]) -> str:
     """The sha256 of named tables: each name, dtype, shape and bytes."""
     sha = hashlib.sha256()
     for name in sorted(arrays):
@@ -216,10 +217,17 @@ def canonical_boards() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     return boards[first[order]], orbit[order].astype(np.int64)
 
 
+SHARE_PIECES = 32  # runs of boards per thread in compute_census
+
+
 def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDArray[np.int32]:
     """The census (situations x kernel.COLUMNS) for a dealer qualifier strength."""
-    sym = symmetry()
-    boards, orbit = canonical_boards()
+    # The boards are found on another thread while the symmetry tables are read or built:
+    # both are mostly numpy's sorting, which lets the other thread run.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-boards") as pool:
+        found = pool.submit(canonical_boards)
+        sym = symmetry()
+        boards, orbit = found.result()
     build = kernel.compiled()
     threads = max(1, min(_usable_cpus(), 16))  # each thread has its own 82 MB of sums
     done = np.zeros(threads, np.int64)
@@ -227,7 +235,11 @@ def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDA
     # into census rows; either is 64 bytes a situation.
     width, dtype = (8, np.uint64) if build else (kernel.COLUMNS, np.int32)
     accs = [np.zeros((sym.situations, width), dtype) for _ in range(threads)]
-    shares = np.array_split(np.arange(len(boards)), threads)
+    # Each thread takes every threads-th of SHARE_PIECES runs of neighbouring boards: the
+    # work of a board varies along their order, and contiguous halves left one thread
+    # running a third longer than the other; sums of integers do not depend on it.
+    pieces = np.array_split(np.arange(len(boards)), threads * SHARE_PIECES)
+    shares = [np.concatenate(pieces[slot::threads]) for slot in range(threads)]
     chunk = build.census_chunk if build else kernel.census_chunk
 
     def run(slot: int) -> None:

@@ -33,8 +33,12 @@ class CensusReference:
     column_totals: tuple[int, ...]
 
 
-# harness/gamemath/census.py _tables_sha256 of the symmetry tables (_ARRAYS).
+# harness/gamemath/census.py tables_sha256 of the symmetry tables (_ARRAYS).
 SYMMETRY_SHA256 = "f367776cb0c022d988d4bd766f8eec0bf25e478894eddcb9139074c7fe54db7c"
+
+# The same of the strategy summary's class of every situation (harness/gamemath/strategy.py
+# `situation_classes`, int8, named "classes"); tests/test_gamemath.py recomputes it.
+CLASSES_SHA256 = "8f6d47c120ed6e69d3b4aaa486b1f4a69a3b4cd06b883cae6b0a21e8e0bd8875"
 
 REFERENCES = (
     CensusReference(

@@ -264,7 +264,7 @@ def _wheel_ace_high(ranks: list[int]) -> int:
     clause="s000-r7",
     family=Family.EVALUATION,
     differential=True,
-    differential_also=("s000-r8",),
+    also=("s000-r8",),  # a wheel beating a higher straight: hands compared (the corpus's too)
 )
 class WheelRankedAceHigh(_FaultyEvaluation):
     """A straight using the ace low (A-2-3-4-5) is ranked by its ace, above a king-high straight
