@@ -159,7 +159,7 @@ def _changed(result: dict[str, Any], pick: random.Random) -> dict[str, Any]:
     """The result with one thing the decision table reads changed."""
     body: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(result))
     seat = pick.choice(body["seats"])
-    change = pick.randrange(9)
+    change = pick.randrange(10)
     if change == 0:
         wager = seat["wagers"][pick.choice(["ante", "call", "aa_bonus"])]
         wager[pick.choice(["stake", "returned"])] += pick.choice([-1, 1])
@@ -177,8 +177,12 @@ def _changed(result: dict[str, Any], pick: random.Random) -> dict[str, Any]:
         body["board"][pick.randrange(5)] = "2c"
     elif change == 7:
         body["dealer"]["hole"] = list(reversed(body["dealer"]["hole"]))
-    else:
+    elif change == 8:
         seat["action"] = "fold" if seat["action"] == "call" else "call"
+    else:  # the seat twice: a wrong entry first, the right one last
+        wrong = msgspec.json.decode(msgspec.json.encode(seat))
+        wrong["wagers"]["ante"]["returned"] += 1
+        body["seats"].insert(0, wrong)
     return body
 
 
@@ -243,3 +247,32 @@ def test_a_round_whose_cards_are_not_distinct_is_left_to_the_oracle() -> None:
     assert distinct.count(False) == len(twice) > 20
     expected = expected_rounds(profile, mixed, seats_of(mixed), None)
     assert [e is not None for e in expected] == distinct
+
+
+def test_a_seat_reported_twice_is_the_result_s_shape_whatever_its_last_entry() -> None:
+    profile = load_profile("standard")
+    rnd = _rounds(profile, seed=5, budget=60, table=REFERENCE_TABLE)[-1]
+    dealt, result = _played(ReferenceGame("standard"), rnd)
+    first = msgspec.json.decode(msgspec.json.encode(result["seats"][0]))
+    first["wagers"]["ante"]["returned"] += 1
+    twice = {**result, "seats": [first, *result["seats"]]}
+    shown, reported = read_dealt(dealt), read_result(twice)
+    found = judge(settle(profile, rnd.deal(), rnd.plays()), rnd.cards(), shown, reported)
+    assert [(d.kind, d.detail) for d in found] == [("result-shape", "a seat reported twice")]
+    (want,) = expected_rounds(profile, [rnd], seats_of([rnd]), REFERENCE_TABLE)
+    assert not agreed(want, rnd.cards(), Played(shown, reported))
+    assert agreed(want, rnd.cards(), Played(shown, read_result(result)))
+
+
+def test_a_round_whose_seats_are_numbered_otherwise_is_left_to_the_oracle() -> None:
+    profile = load_profile("standard")
+    rnd = next(r for r in _rounds(profile, seed=3, budget=300) if len(r.seats) > 1)
+    outside = msgspec.structs.replace(
+        rnd, seats=(*rnd.seats[:-1], msgspec.structs.replace(rnd.seats[-1], seat=8))
+    )
+    twice = msgspec.structs.replace(
+        rnd, seats=(*rnd.seats[:-1], msgspec.structs.replace(rnd.seats[-1], seat=1))
+    )
+    rounds = [rnd, outside, twice]
+    expected = expected_rounds(profile, rounds, seats_of(rounds), None)
+    assert [e is not None for e in expected] == [True, False, False]

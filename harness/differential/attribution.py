@@ -19,7 +19,7 @@ from harness.differential.rounds import PlannedRound
 from harness.protocol.messages import Dealer, Dealt, Result, Settled, SettledSeat, StackedCards
 from harness.rules.batch import Seats, settle_seats
 from harness.rules.evaluator import Category
-from harness.rules.game import Action, Wager
+from harness.rules.game import MAX_SEATS, Action, Wager
 from harness.rules.oracle import SeatSettlement, Settlement
 from harness.rules.profiles import Profile
 from harness.rules.table import Table
@@ -115,7 +115,7 @@ def judge(
     """Every disagreement of a played stacked round with the rules, by the decision table:
     a round left unsettled breaks the result's shape (row 4), cards other than the
     stacked ones (row 1) stand alone, since nothing else can then be judged; seats the
-    result reports beyond those that played break its shape (row 4)."""
+    result reports beyond those that played, or twice, break its shape (row 4)."""
     first = min((s.seat for s in want.seats), default=1)
     if not isinstance(result, Settled):
         return [
@@ -135,6 +135,15 @@ def judge(
             Disagreement(
                 min(played, default=1), "result-shape", "seats that did not play",
                 {"seats": sorted(played)}, {"extra_seats": extra},
+            )
+        )  # fmt: skip
+    numbers = [s.seat for s in result.seats]
+    twice = sorted({n for n in numbers if numbers.count(n) > 1})
+    if twice:  # the seat's last entry is the one judged above: the others are the shape's
+        found.append(
+            Disagreement(
+                min(played, default=1), "result-shape", "a seat reported twice",
+                {"seats": sorted(played)}, {"reported_twice": twice},
             )
         )  # fmt: skip
     return found
@@ -216,7 +225,8 @@ def expected_rounds(
 ) -> list[Expected | None]:
     """Each round's Expected, its seats settled as a batch (`batch`: rounds.seats_of,
     for harness/rules/batch.py); None for a round the oracle would refuse (cards not
-    distinct, wagers it does not take), which only the oracle judges."""
+    distinct, a seat numbered twice or outside 1..7, wagers it does not take), which
+    only the oracle judges."""
     seats, distinct = batch
     got = settle_seats(profile, seats, table)
     hand = got.hand.tolist()
@@ -231,7 +241,9 @@ def expected_rounds(
     row = 0
     for r, rnd in enumerate(rounds):
         first, row = row, row + len(rnd.seats)
-        if not distinct[r] or not all(legal[first:row]):
+        numbers = [s.seat for s in rnd.seats]
+        seated = len(set(numbers)) == len(numbers) and all(1 <= n <= MAX_SEATS for n in numbers)
+        if not (distinct[r] and seated and all(legal[first:row])):
             found.append(None)
             continue
         money = {}
@@ -254,9 +266,9 @@ WIRE = [c.wire for c in Category]  # a category's protocol string, by its number
 def agrees(expected: Expected, stacked: StackedCards, shown: Dealt, result: Result) -> bool:
     """Whether `judge` finds no disagreement in the round, for a round the rules settle
     as `expected`: a settled result, on the stacked cards, with each seat that played
-    and no other, the dealer and every seat's money as the rules have them. A round it
-    does not take is judged (`judge`): this only spares the oracle's records when
-    there is nothing to attribute."""
+    once and no other, the dealer and every seat's money as the rules have them. A
+    round it does not take is judged (`judge`): this only spares the oracle's records
+    when there is nothing to attribute."""
     if not isinstance(result, Settled):
         return False
     if dealt(shown, result) != stacked or list(result.board[:3]) != stacked["flop"]:
@@ -265,7 +277,7 @@ def agrees(expected: Expected, stacked: StackedCards, shown: Dealt, result: Resu
     if dealer.hand != expected.dealer_hand or dealer.qualifies != expected.dealer_qualifies:
         return False
     reported = {s.seat: s for s in result.seats}
-    if reported.keys() != expected.seats.keys():
+    if reported.keys() != expected.seats.keys() or len(reported) != len(result.seats):
         return False
     return all(actual_seat(reported[n]) == money for n, money in expected.seats.items())
 

@@ -146,10 +146,12 @@ def serve_json_lines(
 
     `native`: the game's bodies hold only JSON's own types (objects with string keys,
     arrays, strings, integers, booleans, null and finite floats), as the reference
-    game's and its mutants' do; they are written by msgspec, several times faster
-    than the standard encoder, as the same JSON values. Any other game's replies are
-    written by `reply_line`, which turns a body JSON cannot carry into a line that is
-    not JSON.
+    game's and its mutants' do (tests/test_serving.py plays every one both ways); they
+    are written by msgspec, several times faster than the standard encoder, as the
+    same JSON values. msgspec would write what the standard encoder refuses (a set, a
+    Decimal, bytes) and NaN as null: a game whose bodies may hold them is not native.
+    Any other game's replies are written by `reply_line`, which turns a body JSON
+    cannot carry into a line that is not JSON.
     """
     write = _native_line if native else _standard_line
     read1 = getattr(stdin, "read1", None)
@@ -221,11 +223,15 @@ def _standard_line(reply: dict[str, Any]) -> bytes:
 
 
 def _native_line(reply: dict[str, Any]) -> bytes:
-    """A native game's reply (serve_json_lines), by msgspec; by reply_line for what
-    msgspec cannot write (a lone surrogate, an integer beyond its range)."""
+    """A native game's reply (serve_json_lines), by msgspec; by reply_line when its id,
+    echoed as the request gave it, is not an integer or a string (NaN, which msgspec
+    would write as null, a list), and for what msgspec cannot write (a lone surrogate,
+    an integer beyond its range, a cycle)."""
+    if type(reply.get("id")) not in (int, str, type(None)):
+        return _standard_line(reply)
     try:
         return msgspec.json.encode(reply)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, RecursionError):
         return _standard_line(reply)
 
 
