@@ -293,7 +293,7 @@ def _uniform_rounds(
 ) -> list[PlannedRound]:
     """Rounds of random cards, one of `sizes[r]` seats for each r, every draw made for
     all of them at once: the decks, then each seat's random fold, AA Bonus and stakes as
-    `_stratified_round` draws them one by one (docs/differential.md, "The stream").
+    `_stratified_round` draws them one by one (docs/differential.md, "Rounds").
     Each round deals its seats from the top of its deck, the dealer's two cards from
     positions 15 and 16 and the board from 17 to 21, whatever its number of seats."""
     count = len(sizes)
