@@ -21,7 +21,7 @@ import pytest
 from harness.checks.differential import agreed
 from harness.checks.replies import Played
 from harness.differential.attribution import expected_rounds, judge
-from harness.differential.rounds import PlannedRound, Stakes, plan_shard, seats_of
+from harness.differential.rounds import PlannedRound, Stakes, draw_rounds, seats_of
 from harness.errors import InvalidBet, InvalidCards
 from harness.paths import SPECS_DIR
 from harness.protocol.messages import read_dealt, read_result
@@ -64,7 +64,7 @@ def _rounds(
     stakes (by default, from one minor unit to a million)."""
     ante, aa = (table.ante, table.aa_bonus) if table else ((1, 10**6), (1, 10**6))
     decide = np.random.default_rng(seed)
-    plan = plan_shard(
+    drawn = draw_rounds(
         profile,
         seed=seed,
         shard=0,
@@ -74,7 +74,7 @@ def _rounds(
         stakes=Stakes(ante, aa if profile.aa_table else None),
         calls_with=lambda holes, flops: decide.random(len(holes)) < 0.7,
     )
-    return plan.rounds
+    return list(drawn)
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)

@@ -16,9 +16,11 @@ from harness.differential.rounds import (
     SHARDS,
     Stakes,
     cell_can_occur,
+    count_strata,
     detectable_rate,
+    draw_rounds,
     feasible_strata,
-    plan_shard,
+    seats_of,
 )
 from harness.differential.strata import evaluate, strata_matrix
 from harness.protocol.messages import Settled
@@ -89,20 +91,23 @@ def test_a_default_run_fills_every_stratum_and_the_budget() -> None:
     """The four shards of a 50,000 seat-hand run meet every feasible stratum's quota."""
     counts: dict[str, int] = {}
     seat_hands = uniform = 0
+    stakes = Stakes((100, 50_000), (100, 25_000))
     for shard in range(SHARDS):
-        plan = plan_shard(
+        drawn = draw_rounds(
             STANDARD,
             seed=7,
             shard=shard,
             shards=SHARDS,
             budget=50_000,
             seats=7,
-            stakes=Stakes((100, 50_000), (100, 25_000)),
+            stakes=stakes,
             calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),
         )
-        seat_hands += plan.uniform_seat_hands + plan.stratified_seat_hands
-        uniform += plan.uniform_seat_hands
-        for key, n in plan.strata.items():
+        rounds = list(drawn)
+        seat_hands += sum(len(r.seats) for r in rounds)
+        uniform += sum(len(r.seats) for r in rounds if not r.stratified)
+        strata = count_strata(STANDARD, [seats_of(rounds)[0]], feasible_strata(STANDARD), stakes)
+        for key, n in strata.items():
             counts[key] = counts.get(key, 0) + n
     assert seat_hands == 50_000
     assert set(counts) == set(feasible_strata(STANDARD))
@@ -112,7 +117,7 @@ def test_a_default_run_fills_every_stratum_and_the_budget() -> None:
 
 def test_plans_are_a_function_of_the_seed() -> None:
     def plan(seed: int) -> list[Any]:
-        return plan_shard(
+        drawn = draw_rounds(
             STANDARD,
             seed=seed,
             shard=1,
@@ -121,7 +126,8 @@ def test_plans_are_a_function_of_the_seed() -> None:
             seats=3,
             stakes=Stakes((100, 500), None),
             calls_with=lambda holes, flops: np.zeros(len(holes), np.bool_),
-        ).rounds
+        )
+        return list(drawn)
 
     assert plan(5) == plan(5) and plan(5) != plan(6)
 

@@ -25,7 +25,7 @@ from harness.checks.registry import NotTested
 from harness.checks.replies import Malformed, playable_table, returns_of
 from harness.checks.settlement import malformed_disagreements, replay_vector
 from harness.defaults import available_profiles
-from harness.differential.rounds import LOW_END, _stake, _stakes, plan_shard
+from harness.differential.rounds import LOW_END, _stake, _stakes, draw_rounds
 from harness.differential.rounds import Stakes as PlanStakes
 from harness.errors import ProtocolViolation
 from harness.protocol import serve_request
@@ -151,11 +151,11 @@ def test_the_same_seed_deals_the_same_stakes() -> None:
     stakes = PlanStakes(ante=(1, 40_000_000_000_000), aa_bonus=(1, 40_000_000_000_000))
 
     def plan() -> list[tuple[int, int]]:
-        shard = plan_shard(
+        shard = draw_rounds(
             profile, seed=11, shard=1, shards=4, budget=400, seats=7, stakes=stakes,
             calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),
         )  # fmt: skip
-        return [(s.ante, s.aa_bonus) for r in shard.rounds for s in r.seats]
+        return [(s.ante, s.aa_bonus) for r in shard for s in r.seats]
 
     first = plan()
     assert first == plan()

@@ -103,14 +103,6 @@ class PlannedRound(msgspec.Struct, frozen=True):
         }
 
 
-@dataclass
-class ShardPlan:
-    rounds: list[PlannedRound]
-    uniform_seat_hands: int
-    stratified_seat_hands: int
-    strata: dict[str, int]  # seat-hands per wanted stratum in this shard
-
-
 def feasible_strata(profile: Profile) -> list[str]:
     """The strata a run must fill: every cell that the qualifier allows, every structure,
     every kicker depth, every AA Bonus row of the profile, folds and stakes."""
@@ -158,44 +150,6 @@ def shard_budget(budget: int, shard: int, shards: int) -> int:
     return budget // shards + (1 if shard < budget % shards else 0)
 
 
-def plan_shard(
-    profile: Profile,
-    *,
-    seed: int,
-    shard: int,
-    shards: int,
-    budget: int,
-    seats: int,
-    stakes: Stakes,
-    calls_with: CallsWith,
-    stratified_share: float = 0.5,
-) -> ShardPlan:
-    """The rounds of shard `shard` (0-based) of `shards`, for a run's `budget` of seat-hands."""
-    rounds = list(
-        draw_rounds(
-            profile,
-            seed=seed,
-            shard=shard,
-            shards=shards,
-            budget=budget,
-            seats=seats,
-            stakes=stakes,
-            calls_with=calls_with,
-            stratified_share=stratified_share,
-        )
-    )
-    return summarized(profile, rounds, stakes)
-
-
-def summarized(profile: Profile, rounds: list[PlannedRound], stakes: Stakes) -> ShardPlan:
-    """A shard's rounds with their seat-hands counted, by part and by stratum."""
-    stratified = sum(len(r.seats) for r in rounds if r.stratified)
-    uniform = sum(len(r.seats) for r in rounds) - stratified
-    drawn = [seats_of(rounds)[0]] if rounds else []
-    counts = count_strata(profile, drawn, feasible_strata(profile), stakes)
-    return ShardPlan(rounds, uniform, stratified, counts)
-
-
 def draw_rounds(
     profile: Profile,
     *,
@@ -208,7 +162,8 @@ def draw_rounds(
     calls_with: CallsWith,
     stratified_share: float = 0.5,
 ) -> Iterator[PlannedRound]:
-    """plan_shard's rounds one at a time, as they are drawn: the stratified part (its
+    """The rounds of shard `shard` (0-based) of `shards`, for a run's `budget` of
+    seat-hands, one at a time, as they are drawn: the stratified part (its
     seat-hands selected from the pools first), then the uniform part, UNIFORM_CHUNK
     rounds at a time. A caller plays the first while the later ones are drawn
     (harness/checks/differential.py)."""

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from harness.defaults import available_profiles
-from harness.differential.rounds import PlannedRound, Stakes, plan_shard
+from harness.differential.rounds import PlannedRound, Stakes, draw_rounds
 from harness.differential.strata import SEAT_HAND, evaluate, strata_matrix
 from harness.errors import HarnessFault, UserError
 from harness.paths import VECTORS_DIR
@@ -152,7 +152,7 @@ def generate_corpus(
 
 def _profile_file(profile: Profile, owners: dict[str, str]) -> tuple[str, dict[str, Any]]:
     aa = STAKES.aa_bonus if profile.aa_table is not None else None
-    plan = plan_shard(
+    drawn = draw_rounds(
         profile,
         seed=SEED,
         shard=0,
@@ -163,12 +163,13 @@ def _profile_file(profile: Profile, owners: dict[str, str]) -> tuple[str, dict[s
         calls_with=lambda holes, flops: np.ones(len(holes), np.bool_),  # calls, bar random folds
         stratified_share=1.0,  # the corpus is for breadth; the differential bounds rates
     )
-    flags_of = _flags(profile, plan.rounds)
+    rounds = list(drawn)
+    flags_of = _flags(profile, rounds)
     notes: dict[str, str] = {}
     tests = []
     by_clause: Counter[str] = Counter()
     by_flag: Counter[str] = Counter()
-    for number, rnd in enumerate(plan.rounds):
+    for number, rnd in enumerate(rounds):
         want = settle(profile, rnd.deal(), rnd.plays())
         _cross_check(profile, rnd, want)
         clause = owners[_deciding_kind(want)]
