@@ -369,8 +369,11 @@ def test_a_certified_game_s_own_log_is_clean_and_a_finding_replays(tmp_path: Pat
 
     log = tmp_path / "served.jsonl"
     served = f"subprocess:{sys.executable} -m harness.reference --log {log}"
+    # Seeded: each family of the audit's tests (cards, returns, drift, leaks) holds a fair
+    # game to a 1% false alarm, which an unseeded run met in a CI run (the dealer's cards
+    # by position, p 0.0056).
     code = main(["certify", "--adapter", served, "--out", str(tmp_path / "cert"), "-n", "0",
-                 "--rtp-rounds", "12000", "-k", "rtp"])  # fmt: skip
+                 "--rtp-rounds", "12000", "-k", "rtp", "--seed", "7"])  # fmt: skip
     certified = json.loads((tmp_path / "cert" / "results.json").read_text())
     assert code == 2 and not certified["failures"]  # INCOMPLETE: a selection, nothing failed
     assert len(log.read_text().splitlines()) >= 12000
