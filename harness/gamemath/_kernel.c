@@ -117,25 +117,44 @@ static int64_t strength_of(const int *cards, int n) {
 
 /* ------------------------------------------------------------------ one board */
 
+/* The packed rows the kernel adds into: eight int64 slots of two 32-bit counts each, so
+ * that a hole costs two additions instead of four. Slot 0 holds (ante, not beaten) of
+ * high card, slot 1 those of a pair, slots 2 to 5 the ante counts of categories 2 and 3,
+ * ..., 8 and 9, slot 6 (won, lost). No half ever carries into the other: every count
+ * only grows and its total over all boards fits in 31 bits (at most 24 x 1,070,190).
+ * unpack_rows turns them into the census's columns. */
+#define PACKED 8
+#define SLOT_WON_LOST 6
+
+static int slot_of(int64_t category) { return category < 2 ? (int)category : 1 + (int)(category / 2); }
+
+static uint64_t halves(int64_t low, int64_t high) { return (uint64_t)low | ((uint64_t)high << 32); }
+
+/* A board's outcome, per hole by hole number: what the census adds to the hole's row
+ * (weighted, packed: PACKED), and which hole it is. */
 typedef struct {
-    /* per hole of the board, by hole number: what the census adds */
-    int64_t pair[HOLES];     /* colex index of the hole's two cards */
-    int64_t category[HOLES];
-    int64_t ante[HOLES], nqn[HOLES], win[HOLES], loss[HOLES];
-    /* scratch */
-    int64_t avail[47];
-    int64_t values[MAX_VALUES];
-    int64_t by_ranks[2 * 169];
-    int64_t strength[HOLES];
-    int64_t first[HOLES], second[HOLES];
-    int64_t start[MAX_VALUES + 1], fill[MAX_VALUES];
-    int64_t group[HOLES], order[HOLES];
-    int64_t nq_card[47], below_card[47], group_card[47];
+    uint64_t ante[HOLES], won_lost[HOLES];
+    uint8_t slot[HOLES];
+    int16_t pair[HOLES]; /* colex index of the hole's two cards */
+} Outcome;
+
+/* A board's scratch, in types as small as their values, so that it stays in L1 */
+typedef struct {
+    int32_t strength[HOLES];
+    uint8_t first[HOLES], second[HOLES]; /* the hole's cards, as places in avail */
+    int16_t group[HOLES], order[HOLES];
+    int32_t values[MAX_VALUES];
+    int32_t by_ranks[2 * 169];
+    int16_t start[MAX_VALUES + 1], fill[MAX_VALUES];
+    int16_t nq_card[47], below_card[47], group_card[47];
+    uint8_t avail[47];
+    uint8_t flush_seen[1 << 13]; /* a flush's suit mask already among the values */
+    int16_t flushes[HOLES];      /* the masks seen on this board */
 } Work;
 
-static void sort_values(int64_t *values, int n) { /* insertion sort: about a hundred */
+static void sort_values(int32_t *values, int n) { /* insertion sort: 91 and the flushes */
     for (int i = 1; i < n; i++) {
-        int64_t v = values[i];
+        int32_t v = values[i];
         int j = i - 1;
         while (j >= 0 && values[j] > v) {
             values[j + 1] = values[j];
@@ -145,19 +164,23 @@ static void sort_values(int64_t *values, int n) { /* insertion sort: about a hun
     }
 }
 
-static int64_t position(const int64_t *sorted, int64_t n, int64_t value) {
-    int64_t lo = 0, hi = n - 1;
+static int position(const int32_t *sorted, int n, int32_t value) {
+    int lo = 0, hi = n - 1;
     while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
+        int mid = (lo + hi) / 2;
         if (sorted[mid] < value) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
-/* Settle every player hole on one board against every disjoint dealer hole: the
- * numba kernel's _board_outcomes, step for step. */
-static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) {
+/* Settle every player hole on one board against every disjoint dealer hole, and what each
+ * adds to the census, weighted by the board's orbit: the numba kernel's _board_outcomes
+ * and the first half of its census_chunk, step for step, but that a flush's strength
+ * joins the values to sort once per suit mask, not once per hole (on a board of four
+ * suited cards, some 45 values where there were 380). */
+static void board_outcomes(const int64_t board[5], int64_t qualifying, int64_t weight, Work *w,
+                           Outcome *o) {
     int8_t counts[13] = {0};
     int64_t masks[4] = {0};
     int used[52] = {0};
@@ -172,7 +195,7 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
         if (popcount(masks[s]) >= 3) flush_suit = s;
     int n = 0;
     for (int c = 0; c < 52; c++)
-        if (!used[c]) w->avail[n++] = c;
+        if (!used[c]) w->avail[n++] = (uint8_t)c;
 
     int nvalues = 0;
     for (int r1 = 0; r1 < 13; r1++) {
@@ -180,7 +203,7 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
         for (int r2 = r1; r2 < 13; r2++) {
             counts[r2]++;
             if (counts[r1] <= 4 && counts[r2] <= 4) {
-                w->by_ranks[r1 * 13 + r2] = rank_strength(counts);
+                w->by_ranks[r1 * 13 + r2] = (int32_t)rank_strength(counts);
                 w->values[nvalues++] = w->by_ranks[r1 * 13 + r2];
             }
             counts[r2]--;
@@ -188,26 +211,30 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
         counts[r1]--;
     }
 
-    int holes = 0;
+    int holes = 0, nflushes = 0;
     for (int x = 0; x < n; x++) {
-        int64_t a = w->avail[x];
+        int a = w->avail[x];
         for (int y = x + 1; y < n; y++) {
-            int64_t b = w->avail[y];
-            int64_t s = w->by_ranks[(a >> 2) * 13 + (b >> 2)];
+            int b = w->avail[y];
+            int32_t s = w->by_ranks[(a >> 2) * 13 + (b >> 2)];
             if (flush_suit >= 0) { /* a flush needs the hole's cards of that suit, or none */
                 int64_t m = masks[flush_suit];
                 if ((a & 3) == flush_suit) m |= (int64_t)1 << (a >> 2);
                 if ((b & 3) == flush_suit) m |= (int64_t)1 << (b >> 2);
                 if (popcount(m) >= 5) {
-                    s = flush_strength(m);
-                    w->values[nvalues++] = s;
+                    s = (int32_t)flush_strength(m);
+                    if (!w->flush_seen[m]) { /* each suit mask once among the values */
+                        w->flush_seen[m] = 1;
+                        w->flushes[nflushes++] = (int16_t)m;
+                        w->values[nvalues++] = s;
+                    }
                     s |= FLUSH_MARK;
                 }
             }
             w->strength[holes] = s;
-            w->first[holes] = x;
-            w->second[holes] = y;
-            w->pair[holes] = a + b * (b - 1) / 2;
+            w->first[holes] = (uint8_t)x;
+            w->second[holes] = (uint8_t)y;
+            o->pair[holes] = (int16_t)(a + b * (b - 1) / 2);
             holes++;
         }
     }
@@ -217,12 +244,13 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
     int groups = 0;
     for (int i = 0; i < nvalues; i++)
         if (i == 0 || w->values[i] != w->values[groups - 1]) w->values[groups++] = w->values[i];
-    const int64_t *distinct = w->values;
-    memset(w->start, 0, sizeof(int64_t) * (groups + 1));
+    const int32_t *distinct = w->values;
+    memset(w->start, 0, sizeof(int16_t) * (groups + 1));
     for (int v = 0; v < 169; v++)
         if (v % 13 >= v / 13) w->by_ranks[169 + v] = position(distinct, groups, w->by_ranks[v]);
     for (int h = 0; h < holes; h++) {
-        int64_t s = w->strength[h], g;
+        int32_t s = w->strength[h];
+        int g;
         if (s & FLUSH_MARK) {
             s &= ~FLUSH_MARK;
             w->strength[h] = s;
@@ -231,18 +259,19 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
             g = w->by_ranks[169 + (w->avail[w->first[h]] >> 2) * 13 +
                             (w->avail[w->second[h]] >> 2)];
         }
-        w->group[h] = g;
+        w->group[h] = (int16_t)g;
         w->start[g + 1]++;
     }
+    for (int i = 0; i < nflushes; i++) w->flush_seen[w->flushes[i]] = 0; /* for the next board */
     for (int g = 0; g < groups; g++) w->start[g + 1] += w->start[g];
-    memcpy(w->fill, w->start, sizeof(int64_t) * groups);
-    for (int h = 0; h < holes; h++) w->order[w->fill[w->group[h]]++] = h;
+    memcpy(w->fill, w->start, sizeof(int16_t) * groups);
+    for (int h = 0; h < holes; h++) w->order[w->fill[w->group[h]]++] = (int16_t)h;
 
     /* dealer hands that do not qualify, in all and per card */
     memset(w->nq_card, 0, sizeof w->nq_card);
     memset(w->below_card, 0, sizeof w->below_card);
     memset(w->group_card, 0, sizeof w->group_card);
-    int64_t nq_total = 0;
+    int nq_total = 0;
     for (int h = 0; h < holes; h++) {
         if (w->strength[h] < qualifying) {
             nq_total++;
@@ -251,36 +280,43 @@ static void board_outcomes(const int64_t board[5], int64_t qualifying, Work *w) 
         }
     }
 
-    int64_t below = 0;
+    int below = 0;
     for (int g = 0; g < groups; g++) {
-        int64_t i = w->start[g], j = w->start[g + 1], s = distinct[g];
-        for (int64_t q = i; q < j; q++) {
-            int64_t h = w->order[q];
+        int i = w->start[g], j = w->start[g + 1];
+        int32_t s = distinct[g];
+        int64_t cat = s >> 20;
+        int slot = slot_of(cat);
+        for (int q = i; q < j; q++) {
+            int h = w->order[q];
             w->group_card[w->first[h]]++;
             w->group_card[w->second[h]]++;
         }
-        int64_t members = j - i;
-        for (int64_t q = i; q < j; q++) {
-            int64_t h = w->order[q], a = w->first[h], b = w->second[h];
+        int members = j - i;
+        for (int q = i; q < j; q++) {
+            int h = w->order[q], a = w->first[h], b = w->second[h];
             int64_t lower = below - w->below_card[a] - w->below_card[b];
             int64_t equal = members - w->group_card[a] - w->group_card[b] + 1;
             int64_t nq = nq_total - w->nq_card[a] - w->nq_card[b];
-            w->category[h] = s >> 20;
+            int64_t ante, nqn, win, loss;
             if (s >= qualifying) { /* every non-qualifying dealer is beaten */
-                w->ante[h] = lower;
-                w->nqn[h] = 0;
-                w->win[h] = lower - nq;
-                w->loss[h] = DEALER_HANDS - lower - equal;
+                ante = lower;
+                nqn = 0;
+                win = lower - nq;
+                loss = DEALER_HANDS - lower - equal;
             } else { /* no win against a qualifying dealer, no tie with one either */
                 nq++; /* the player's own hole is below the qualifier: subtracted twice */
-                w->ante[h] = nq;
-                w->nqn[h] = nq - lower;
-                w->win[h] = 0;
-                w->loss[h] = DEALER_HANDS - nq;
+                ante = nq;
+                nqn = nq - lower;
+                win = 0;
+                loss = DEALER_HANDS - nq;
             }
+            o->slot[h] = (uint8_t)slot;
+            o->ante[h] = cat < 2 ? halves(ante * weight, nqn * weight)
+                                 : (uint64_t)(ante * weight) << (32 * (cat & 1));
+            o->won_lost[h] = halves(win * weight, loss * weight);
         }
-        for (int64_t q = i; q < j; q++) {
-            int64_t h = w->order[q];
+        for (int q = i; q < j; q++) {
+            int h = w->order[q];
             w->below_card[w->first[h]]++;
             w->below_card[w->second[h]]++;
             w->group_card[w->first[h]] = 0;
@@ -296,6 +332,17 @@ static int64_t colex3(int64_t a, int64_t b, int64_t c, const int64_t *binom) {
     return binom[a * 6 + 1] + binom[b * 6 + 2] + binom[c * 6 + 3]; /* a < b < c */
 }
 
+/* A flop of a board in a batch: its canonical flop, the relabelling taking it there, the
+ * board's place in the batch. */
+typedef struct {
+    int32_t canon;
+    int16_t perm, board;
+} Flop;
+
+#ifndef BATCH
+#define BATCH 256 /* boards settled before their rows are added to, flop by flop */
+#endif
+
 typedef struct {
     const int64_t *boards, *weight, *flop_canon, *flop_perm, *card_map, *binom;
     const int32_t *situation_of;
@@ -305,29 +352,20 @@ typedef struct {
     int64_t *progress;
 } Chunk;
 
-/* The rows this kernel adds into are packed: eight int64 slots of two 32-bit counts each,
- * so that a hole costs two additions instead of four. Slot 0 holds (ante, not beaten) of
- * high card, slot 1 those of a pair, slots 2 to 5 the ante counts of categories 2 and 3,
- * ..., 8 and 9, slot 6 (won, lost). No half ever carries into the other: every count
- * only grows and its total over all boards fits in 31 bits (at most 24 x 1,070,190).
- * unpack_rows turns them into the census's columns. */
-#define PACKED 8
-#define SLOT_WON_LOST 6
-
-static int slot_of(int64_t category) { return category < 2 ? (int)category : 1 + (int)(category / 2); }
-
-static uint64_t halves(int64_t low, int64_t high) { return (uint64_t)low | ((uint64_t)high << 32); }
-
 /* The numba kernel's census_chunk: add each board's weighted results to the rows of
- * the ten situations whose flop is three of its cards. 0, -1 out of memory, or -2 when a
- * table sends a hole nowhere (a damaged symmetry table: no row is written then). */
+ * the ten situations whose flop is three of its cards. Boards are settled BATCH at a
+ * time, then their flops taken canonical flop by canonical flop: a canonical flop's rows
+ * (about 700 of 64 bytes) stay in cache while every board of the batch with that flop
+ * adds to them, where board by board each addition missed the cache (the census's sums
+ * are 82 MB). 0, -1 out of memory, or -2 when a table sends a hole nowhere (a damaged
+ * symmetry table: the sums are then incomplete, and the caller raises). */
 static int census_chunk(const Chunk *k) {
-    Work *w = PyMem_RawMalloc(sizeof(Work));
+    Work *w = PyMem_RawCalloc(1, sizeof(Work));
     int32_t *image = PyMem_RawMalloc(sizeof(int32_t) * 24 * 1326);
-    uint64_t *ante = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
-    uint64_t *won_lost = PyMem_RawMalloc(sizeof(uint64_t) * HOLES);
-    int *slot = PyMem_RawMalloc(sizeof(int) * HOLES);
-    int failed = w == NULL || image == NULL || ante == NULL || won_lost == NULL || slot == NULL
+    Outcome *outcomes = PyMem_RawMalloc(sizeof(Outcome) * BATCH);
+    Flop *flops = PyMem_RawMalloc(sizeof(Flop) * 10 * BATCH * 2);
+    int32_t *first = PyMem_RawMalloc(sizeof(int32_t) * (1755 + 1));
+    int failed = w == NULL || image == NULL || outcomes == NULL || flops == NULL || first == NULL
                      ? -1
                      : 0;
     /* image[p][colex of a hole] = colex of the hole with its suits relabelled by p */
@@ -340,43 +378,51 @@ static int census_chunk(const Chunk *k) {
             }
         }
     }
-    for (Py_ssize_t bi = 0; !failed && bi < k->nboards; bi++) {
-        const int64_t *board = k->boards + 5 * bi;
-        int64_t weight = k->weight[bi];
-        board_outcomes(board, k->qualifying, w);
-        for (int h = 0; h < HOLES; h++) {
-            int64_t cat = w->category[h];
-            slot[h] = slot_of(cat);
-            ante[h] = cat < 2 ? halves(w->ante[h] * weight, w->nqn[h] * weight)
-                              : (uint64_t)(w->ante[h] * weight) << (32 * (cat & 1));
-            won_lost[h] = halves(w->win[h] * weight, w->loss[h] * weight);
-        }
-        for (int i = 0; i < 5; i++) {
-            for (int j = i + 1; j < 5; j++) {
-                for (int l = j + 1; l < 5; l++) {
-                    int64_t fi = colex3(board[i], board[j], board[l], k->binom);
-                    const int32_t *where = k->situation_of + k->flop_canon[fi] * 1326;
-                    const int32_t *relabelled = image + k->flop_perm[fi] * 1326;
-                    for (int h = 0; h < HOLES; h++) {
-                        int32_t s = where[relabelled[w->pair[h]]];
-                        if (s < 0) { /* a hole meeting the flop: never one of the board's */
-                            failed = -2;
-                            break;
-                        }
-                        uint64_t *row = k->acc + (int64_t)s * PACKED;
-                        row[slot[h]] += ante[h];
-                        row[SLOT_WON_LOST] += won_lost[h];
+    Flop *sorted = flops + 10 * BATCH;
+    for (Py_ssize_t start = 0; !failed && start < k->nboards; start += BATCH) {
+        int boards = k->nboards - start < BATCH ? (int)(k->nboards - start) : BATCH;
+        /* the batch's boards settled, and their flops by canonical flop (a counting sort) */
+        memset(first, 0, sizeof(int32_t) * (1755 + 1));
+        int entries = 0;
+        for (int bi = 0; bi < boards; bi++) {
+            const int64_t *board = k->boards + 5 * (start + bi);
+            board_outcomes(board, k->qualifying, k->weight[start + bi], w, outcomes + bi);
+            for (int i = 0; i < 5; i++)
+                for (int j = i + 1; j < 5; j++)
+                    for (int l = j + 1; l < 5; l++) {
+                        int64_t fi = colex3(board[i], board[j], board[l], k->binom);
+                        Flop f = {(int32_t)k->flop_canon[fi], (int16_t)k->flop_perm[fi],
+                                  (int16_t)bi};
+                        flops[entries++] = f;
+                        first[f.canon + 1]++;
                     }
+        }
+        for (int c = 0; c < 1755; c++) first[c + 1] += first[c];
+        for (int e = 0; e < entries; e++) sorted[first[flops[e].canon]++] = flops[e];
+        /* each canonical flop's rows added to by all of the batch's boards in turn, while
+         * they are in cache */
+        for (int e = 0; !failed && e < entries; e++) {
+            const int32_t *where = k->situation_of + (int64_t)sorted[e].canon * 1326;
+            const int32_t *relabelled = image + sorted[e].perm * 1326;
+            const Outcome *o = outcomes + sorted[e].board;
+            for (int h = 0; h < HOLES; h++) {
+                int32_t s = where[relabelled[o->pair[h]]];
+                if (s < 0) { /* a hole meeting the flop: never one of the board's */
+                    failed = -2;
+                    break;
                 }
+                uint64_t *row = k->acc + (int64_t)s * PACKED;
+                row[o->slot[h]] += o->ante[h];
+                row[SLOT_WON_LOST] += o->won_lost[h];
             }
         }
-        k->progress[0]++;
+        k->progress[0] += boards;
     }
     PyMem_RawFree(w);
     PyMem_RawFree(image);
-    PyMem_RawFree(ante);
-    PyMem_RawFree(won_lost);
-    PyMem_RawFree(slot);
+    PyMem_RawFree(outcomes);
+    PyMem_RawFree(flops);
+    PyMem_RawFree(first);
     return failed;
 }
 

@@ -189,17 +189,21 @@ def _build_symmetry() -> Symmetry:
         fixed = np.flatnonzero(fixes[p])
         rep[fixed] = np.minimum(rep[fixed], pair_image[p][None, :])
     meets = (pair_cards[None, :, :, None] == canon_flops[:, None, None, :]).any(axis=(2, 3))
-    is_rep = ~meets & (rep == holes)
-    number = np.cumsum(is_rep.ravel()).reshape(is_rep.shape) - 1
-    situation_of = np.where(meets, -1, np.take_along_axis(number, rep, axis=1)).astype(np.int32)
-    flop_index, hole_index = np.nonzero(is_rep)
+    is_rep = (~meets & (rep == holes)).ravel()
+    number = np.cumsum(is_rep, dtype=np.int32).reshape(meets.shape) - 1
+    situation_of = np.take_along_axis(number, rep, axis=1)
+    situation_of[meets] = -1
+    flop_index, hole_index = np.divmod(np.flatnonzero(is_rep), 1326)
     cards = np.empty((len(hole_index), 5), np.int64)
-    cards[:, :2], cards[:, 2:] = pair_cards[hole_index], canon_flops[flop_index]
+    cards[:, :2] = np.take(pair_cards, hole_index, axis=0)
+    cards[:, 2:] = np.take(canon_flops, flop_index, axis=0)
 
-    weight = np.zeros(len(cards), np.int64)
-    for chunk in np.array_split(np.arange(len(flops)), 8):  # 22,100 flops x 1,326 holes
-        where = situation_of[flop_canon[chunk][:, None], pair_image[flop_perm[chunk]]]
-        weight += np.bincount(where[where >= 0], minlength=len(cards))
+    # Each of a canonical flop's orbit of flops sees its holes as the canonical flop does,
+    # relabelled: a situation's (hole, flop) pairs are its holes on the canonical flop
+    # times the flops of that orbit.
+    orbit = np.bincount(flop_canon, minlength=len(canon_flops))
+    holes_on = np.bincount(situation_of[situation_of >= 0], minlength=len(cards))
+    weight = holes_on * np.repeat(orbit, np.count_nonzero(is_rep.reshape(meets.shape), axis=1))
     assert weight.sum() == kernel.SITUATIONS and weight.min() > 0
     return Symmetry(
         card_map, binom, flop_canon, flop_perm, canon_flops, situation_of, weight, cards
