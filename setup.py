@@ -8,7 +8,7 @@ A wheel built from the sdist (what `pip install git+URL` does) gets them the sam
 MANIFEST.in puts both folders in the sdist. An editable install copies nothing: it reads
 the checkout's own files, so that an edited clause or vector takes effect at once.
 
-It also builds the census kernel compiled ahead of time (KERNEL below, docs/install.md).
+It also builds the code compiled ahead of time (EXTENSIONS below, docs/install.md).
 Everything else about the package is declared in pyproject.toml.
 """
 
@@ -55,22 +55,31 @@ class BuildPyWithData(build_py):
         return [*super().get_outputs(include_bytecode), *data]
 
 
-# The census kernel compiled ahead of time (harness/gamemath/_kernel.c): optional, since
-# harness/gamemath/kernel.py falls back to its numba twin where no C compiler is found.
-KERNEL_SOURCE = "harness/gamemath/_kernel.c"
-KERNEL = Extension(
-    "harness.gamemath._kernel",
-    [KERNEL_SOURCE],
-    # The source's sha256, built in: harness/gamemath/kernel.py runs the binary only
-    # while it matches the source beside it (an edited source not yet built is not).
-    define_macros=[
-        (
-            "KERNEL_SOURCE_SHA256",
-            f'"{hashlib.sha256((SOURCE / KERNEL_SOURCE).read_bytes()).hexdigest()}"',
-        )
-    ],
-    extra_compile_args=["-O3"] if not sys.platform.startswith("win") else ["/O2"],
-    optional=True,
-)
+# The code compiled ahead of time (harness/compiled.py, docs/install.md): each extension is
+# optional, since harness/compiled.py runs its numba twin where no C compiler was found.
+# Each is built with the sha256 of its sources, hashed in this order (compiled.SOURCES):
+# harness/compiled.py trusts the binary only while it matches the sources beside it (an
+# edited source not yet built is not).
+EXTENSIONS = {
+    "harness.gamemath._kernel": ("harness/gamemath/_kernel.c", "harness/rules/_evaluator.h"),
+    "harness.rules._evaluator": ("harness/rules/_evaluator.c", "harness/rules/_evaluator.h"),
+    "harness.differential._pools": ("harness/differential/_pools.c",),
+}
 
-setup(cmdclass={"build_py": BuildPyWithData}, ext_modules=[KERNEL])
+
+def extension(name: str, sources: tuple[str, ...]) -> Extension:
+    sha = hashlib.sha256(b"".join((SOURCE / source).read_bytes() for source in sources))
+    return Extension(
+        name,
+        [sources[0]],
+        depends=list(sources[1:]),
+        define_macros=[("SOURCE_SHA256", f'"{sha.hexdigest()}"')],
+        extra_compile_args=["-O3"] if not sys.platform.startswith("win") else ["/O2"],
+        optional=True,
+    )
+
+
+setup(
+    cmdclass={"build_py": BuildPyWithData},
+    ext_modules=[extension(name, sources) for name, sources in EXTENSIONS.items()],
+)

@@ -1,14 +1,17 @@
 """Evaluator throughput: the exhaustive seven-card enumeration and bulk evaluation.
 
 Run on demand (not a test): python3 benchmarks/bench_evaluator.py
-Prints compile+run time of the first call and the time of a second, cached call; then
-the batch evaluator's and the look-up-table evaluator's (harness/rules/lookup.py, the
-audit's) rates on the same random seven-card hands, wall and CPU. Rates are also given
-per ref, the time the reference workload takes (benchmarks/reference_workload.py).
+For each build of the evaluator (the C one and its numba twin: harness/compiled.py) it
+prints the time of the first exhaustive count (numba's includes its compilation or cache
+load) and of a second; then each build's batch rate, and the look-up-table evaluator's
+(harness/rules/lookup.py, the audit's), on the same random seven-card hands, wall and
+CPU. Rates are also given per ref, the time the reference workload takes
+(benchmarks/reference_workload.py).
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -25,29 +28,31 @@ HANDS = 133_784_560
 def main() -> None:
     reference = Reference()
     reference.sample()
-    t0 = time.perf_counter()
-    count_all_seven_card_hands()
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    count_all_seven_card_hands()
-    second = time.perf_counter() - t0
-    print(
-        f"exhaustive 7-card enumeration: first call {first:.2f} s (includes JIT or cache load), "
-        f"second {second:.2f} s = {HANDS / second / 1e6:.1f} M hands/s "
-        f"= {reference.per_ref(HANDS / second) / 1e6:.1f} M per ref"
-    )
-
     rng = np.random.default_rng(1)
     hands = np.argsort(rng.random((2_000_000, 52)), axis=1)[:, :7].astype(np.uint8)
-    evaluate_batch(hands[:10])
-    t0 = time.perf_counter()
-    evaluate_batch(hands)
-    bulk = time.perf_counter() - t0
-    print(
-        f"bulk evaluate_batch: {len(hands):,} random 7-card hands in {bulk:.2f} s "
-        f"= {len(hands) / bulk / 1e6:.1f} M hands/s "
-        f"= {reference.per_ref(len(hands) / bulk) / 1e6:.1f} M per ref"
-    )
+    for build in ("compiled", "numba"):
+        os.environ["CHCERT_KERNEL"] = build
+        t0 = time.perf_counter()
+        count_all_seven_card_hands()
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        count_all_seven_card_hands()
+        second = time.perf_counter() - t0
+        print(
+            f"{build}: exhaustive 7-card enumeration, first call {first:.2f} s, "
+            f"second {second:.2f} s = {HANDS / second / 1e6:.1f} M hands/s "
+            f"= {reference.per_ref(HANDS / second) / 1e6:.1f} M per ref"
+        )
+        evaluate_batch(hands[:10])
+        t0 = time.perf_counter()
+        evaluate_batch(hands)
+        bulk = time.perf_counter() - t0
+        print(
+            f"{build}: bulk evaluate_batch, {len(hands):,} random 7-card hands in {bulk:.2f} s "
+            f"= {len(hands) / bulk / 1e6:.1f} M hands/s "
+            f"= {reference.per_ref(len(hands) / bulk) / 1e6:.1f} M per ref"
+        )
+    del os.environ["CHCERT_KERNEL"]
     _look_up(hands[:10], TABLES)
     runs = []
     for _ in range(3):

@@ -52,13 +52,22 @@ FIVE_CARD_COUNTS = {
 
 
 @pytest.mark.slow
-def test_all_seven_card_hands_give_the_known_category_counts() -> None:
+@pytest.mark.parametrize("build", ["compiled", "numba"])
+def test_all_seven_card_hands_give_the_known_category_counts(
+    build: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both builds of the one evaluator (harness/compiled.py), each proved exhaustively."""
+    monkeypatch.setenv("CHCERT_KERNEL", build)
     counts = count_all_seven_card_hands()
     assert int(counts.sum()) == 133_784_560
     assert {Category(i): int(n) for i, n in enumerate(counts)} == SEVEN_CARD_COUNTS
 
 
-def test_all_five_card_hands_give_the_known_category_counts() -> None:
+@pytest.mark.parametrize("build", ["compiled", "numba"])
+def test_all_five_card_hands_give_the_known_category_counts(
+    build: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHCERT_KERNEL", build)
     hands = np.array(list(combinations(range(52), 5)), dtype=np.uint8)
     categories = evaluate_batch(hands) >> 20
     counts = np.bincount(categories, minlength=10)

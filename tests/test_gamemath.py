@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from harness import compiled
 from harness.cli import main
 from harness.errors import UsageError
 from harness.gamemath import (
@@ -350,29 +351,29 @@ def test_a_failure_of_the_mathematics_leaves_the_run_incomplete(
 def test_census_cache_key_lists_every_harness_module_the_kernel_and_census_import() -> None:
     package = Path(census.__file__).resolve().parent.parent
     imported = set()
-    for source in ("gamemath/census.py", "gamemath/kernel.py"):
+    for source in ("gamemath/census.py", "gamemath/kernel.py", "gamemath/kernel_jit.py"):
         for node in ast.walk(ast.parse((package / source).read_text())):
             modules = []
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness."):
-                base = (node.module or "").removeprefix("harness.").replace(".", "/")
+            name = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            if name == "harness" or name.startswith("harness."):
+                base = name.removeprefix("harness").removeprefix(".").replace(".", "/")
                 if (package / base).is_dir():  # from harness.gamemath import kernel
-                    modules += [f"{base}/{alias.name}" for alias in node.names]
+                    modules += [f"{base}/{alias.name}".lstrip("/") for alias in node.names]
                 else:
                     modules.append(base)
-            elif isinstance(node, ast.Import):  # import harness.gamemath._kernel
+            elif isinstance(node, ast.Import):
                 modules += [
                     a.name.removeprefix("harness.").replace(".", "/")
                     for a in node.names
                     if a.name.startswith("harness.")
                 ]
-            for module in modules:  # _kernel: the extension built from _kernel.c
-                built = (package / f"{module}.c").is_file()
-                imported.add(f"{module}.c" if built else f"{module}.py")
+            imported.update(f"{module}.py" for module in modules)
     listed = set(census.DIGEST_SOURCES)
     # Not what a census holds: how its file is written, the error a bad CHCERT_KERNEL raises,
     # the records a census read from the cache is checked against (a file apart from it).
     assert imported - {"atomic.py", "errors.py", "gamemath/census_reference.py"} <= listed
-    assert {"gamemath/kernel.py", "gamemath/_kernel.c"} <= imported
+    assert {"gamemath/kernel_jit.py", "rules/evaluator_jit.py", "compiled.py"} <= imported
+    assert set(compiled.SOURCES["harness.gamemath._kernel"]) <= listed  # the C kernel's
     assert "rules/evaluator.py" in listed
     assert all((package / name).is_file() for name in listed)
 
@@ -443,19 +444,19 @@ def test_both_builds_enumerate_and_count_the_five_card_hands_alike(
 def test_a_kernel_built_from_another_source_is_not_trusted(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    built = kernel._compiled
+    built = kernel.compiled()
     assert built is not None
     try:
-        kernel._build_problem.cache_clear()
+        compiled._load.cache_clear()
         monkeypatch.setattr(built, "SOURCE_SHA256", "0" * 64)  # as if _kernel.c were edited
         assert kernel.compiled() is None  # numba's kernel runs instead, and says why
-        assert "changed since it was built" in capsys.readouterr().err
+        assert "_kernel.c changed since it was built" in capsys.readouterr().err
         monkeypatch.setenv("CHCERT_KERNEL", "compiled")
         with pytest.raises(UsageError, match="changed since it was built"):
             kernel.compiled()
     finally:
         monkeypatch.undo()
-        kernel._build_problem.cache_clear()
+        compiled._load.cache_clear()
     assert kernel.compiled() is built
 
 

@@ -10,7 +10,8 @@ import pytest
 from numba import njit
 
 from harness.rules.cards import parse_cards
-from harness.rules.evaluator import _strength, strength_of
+from harness.rules.evaluator import strength_of
+from harness.rules.evaluator_jit import _strength
 from harness.rules.lookup import NO_HAND, TABLES, Tables, add_card, strength
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import compiled
 from harness.paths import SPECS_DIR, VECTORS_DIR
 from harness.results.build import tree_sha256
 
@@ -131,17 +132,20 @@ def test_the_sdist_and_the_wheel_carry_every_data_file(dist: Dist) -> None:
             member = tar.extractfile(f"{prefix}/{name}")
             assert member is not None and member.read() == contents, name
         assert f"{prefix}/setup.py" in tar.getnames()  # the hook the wheel is built with
-        assert f"{prefix}/harness/gamemath/_kernel.c" in tar.getnames()
+        for sources in compiled.SOURCES.values():  # what setup.py builds the extensions from
+            assert {f"{prefix}/harness/{source}" for source in sources} <= set(tar.getnames())
     with zipfile.ZipFile(dist.wheel) as whl:
         bundled = {n for n in whl.namelist() if n.startswith("harness/_data/")}
         assert bundled == {f"harness/_data/{name}" for name in data}
         for name, contents in data.items():
             assert whl.read(f"harness/_data/{name}") == contents, name
-        built = [n for n in whl.namelist() if n.startswith("harness/gamemath/_kernel.")]
-        assert any(n.endswith((".so", ".pyd")) for n in built), "the compiled census kernel"
-        # its source too: the census cache key hashes it, and the kernel runs only while
-        # the binary was built from it (harness/gamemath/kernel.py)
-        assert "harness/gamemath/_kernel.c" in built
+        for name, sources in compiled.SOURCES.items():
+            binary = name.replace(".", "/") + "."
+            built = [n for n in whl.namelist() if n.startswith(binary)]
+            assert any(n.endswith((".so", ".pyd")) for n in built), f"{name} compiled"
+            # its sources too: the census cache key hashes them, and an extension runs only
+            # while it was built from them (harness/compiled.py)
+            assert {f"harness/{source}" for source in sources} <= set(whl.namelist())
 
 
 def test_the_installed_chcert_certifies_from_anywhere(

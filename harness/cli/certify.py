@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def certify(args: argparse.Namespace) -> int:
-    from harness.gamemath.kernel import kernel_choice
+    from harness.compiled import choice
 
-    kernel_choice()  # CHCERT_KERNEL: a bad value is a usage error now, not minutes into a run
+    choice()  # CHCERT_KERNEL: a bad value is a usage error now, not minutes into a run
     artifacts = _artifacts(args.artifact)
     signing = signing_of(args)
     from harness.run.runspec import build

@@ -37,11 +37,11 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print a profile's exact figures and the verdict on each claim (0 none refuted, 1 not)."""
+    from harness.compiled import choice
     from harness.gamemath import census_progress, check_claims, main_game, profile_math
-    from harness.gamemath.kernel import kernel_choice
     from harness.rules.profiles import load_profile
 
-    kernel_choice()  # CHCERT_KERNEL checked before a census is computed (exit 4)
+    choice()  # CHCERT_KERNEL checked before a census is computed (exit 4)
     profile = load_profile(args.profile)
     extra = [_parse_claim(text) for text in args.claim]
     started = time.monotonic()

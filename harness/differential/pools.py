@@ -10,10 +10,13 @@ comes from one numpy Generator: the same seed gives the same candidates anywhere
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from harness import compiled
 from harness.differential.strata import Evaluated, evaluate, strata_matrix
 from harness.rules.profiles import Profile
 
@@ -44,10 +47,23 @@ def draw_pool(rng: np.random.Generator, size: int = POOL_SIZE) -> npt.NDArray[np
     )
     weight = rng.choice(np.array([0.5, 0.8, 1.0], np.float32), size)
     uniforms = rng.random((size, RANDOMS_PER_ROW), np.float32)
-    return _draw(params, weight, uniforms, np.array(WINDOWS, np.int64))
+    windows = np.array(WINDOWS, np.int64)
+    build = compiled.extension("harness.differential._pools")
+    if build is None:
+        return _draw_jit()(params, weight, uniforms, windows)  # type: ignore[no-any-return]
+    out = np.empty((size, 9), np.uint8)
+    build.draw(params, weight, uniforms, windows, out)
+    return out
 
 
-@njit(cache=True)
+@cache
+def _draw_jit() -> Any:
+    """`_draw` compiled by numba: where _pools.c is not built, or CHCERT_KERNEL=numba."""
+    from numba import njit
+
+    return njit(cache=True)(_draw)
+
+
 def _draw(
     params: npt.NDArray[np.int64],
     weight: npt.NDArray[np.float32],

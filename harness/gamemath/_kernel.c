@@ -21,99 +21,7 @@
 #define LOST 13
 #define MAX_VALUES 1300
 
-/* ------------------------------------------------------------ the evaluator */
-
-static int popcount(int64_t mask) {
-    int bits = 0;
-    while (mask) {
-        mask &= mask - 1;
-        bits++;
-    }
-    return bits;
-}
-
-static int straight_high(int64_t mask) {
-    for (int hi = 12; hi > 3; hi--) {
-        int64_t window = (int64_t)0x1F << (hi - 4);
-        if ((mask & window) == window) return hi;
-    }
-    if ((mask & 0x100F) == 0x100F) return 3; /* the wheel: five high */
-    return -1;
-}
-
-static int64_t top_ranks(int64_t mask, int count) {
-    int64_t packed = 0;
-    int taken = 0;
-    for (int r = 12; r >= 0; r--) {
-        if (taken == count) break;
-        if (mask & ((int64_t)1 << r)) {
-            packed = (packed << 4) | r;
-            taken++;
-        }
-    }
-    return packed << (4 * (5 - count));
-}
-
-static int64_t flush_strength(int64_t mask) {
-    int hi = straight_high(mask);
-    if (hi == 12) return (9LL << 20) | (12LL << 16);
-    if (hi >= 0) return (8LL << 20) | ((int64_t)hi << 16);
-    return (5LL << 20) | top_ranks(mask, 5);
-}
-
-static int64_t rank_strength(const int8_t counts[13]) {
-    int64_t rank_mask = 0;
-    int quad = -1, trip1 = -1, trip2 = -1, pair1 = -1, pair2 = -1;
-    for (int r = 12; r >= 0; r--) {
-        int c = counts[r];
-        if (c == 0) continue;
-        rank_mask |= (int64_t)1 << r;
-        if (c == 4) {
-            quad = r;
-        } else if (c == 3) {
-            if (trip1 < 0) trip1 = r;
-            else if (trip2 < 0) trip2 = r;
-        } else if (c == 2) {
-            if (pair1 < 0) pair1 = r;
-            else if (pair2 < 0) pair2 = r;
-        }
-    }
-    if (quad >= 0)
-        return (7LL << 20) | ((int64_t)quad << 16) |
-               (top_ranks(rank_mask & ~((int64_t)1 << quad), 1) >> 4);
-    if (trip1 >= 0 && (trip2 >= 0 || pair1 >= 0)) {
-        int pair = trip2 > pair1 ? trip2 : pair1;
-        return (6LL << 20) | ((int64_t)trip1 << 16) | ((int64_t)pair << 12);
-    }
-    int hi = straight_high(rank_mask);
-    if (hi >= 0) return (4LL << 20) | ((int64_t)hi << 16);
-    if (trip1 >= 0)
-        return (3LL << 20) | ((int64_t)trip1 << 16) |
-               (top_ranks(rank_mask & ~((int64_t)1 << trip1), 2) >> 4);
-    if (pair2 >= 0) {
-        int64_t rest = rank_mask & ~((int64_t)1 << pair1) & ~((int64_t)1 << pair2);
-        return (2LL << 20) | ((int64_t)pair1 << 16) | ((int64_t)pair2 << 12) |
-               (top_ranks(rest, 1) >> 8);
-    }
-    if (pair1 >= 0)
-        return (1LL << 20) | ((int64_t)pair1 << 16) |
-               (top_ranks(rank_mask & ~((int64_t)1 << pair1), 3) >> 4);
-    return top_ranks(rank_mask, 5);
-}
-
-/* Strength of 5 to 7 cards: a flush first (with at most seven cards it excludes quads
- * and a full house), else by ranks. */
-static int64_t strength_of(const int *cards, int n) {
-    int8_t counts[13] = {0};
-    int64_t masks[4] = {0};
-    for (int i = 0; i < n; i++) {
-        counts[cards[i] >> 2]++;
-        masks[cards[i] & 3] |= (int64_t)1 << (cards[i] >> 2);
-    }
-    for (int s = 0; s < 4; s++)
-        if (popcount(masks[s]) >= 5) return flush_strength(masks[s]);
-    return rank_strength(counts);
-}
+#include "../rules/_evaluator.h" /* the hand evaluator, shared with harness.rules._evaluator */
 
 /* ------------------------------------------------------------------ one board */
 
@@ -627,15 +535,15 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "The census kernel compiled ahead of time (kernel.py).",
                                     -1, methods};
 
-#ifndef KERNEL_SOURCE_SHA256
-#define KERNEL_SOURCE_SHA256 "" /* built without setup.py: kernel.py will not trust it */
+#ifndef SOURCE_SHA256
+#define SOURCE_SHA256 "" /* built without setup.py: harness/compiled.py will not trust it */
 #endif
 
 PyMODINIT_FUNC PyInit__kernel(void) {
     PyObject *m = PyModule_Create(&module);
-    /* which _kernel.c this binary was built from (setup.py): kernel.py compares it with
-     * the source beside it, so that an edited, unbuilt source is never trusted */
-    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_SHA256", KERNEL_SOURCE_SHA256) < 0) {
+    /* which sources this binary was built from (setup.py): harness/compiled.py compares it
+     * with the sources beside it, so that an edited, unbuilt source is never trusted */
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_SHA256", SOURCE_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;
     }

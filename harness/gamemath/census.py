@@ -40,9 +40,13 @@ Progress = Callable[[int, int], None]  # (boards done, boards in all)
 # indices (rank = c >> 2, suit = c & 3).
 DIGEST_SOURCES = (
     "gamemath/census.py",  # suit symmetry, canonical boards, summing and dividing the census
-    "gamemath/kernel.py",  # the compiled census kernel and the census's column layout
-    "gamemath/_kernel.c",  # the same kernel compiled ahead of time, with its own evaluator
-    "rules/evaluator.py",  # hand strengths: _rank_strength, _flush_strength, _popcount
+    "gamemath/kernel.py",  # the census's column layout, the choice of build
+    "gamemath/kernel_jit.py",  # the census kernel compiled by numba
+    "gamemath/_kernel.c",  # the same kernel compiled ahead of time
+    "rules/_evaluator.h",  # its hand strengths
+    "rules/evaluator_jit.py",  # numba's: _rank_strength, _flush_strength, _popcount
+    "rules/evaluator.py",  # the categories' numbering
+    "compiled.py",  # which build runs
 )
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -244,7 +248,12 @@ def compute_census(qualifying: int, progress: Progress | None = None) -> npt.NDA
     # 3.5 s and the other 3.1 s; sums of integers do not depend on the split.
     pieces = np.array_split(np.arange(len(boards)), threads * SHARE_PIECES)
     shares = [np.concatenate(pieces[slot::threads]) for slot in range(threads)]
-    chunk = build.census_chunk if build else kernel.census_chunk
+    if build:
+        chunk = build.census_chunk
+    else:
+        from harness.gamemath import kernel_jit  # numba, imported only when it runs
+
+        chunk = kernel_jit.census_chunk
 
     def run(slot: int) -> None:
         mine = shares[slot]
