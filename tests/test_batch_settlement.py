@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from itertools import islice
 from typing import Any
 
 import msgspec
 import numpy as np
 import pytest
 
+from harness.checks import simulation
 from harness.checks.differential import agreed
 from harness.checks.replies import Played
+from harness.checks.simulation import seeded_deals
 from harness.differential.attribution import expected_rounds, judge
 from harness.differential.rounds import PlannedRound, Stakes, draw_rounds, seats_of
 from harness.errors import InvalidBet, InvalidCards
+from harness.gamemath import main_game
 from harness.paths import SPECS_DIR
 from harness.protocol.messages import read_dealt, read_result
 from harness.reference.engine import ReferenceGame
@@ -276,3 +280,22 @@ def test_a_round_whose_seats_are_numbered_otherwise_is_left_to_the_oracle() -> N
     rounds = [rnd, outside, twice]
     expected = expected_rounds(profile, rounds, seats_of(rounds), None)
     assert [e is not None for e in expected] == [True, False, False]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_the_rtp_simulation_s_rounds_return_what_the_oracle_pays(profile: Profile) -> None:
+    """The RTP simulation takes the return of a round the game settled as agreed from the
+    batch settlement (harness/checks/simulation.py): it is the oracle's money, and each
+    seat decides as the strategy's scalar look-up says."""
+    strategy = main_game(load_profile("standard")).strategy  # any strategy decides
+    seats = [1, 2, 3, 4, 5, 6, 7]
+    deals = [deal for deal, _ in islice(seeded_deals(len(profile.name), "rtp", seats), 400)]
+    ante = 250
+    planned = simulation._planned(profile, REFERENCE_TABLE, strategy, deals, ante)
+    for deal, (plays, expected) in zip(deals, planned, strict=True):
+        for seat, play in plays.items():
+            calls = strategy.calls_with(deal.seats[seat], deal.flop)
+            assert play == SeatPlay(seat, ante, 0, Action.CALL if calls else Action.FOLD)
+        assert expected is not None
+        want = settle(profile, deal, plays, REFERENCE_TABLE)
+        assert simulation._money(expected) == simulation._won(want), profile.name

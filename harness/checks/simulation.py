@@ -1,5 +1,7 @@
 """The RTP simulation: rounds played by the exact optimal strategy, each re-settled by
-the oracle, their mean return judged against the exact mathematics."""
+the rules (stacked rounds as the differential settles its rounds: the batch settlement,
+the oracle's seat by seat, and the oracle for a round the game settled otherwise), their
+mean return judged against the exact mathematics."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from contextlib import closing
 import msgspec
 import numpy as np
 
+from harness.checks.differential import agreed
 from harness.checks.judgement import owner
 from harness.checks.registry import NOT_RUN, CheckFailure, Context, NotTested, check, section
 from harness.checks.replies import (
@@ -28,10 +31,20 @@ from harness.checks.replies import (
     two,
 )
 from harness.checks.settlement import malformed_disagreements, repro_vector
-from harness.differential.attribution import Disagreement, judge, refused, resolve_copies, slug
+from harness.differential.attribution import (
+    Disagreement,
+    Expected,
+    expected_rounds,
+    judge,
+    refused,
+    resolve_copies,
+    slug,
+)
+from harness.differential.rounds import PlannedRound, PlannedSeat, seats_of
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.gamemath import main_game
 from harness.gamemath.rng import scipy_stats
+from harness.gamemath.strategy import Strategy
 from harness.protocol import Capability
 from harness.protocol.messages import (
     Settled,
@@ -55,6 +68,8 @@ from harness.results.outcomes import Status
 from harness.rules.cards import Card, format_cards
 from harness.rules.game import Action, Deal
 from harness.rules.oracle import SeatPlay, Settlement, settle
+from harness.rules.profiles import Profile
+from harness.rules.table import Table
 
 RTP_CONFIDENCE = 0.99
 
@@ -85,7 +100,7 @@ def rtp_simulation(ctx: Context) -> Outcome:
     stacked = Capability.INJECT in ctx.capabilities
     calls_with = game.strategy.calls_with
     rounds: Generator[Judged, None, None] = (
-        _stacked_rounds(ctx, calls_with, seats, ante)
+        _stacked_rounds(ctx, game.strategy, seats, ante)
         if stacked
         else (_dealt_round(ctx, calls_with, seats, ante, n) for n in range(ctx.rtp_rounds))
     )
@@ -189,33 +204,83 @@ Judged = tuple[int | None, int, list["Seen"]]  # money won, seats that called, d
 
 def _stacked_rounds(
     ctx: Context,
-    calls_with: Callable[[tuple[Card, Card], tuple[Card, Card, Card]], bool],
+    strategy: Strategy,
     seats: list[int],
     ante: int,
 ) -> Generator[Judged, None, None]:
     """The rounds stacked from the seed, each seat deciding by the strategy on the cards
     it is stacked (known in advance), played in batches with the next in flight as the
-    differential plays them (play_batches); each judged by the decision table against
-    the oracle's settlement of the stacked deal, whose money is the round's return."""
+    differential plays them (play_batches). Each is settled as the differential settles
+    its rounds: a round the game settled as the batch settlement of its chunk has it
+    (checks/differential.py `agreed`) is done with, its return that settlement's; any
+    other is judged by the decision table against the oracle's settlement of the stacked
+    deal, whose money is the round's return."""
     deals = seeded_deals(ctx.seed, "rtp-simulation", seats)
-    planned: deque[tuple[Deal, StackedCards, dict[int, SeatPlay]]] = deque()
+    planned: deque[tuple[Deal, StackedCards, dict[int, SeatPlay], Expected | None]] = deque()
     wagers = [seat_stakes(s, ante) for s in seats]
 
     def requests() -> Iterator[Stacked]:
-        for _ in range(ctx.rtp_rounds):
-            deal, cards = next(deals)
-            plays = {s: SeatPlay(s, ante, 0, _decision(calls_with, deal, s)) for s in seats}
-            planned.append((deal, cards, plays))
-            yield Stacked(wagers, cards, [(s, plays[s].action.value) for s in seats])
+        left = ctx.rtp_rounds
+        while left > 0:
+            chunk = [next(deals) for _ in range(min(CHUNK, left))]
+            left -= len(chunk)
+            found = _planned(ctx.profile, ctx.table, strategy, [d for d, _ in chunk], ante)
+            for (deal, cards), (plays, exp) in zip(chunk, found, strict=True):
+                planned.append((deal, cards, plays, exp))
+                yield Stacked(wagers, cards, [(s, p.action.value) for s, p in plays.items()])
 
     with closing(play_batches(ctx, requests())) as answers:
         for number, played in enumerate(answers):
-            deal, cards, plays = planned.popleft()
-            yield _judged(ctx, number, deal, cards, plays, played)
+            deal, cards, plays, exp = planned.popleft()
+            if exp is not None and agreed(exp, cards, played):
+                called = sum(p.action is Action.CALL for p in plays.values())
+                yield _money(exp), called, []
+            else:
+                yield _judged(ctx, number, deal, cards, plays, played)
 
 
-def _decision(calls_with: Callable[..., bool], deal: Deal, seat: int) -> Action:
-    return Action.CALL if calls_with(deal.seats[seat], deal.flop) else Action.FOLD
+CHUNK = 64  # stacked rounds decided and settled together
+CALL, FOLD = Action.CALL, Action.FOLD
+
+
+def _planned(
+    profile: Profile, table: Table | None, strategy: Strategy, deals: list[Deal], ante: int
+) -> list[tuple[dict[int, SeatPlay], Expected | None]]:
+    """Each deal's plays, every seat deciding by the strategy (one look-up for all:
+    Strategy.calls_for), and its settlement by the rules as the batch settlement has it
+    (attribution.expected_rounds; None for a round only the oracle judges)."""
+    seats = sorted(deals[0].seats) if deals else []
+    holes = np.array([[c.index for c in d.seats[s]] for d in deals for s in seats], np.uint8)
+    flops = np.array([[c.index for c in d.flop] for d in deals for _ in seats], np.uint8)
+    calls = strategy.calls_for(holes, flops).reshape(len(deals), len(seats)).tolist()
+    rounds = [
+        PlannedRound(
+            "",
+            False,
+            tuple(
+                PlannedSeat(s, deal.seats[s], ante, 0, CALL if call else FOLD)
+                for s, call in zip(seats, called, strict=True)
+            ),
+            deal.dealer,
+            deal.flop,
+            deal.turn,
+            deal.river,
+        )
+        for deal, called in zip(deals, calls, strict=True)
+    ]
+    expected = expected_rounds(profile, rounds, seats_of(rounds), table)
+    return [
+        ({p.seat: SeatPlay(p.seat, ante, 0, p.action) for p in rnd.seats}, exp)
+        for rnd, exp in zip(rounds, expected, strict=True)
+    ]
+
+
+def _money(expected: Expected) -> int:
+    """The money the seats won as the batch settlement has it (`_won`'s, the same)."""
+    return sum(
+        money.ante[1] - money.ante[0] + money.call[1] - money.call[0]
+        for money in expected.seats.values()
+    )
 
 
 def _judged(

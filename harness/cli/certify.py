@@ -358,6 +358,15 @@ def _run_certification(
     pytest_args = [
         f"--config-file={os.devnull}",
         f"--rootdir={DATA_ROOT}",
+        # The plugins a certification runs on, and no other installed one: a plugin of the
+        # machine's (say one that reorders or reseeds tests, or only imports itself) has
+        # no say in a certification, on the controller or on any worker (they are given
+        # this command line).
+        "--disable-plugin-autoload",
+        "-p",
+        "xdist.plugin",
+        "-p",
+        "harness.run.plugin",
         "-p",
         "no:cacheprovider",
         # Its hooks collect the garbage of the whole heap twice at the session's end (a

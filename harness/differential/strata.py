@@ -122,13 +122,15 @@ def strata_matrix(
     cell = np.array(
         [index[_cell_key(p, d, q)] for p in range(10) for d in range(10) for q in (False, True)]
     )
-    out[rows[called], cell[(pcat * 20 + dcat * 2 + qualifies)[called]]] = True
+    # `out` is column-major: its transpose, flattened, is a view of it
+    flat = out.T.reshape(-1)
+    flat[cell[(pcat * 20 + dcat * 2 + qualifies)[called]] * n + rows[called]] = True
 
     counts = np.zeros((n, 13), np.int8)
     for column in PLAYER:
         counts[rows, ranks[:, column]] += 1
-    pairs, trips, quads = ((counts == m).sum(axis=1) for m in (2, 3, 4))
-    pattern_of = pairs * 16 + trips * 4 + quads  # each at most 3: one number a pattern
+    # pairs * 16 + trips * 4 + quads, each at most 3: one number a pattern
+    pattern_of = np.array([0, 0, 16, 4, 1], np.int64)[counts].sum(axis=1)
     for pattern in RANK_PATTERNS:
         p, t, q = pattern
         out[:, index[_rank_key(*pattern)]] = pattern_of == p * 16 + t * 4 + q
@@ -163,14 +165,15 @@ def strata_matrix(
 
     if profile.aa_table is not None:
         rows_of = _aa_rows(hands.aa, profile)
-        for row in (*profile.aa_table.odds, "lose"):
-            out[:, index[f"aa:{row}"]] = rows_of == row
+        for number, row in enumerate((*profile.aa_table.odds, "lose")):
+            out[:, index[f"aa:{row}"]] = rows_of == number
     return keys, out
 
 
 def _straight_high(present: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
     """The top rank of the best straight among each row's ranks (3 = the wheel), -1 if none."""
-    mask = present @ (1 << np.arange(13))  # the ranks present, as bits
+    bits = np.packbits(present, axis=1, bitorder="little").astype(np.int64)
+    mask = bits[:, 0] | bits[:, 1] << 8  # the ranks present, as bits
     high = np.full(len(present), -1, np.int64)
     for top in range(4, 13):  # ascending, so the highest straight wins
         high[(mask >> (top - 4)) & 0x1F == 0x1F] = top
@@ -192,12 +195,18 @@ def _counterfeit(
     return found
 
 
-def _aa_rows(aa: npt.NDArray[np.int32], profile: Profile) -> npt.NDArray[np.str_]:
-    """The AA Bonus row of each hole + flop strength (`lose` below the table)."""
+def _aa_rows(aa: npt.NDArray[np.int32], profile: Profile) -> npt.NDArray[np.int64]:
+    """The AA Bonus row of each hole + flop strength, as its place in the table's rows
+    followed by `lose` (below the table)."""
     assert profile.aa_table is not None
+    rows = list(profile.aa_table.odds)
     category = aa >> CATEGORY_SHIFT
     pair_of_aces = (category == Category.PAIR) & ((aa >> 16) & 0xF == 12)
-    rows = np.array([Category(c).wire for c in range(10)])[category].astype("U16")
-    rows[pair_of_aces] = "pair_of_aces"
-    rows[~np.isin(rows, list(profile.aa_table.odds))] = "lose"
-    return np.asarray(rows, np.str_)
+    places = np.array([_place(rows, Category(c).wire) for c in range(10)], np.int64)
+    place: npt.NDArray[np.int64] = places[category]
+    place[pair_of_aces] = _place(rows, "pair_of_aces")
+    return place
+
+
+def _place(rows: list[str], row: str) -> int:
+    return rows.index(row) if row in rows else len(rows)

@@ -46,7 +46,6 @@ DIGEST_SOURCES = (
     "rules/_evaluator.h",  # its hand strengths
     "rules/evaluator_jit.py",  # numba's: _rank_strength, _flush_strength, _popcount
     "rules/evaluator.py",  # the categories' numbering
-    "compiled.py",  # which build runs
 )
 _PACKAGE = Path(__file__).resolve().parent.parent
 

@@ -12,12 +12,16 @@
 #include <stdint.h>
 
 static inline int popcount(int64_t mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll((unsigned long long)mask);
+#else
     int bits = 0;
     while (mask) {
         mask &= mask - 1;
         bits++;
     }
     return bits;
+#endif
 }
 
 static inline int straight_high(int64_t mask) {
