@@ -14,6 +14,7 @@ and the claims of the rules sources checked against them.
 
 from __future__ import annotations
 
+import threading
 from decimal import Decimal
 from fractions import Fraction
 from functools import cached_property
@@ -72,10 +73,17 @@ class MainGame:
         self._progress = progress
         self._strategy: Strategy | None = None
         self._strategy_checked = False  # held to the census's decisions in this process
+        # Read once though two threads ask (the controller prices the figures on a thread
+        # while an in-process run's RTP simulation asks for them: harness/run/controller.py)
+        self._reading = threading.Lock()
+        self._census_read: npt.NDArray[np.int32] | None = None
 
-    @cached_property
+    @property
     def _census(self) -> npt.NDArray[np.int32]:
-        return load_census(self.profile.qualifying_strength, self._progress)
+        with self._reading:
+            if self._census_read is None:
+                self._census_read = load_census(self.profile.qualifying_strength, self._progress)
+            return self._census_read
 
     @cached_property
     def _calls(self) -> npt.NDArray[np.bool_]:

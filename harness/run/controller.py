@@ -15,7 +15,10 @@ from __future__ import annotations
 import contextlib
 import json
 import shlex
-from typing import Any, Literal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, Literal, TypeVar
 
 import msgspec
 import pytest
@@ -72,6 +75,7 @@ class Controller:
         self.hello_fault: Failure | None = None
         self.stderr_tail = ""
         self.interrupted_by = "Ctrl-C"
+        self._math_ahead: Future[dict[str, Any]] | None = None  # profile_math, on a thread
 
     @property
     def adapter_spec(self) -> str:
@@ -97,6 +101,11 @@ class Controller:
         # section record the error where it shows.
         with contextlib.suppress(Exception):
             _ = main_game(self.spec.profile, census_progress(quiet=False)).strategy
+        # The exact figures priced on a thread while the items run (mostly reading the
+        # census and numpy, which let the items' threads run): the session's end then
+        # finds them priced, and so does an in-process run's RTP simulation, which asks for
+        # the same main game. A failure is raised where the figures are taken (`_math`).
+        self._math_ahead = _ahead(profile_math, self.spec.profile)
         adapter: Adapter | None = None
         try:
             adapter = self.spec.open_game()
@@ -339,7 +348,8 @@ class Controller:
         """The profile's exact figures, and the strategy file beside results.json; its
         `simulation` is the run's, which the results put in."""
         try:
-            math = profile_math(self.spec.profile)
+            ahead = self._math_ahead
+            math = ahead.result() if ahead is not None else profile_math(self.spec.profile)
             main_game(self.spec.profile).strategy.save(self.spec.stage / "strategy.npz")
         except Exception as exc:  # the report is still written, marked so
             reason = f"{type(exc).__name__}: {exc}"
@@ -349,3 +359,19 @@ class Controller:
 
 
 _NONE = Simulation(status=Status.NOT_TESTED)  # until the run's is merged in
+T = TypeVar("T")
+
+
+def _ahead(work: Callable[..., T], *args: Any) -> Future[T]:
+    """`work(*args)` started on a daemon thread (an interrupted run does not wait for
+    it), its result or its exception taken from the future."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work(*args))
+        except BaseException as exc:  # the taker's to raise
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="chcert-math", daemon=True).start()
+    return future
