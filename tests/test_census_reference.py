@@ -18,7 +18,15 @@ import numpy.typing as npt
 import pytest
 
 from harness import compiled
-from harness.gamemath import MainGame, census, census_reference, kernel, main_game
+from harness.gamemath import (
+    MAIN_GAMES,
+    MainGame,
+    census,
+    census_reference,
+    kernel,
+    main_game,
+    profile_math,
+)
 from harness.gamemath.pricing import call_values, optimal_calls, play_figures
 from harness.gamemath.strategy import (
     Strategy,
@@ -231,8 +239,10 @@ def test_a_forged_strategy_cache_is_replaced_wherever_the_census_is_priced(
     cache_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The strategy cache's sha256 shows damage only: a decision changed and the sha256
-    computed again is held to the census's decisions in every process that prices it (the
-    controller's mathematics, the RTP simulation), whichever it asked for first."""
+    computed again is held to the census's decisions wherever the census is priced (the
+    mathematics, strategy.npz, the RTP simulation), said, and the cache written again; a
+    process keeps playing what it first played, so that a seed plays the same decisions
+    whenever the figures are priced (the controller prices them on a thread)."""
     profile = load_profile("standard")
     rules = main_game(profile).rules
     honest = MainGame(profile, rules).strategy  # priced from the census, cached here
@@ -245,20 +255,27 @@ def test_a_forged_strategy_cache_is_replaced_wherever_the_census_is_priced(
 
     player = MainGame(profile, rules)  # a process that only plays: the file as it is
     assert player.strategy.digest() == forged.digest()
-    first_strategy = MainGame(profile, rules)  # the controller's order: strategy, then math
-    assert first_strategy.strategy.digest() == forged.digest()
-    _ = first_strategy.optimal
-    assert first_strategy.strategy.digest() == honest.digest()
-    (line,) = capsys.readouterr().err.splitlines()
+    _ = player.optimal  # priced meanwhile: what it plays does not change
+    assert player.strategy.digest() == forged.digest()
+    assert capsys.readouterr().err == ""
+    assert player.checked_strategy().digest() == honest.digest()  # what the math reports
+    assert player.checked_strategy().digest() == honest.digest()
+    (line,) = capsys.readouterr().err.splitlines()  # said once
     assert str(strategy_cache_file(rules)) in line
     assert "its decisions are not the ones the census prices" in line
+    assert player.strategy.digest() == forged.digest()
     again = cached_strategy(rules)  # the cache holds the census's decisions again
     assert again is not None and again.digest() == honest.digest()
+    assert MainGame(profile, rules).strategy.digest() == honest.digest()  # the next run's
 
     cache_strategy(rules, forged)
-    first_math = MainGame(profile, rules)  # the simulation's order: math, then strategy
-    _ = first_math.optimal
-    assert first_math.strategy.digest() == honest.digest()
+    MAIN_GAMES.clear()  # a fresh process's: it reads the forged file
+    try:
+        math = profile_math(profile)  # the figures report the census's decisions
+        assert main_game(profile).strategy.digest() == forged.digest()
+        assert math["strategy"]["sha256"] == honest.digest()
+    finally:
+        MAIN_GAMES.clear()  # no game of this test's cache left to the next test
 
 
 def test_symmetry_tables_changed_with_their_sha256_recomputed_are_rebuilt(

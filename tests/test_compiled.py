@@ -86,6 +86,8 @@ def test_the_compiled_evaluator_refuses_what_it_cannot_evaluate() -> None:
         built.evaluate(np.zeros((2, 5), np.uint8), 5, out)  # out too short
     with pytest.raises(ValueError, match="from 5 to 7 cards, got 8"):
         built.strength(bytes(range(8)))
+    with pytest.raises(ValueError, match=r"card indices outside 0\.\.51"):
+        evaluator.evaluate_each(np.array([[48, 44, 40, 36, 288]], np.int64))  # not card 32
     with pytest.raises(ValueError, match=r"a lowest card outside 0\.\.45"):
         built.count_seven_card_hands(bytes([46]), np.empty(10, np.int64))
 
@@ -121,6 +123,8 @@ def test_the_compiled_draw_refuses_what_would_send_it_astray() -> None:
         built.draw(params, weight, uniforms, windows, out)
     with pytest.raises(ValueError, match="out"):
         built.draw(params, weight, uniforms[:, :47].copy(), windows, out[:, :8].copy())
+    with pytest.raises(ValueError, match="m >= 1"):  # no uniform at all to shuffle with
+        built.draw(params, weight, np.empty((1, 0), np.float32), windows, out)
 
 
 # ---------------------------------------------------------------- no numba

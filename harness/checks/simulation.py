@@ -98,9 +98,10 @@ def rtp_simulation(ctx: Context) -> Outcome:
     seats = list(range(1, min(ctx.seats, 7) + 1))
     ante = stake(ctx)
     stacked = Capability.INJECT in ctx.capabilities
-    calls_with = game.strategy.calls_with
+    strategy = game.checked_strategy()  # optimal play: the census's decisions
+    calls_with = strategy.calls_with
     rounds: Generator[Judged, None, None] = (
-        _stacked_rounds(ctx, game.strategy, seats, ante)
+        _stacked_rounds(ctx, strategy, seats, ante)
         if stacked
         else (_dealt_round(ctx, calls_with, seats, ante, n) for n in range(ctx.rtp_rounds))
     )

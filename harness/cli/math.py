@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     figures["claims"] += check_claims(extra, profile)
     elapsed = time.monotonic() - started
     if args.strategy:
-        main_game(profile).strategy.save(Path(args.strategy))
+        main_game(profile).checked_strategy().save(Path(args.strategy))
     if args.json:
         print(json.dumps({"profile": profile.name, **figures}, indent=2))
     else:

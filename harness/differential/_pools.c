@@ -91,9 +91,9 @@ static PyObject *py_draw(PyObject *self, PyObject *args) {
     Py_ssize_t nwindows = windows.len / (5 * 8);
     const char *bad = NULL;
     if (params.len != size * PARAMS * 8 || uniforms.len != size * width * 4 ||
-        windows.len != nwindows * 5 * 8 || out.len != size * 9)
-        bad = "params (n x 6 int64), weight (n float32), uniforms (n x m float32), windows "
-              "(w x 5 int64), out (n x 9 uint8)";
+        windows.len != nwindows * 5 * 8 || out.len != size * 9 || (size > 0 && width < 1))
+        bad = "params (n x 6 int64), weight (n float32), uniforms (n x m float32, m >= 1), "
+              "windows (w x 5 int64), out (n x 9 uint8)";
     const int64_t *p = params.buf;
     const float *u = uniforms.buf;
     for (Py_ssize_t i = 0; !bad && i < size; i++) /* every index `draw` follows, in range */

@@ -72,7 +72,7 @@ class MainGame:
         self.rules = rules  # what the decisions depend on; main_game's key
         self._progress = progress
         self._strategy: Strategy | None = None
-        self._strategy_checked = False  # held to the census's decisions in this process
+        self._strategy_said = False  # a cache file not the census's, said once
         # Read once though two threads ask (the controller prices the figures on a thread
         # while an in-process run's RTP simulation asks for them: harness/run/controller.py)
         self._reading = threading.Lock()
@@ -100,32 +100,37 @@ class MainGame:
 
     @property
     def strategy(self) -> Strategy:
-        """The optimal decisions: from the strategy cache, else priced (and cached).
-
-        The cache file's sha256 shows damage, not a forgery (decisions changed and the
-        sha256 computed again). So wherever this process prices the census anyway (the
-        controller's mathematics, the RTP simulation), a strategy read from the cache is
-        held to the decisions the census prices, once, and replaced, said and cached
-        again when it differs; a process that only plays it (a differential worker)
-        reads it as it is, and its every settlement is the oracle's all the same.
-        """
+        """The decisions this process plays: from the strategy cache, else priced (and
+        cached). The same all the process long, whatever it prices meanwhile (the
+        controller prices the figures on a thread while an in-process run plays): a seed
+        plays the same decisions on every run."""
         if self._strategy is None:
             self._strategy = cached_strategy(self.rules)
             if self._strategy is None:
                 self._strategy = self._priced_strategy()
                 cache_strategy(self.rules, self._strategy)
-                self._strategy_checked = True
-        if not self._strategy_checked and "_calls" in self.__dict__:
-            self._strategy_checked = True
-            priced = self._priced_strategy()
-            if priced.digest() != self._strategy.digest():
+        return self._strategy
+
+    def checked_strategy(self) -> Strategy:
+        """The decisions the census prices, for what reports the strategy or is to play
+        it optimally (the mathematics, strategy.npz, the RTP simulation).
+
+        The cache file's sha256 shows damage, not a forgery (decisions changed and the
+        sha256 computed again). So where the census is priced anyway, the strategy read
+        from the cache is held to the census's decisions; when they differ, that is said
+        and the cache written again, for the next run (this process keeps playing what it
+        played: `strategy`).
+        """
+        priced = self._priced_strategy()
+        if priced.digest() != self.strategy.digest():
+            if not self._strategy_said:
+                self._strategy_said = True
                 warn_cache(
                     strategy_cache_file(self.rules),
                     "its decisions are not the ones the census prices",
                 )
-                cache_strategy(self.rules, priced)
-                self._strategy = priced
-        return self._strategy
+            cache_strategy(self.rules, priced)
+        return priced
 
     def _priced_strategy(self) -> Strategy:
         """The strategy of the decisions priced from the census (about 0.01 s)."""
@@ -266,7 +271,7 @@ def profile_math(profile: Profile, progress: Progress | None = None) -> dict[str
         "strategy": {
             "summary": game.summary,
             "rule": fold_rule(game.summary),
-            "sha256": game.strategy.digest(),
+            "sha256": game.checked_strategy().digest(),
         },
         "claims": [check_claim(c, readings.get(c.figure, {})) for c in profile.claims],
         "simulation": None,

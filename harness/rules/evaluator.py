@@ -79,6 +79,8 @@ def evaluate_each(hands: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
     build = _built()
     if build is None:
         return _jit().evaluate_each(hands)  # type: ignore[no-any-return]
+    if hands.dtype != np.uint8 and hands.size and not 0 <= hands.min() <= hands.max() < 52:
+        raise ValueError("card indices outside 0..51")  # not cast into range
     hands = np.ascontiguousarray(hands, np.uint8)
     out = np.empty(hands.shape[0], np.int32)
     build.evaluate(hands, hands.shape[1], out)

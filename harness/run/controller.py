@@ -350,7 +350,7 @@ class Controller:
         try:
             ahead = self._math_ahead
             math = ahead.result() if ahead is not None else profile_math(self.spec.profile)
-            main_game(self.spec.profile).strategy.save(self.spec.stage / "strategy.npz")
+            main_game(self.spec.profile).checked_strategy().save(self.spec.stage / "strategy.npz")
         except Exception as exc:  # the report is still written, marked so
             reason = f"{type(exc).__name__}: {exc}"
             return MathSection(status=Status.ERROR, reason=reason, claims=[], simulation=_NONE)
