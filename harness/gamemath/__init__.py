@@ -72,7 +72,7 @@ class MainGame:
         self.rules = rules  # what the decisions depend on; main_game's key
         self._progress = progress
         self._strategy: Strategy | None = None
-        self._strategy_said = False  # a cache file not the census's, said once
+        self._census_strategy: Strategy | None = None  # the census's decisions, priced
         # Read once though two threads ask (the controller prices the figures on a thread
         # while an in-process run's RTP simulation asks for them: harness/run/controller.py)
         self._reading = threading.Lock()
@@ -107,7 +107,7 @@ class MainGame:
         if self._strategy is None:
             self._strategy = cached_strategy(self.rules)
             if self._strategy is None:
-                self._strategy = self._priced_strategy()
+                self._strategy = self._census_strategy = self._priced_strategy()
                 cache_strategy(self.rules, self._strategy)
         return self._strategy
 
@@ -121,14 +121,14 @@ class MainGame:
         and the cache written again, for the next run (this process keeps playing what it
         played: `strategy`).
         """
-        priced = self._priced_strategy()
-        if priced.digest() != self.strategy.digest():
-            if not self._strategy_said:
-                self._strategy_said = True
-                warn_cache(
-                    strategy_cache_file(self.rules),
-                    "its decisions are not the ones the census prices",
-                )
+        played = self.strategy
+        if self._census_strategy is not None:
+            return self._census_strategy
+        priced = self._census_strategy = self._priced_strategy()
+        if priced.digest() != played.digest():
+            warn_cache(
+                strategy_cache_file(self.rules), "its decisions are not the ones the census prices"
+            )
             cache_strategy(self.rules, priced)
         return priced
 

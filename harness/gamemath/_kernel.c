@@ -471,6 +471,7 @@ static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t *tally = out.buf;
+    Py_BEGIN_ALLOW_THREADS /* on its own buffer only: another thread may run meanwhile */
     memset(tally, 0, 11 * 8);
     int cards[5] = {0, 1, 2, 3, 4};
     do {
@@ -478,6 +479,7 @@ static PyObject *py_count_five_card_hands(PyObject *self, PyObject *args) {
         tally[strength >> 20]++;
         if (strength >> 20 == 1 && ((strength >> 16) & 0xF) == 12) tally[10]++;
     } while (next_five(cards));
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
 }
@@ -491,6 +493,7 @@ static PyObject *py_five_card_sets(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t *set = out.buf, *key = keys.buf;
+    Py_BEGIN_ALLOW_THREADS /* on its own buffers only: the symmetry tables load meanwhile */
     int cards[5] = {0, 1, 2, 3, 4};
     do {
         int64_t masks[4] = {0};
@@ -507,6 +510,7 @@ static PyObject *py_five_card_sets(PyObject *self, PyObject *args) {
         *key++ = (masks[0] << 39) | (masks[1] << 26) | (masks[2] << 13) | masks[3];
         set += 5;
     } while (next_five(cards));
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&out);
     PyBuffer_Release(&keys);
     Py_RETURN_NONE;
