@@ -3,7 +3,7 @@
 import numpy as np
 import numpy.typing as npt
 
-SOURCE_SHA256: str  # of the _kernel.c it was built from (setup.py)
+SOURCE_SHA256: str  # of the sources it was built from (setup.py; harness/compiled.py)
 
 def census_chunk(
     boards: npt.NDArray[np.int64],
