@@ -51,20 +51,16 @@ def choice() -> str:
 def extension(name: str) -> ModuleType | None:
     """The extension `name` compiled ahead of time, or None, where its numba twin runs:
     not built, built from other sources, or CHCERT_KERNEL=numba."""
-    if "CHCERT_KERNEL" not in os.environ:  # the usual case, asked for every hand evaluated
-        module, problem = _load(name)
-        if problem is None:
-            return module
     chosen = choice()
     if chosen == "numba":
         return None
     module, problem = _load(name)
-    if problem is not None and chosen == "compiled":
+    if problem is None:
+        return module
+    if chosen == "compiled":
         raise UsageError(f"CHCERT_KERNEL=compiled, but {problem}")
-    if problem is not None:
-        _say_once(f"{problem}: numba compiles its twin instead (seconds more)")
-        return None
-    return module
+    _say_once(f"{problem}: numba compiles its twin instead (seconds more)")
+    return None
 
 
 def sources_sha256(name: str) -> str:

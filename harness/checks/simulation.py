@@ -40,7 +40,7 @@ from harness.differential.attribution import (
     resolve_copies,
     slug,
 )
-from harness.differential.rounds import PlannedRound, PlannedSeat, seats_of
+from harness.differential.rounds import CALL, FOLD, PlannedRound, PlannedSeat, seats_of
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation
 from harness.gamemath import main_game
 from harness.gamemath.rng import scipy_stats
@@ -241,7 +241,6 @@ def _stacked_rounds(
 
 
 CHUNK = 64  # stacked rounds decided and settled together
-CALL, FOLD = Action.CALL, Action.FOLD
 
 
 def _planned(
@@ -270,10 +269,7 @@ def _planned(
         for deal, called in zip(deals, calls, strict=True)
     ]
     expected = expected_rounds(profile, rounds, seats_of(rounds), table)
-    return [
-        ({p.seat: SeatPlay(p.seat, ante, 0, p.action) for p in rnd.seats}, exp)
-        for rnd, exp in zip(rounds, expected, strict=True)
-    ]
+    return [(rnd.plays(), exp) for rnd, exp in zip(rounds, expected, strict=True)]
 
 
 def _money(expected: Expected) -> int:
