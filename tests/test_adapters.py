@@ -11,9 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from harness.adapters import Adapter, open_adapter
+from harness.adapters.base import Answer
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable
 from harness.protocol import Capability, serve_request
@@ -216,13 +218,19 @@ def _op_of(violation: ProtocolViolation) -> Any:
     return request["op"]
 
 
-def _check_mixed(answers: list[dict[str, Any] | ErrorReply]) -> None:
+def _body(answer: Answer) -> Any:
+    """An ok body as a dict, whether the transport answered the body or its record (a
+    `round` or `result` read in one pass: harness/adapters/base.py `Answer`)."""
+    return msgspec.to_builtins(answer) if isinstance(answer, msgspec.Struct) else answer
+
+
+def _check_mixed(answers: list[Answer]) -> None:
     """The answers to MIXED: ok bodies and error replies, in request order."""
     assert len(answers) == len(MIXED)
     hello, result, opened, act, history = answers
     assert isinstance(hello, dict) and hello["protocol"] == 1
     assert isinstance(result, ErrorReply) and result.code == "unknown_round"
-    assert isinstance(opened, dict) and len(opened["seats"]) == 1
+    assert isinstance(_body(opened), dict) and len(_body(opened)["seats"]) == 1
     assert isinstance(act, ErrorReply) and act.code == "unknown_round"
     assert history == {"rounds": []}
 
@@ -247,13 +255,13 @@ def test_replies_out_of_order_are_matched_by_id() -> None:
     try:
         _check_mixed(adapter.exchange(MIXED))
         opened = adapter.exchange([("round", {"seats": [{"seat": 1, "ante": 100}]})] * 3)
-        idents = [r["round"] for r in opened if isinstance(r, dict)]
+        idents = [_body(r)["round"] for r in opened]
         answers = adapter.exchange(
             [("act", {"round": r, "seat": 1, "action": "call"}) for r in idents]
             + [("result", {"round": r}) for r in idents]
         )
         assert answers[:3] == [{}, {}, {}]
-        assert [a["round"] for a in answers[3:] if isinstance(a, dict)] == idents
+        assert [_body(a)["round"] for a in answers[3:]] == idents
     finally:
         adapter.close()
 
@@ -342,9 +350,8 @@ def test_a_big_batch_does_not_deadlock() -> None:
 def _play_two_rounds_at_once(adapter: Adapter) -> None:
     assert Capability.PIPELINE in adapter.request("hello")["capabilities"]
     seats = [{"seat": 1, "ante": 100}, {"seat": 2, "ante": 100}]
-    first, second = adapter.exchange([("round", {"seats": seats}), ("round", {"seats": seats})])
-    assert isinstance(first, dict) and isinstance(second, dict)
-    one, two = first["round"], second["round"]
+    opened = adapter.exchange([("round", {"seats": seats}), ("round", {"seats": seats})])
+    one, two = (_body(a)["round"] for a in opened)
     assert one != two
     answers = adapter.exchange(
         [
@@ -359,8 +366,7 @@ def _play_two_rounds_at_once(adapter: Adapter) -> None:
     )
     assert answers[:2] == [{}, {}]
     assert isinstance(answers[2], ErrorReply) and answers[2].code == "round_in_progress"
-    done_two, done_one = answers[4], answers[6]
-    assert isinstance(done_two, dict) and isinstance(done_one, dict)
+    done_two, done_one = _body(answers[4]), _body(answers[6])
     assert [s["action"] for s in done_two["seats"]] == ["call", "fold"]
     assert [s["action"] for s in done_one["seats"]] == ["call", "call"]
     assert [r["round"] for r in adapter.request("history", last=2)["rounds"]] == [two, one]

@@ -1,5 +1,5 @@
-"""Rounds played a batch ahead (harness/checks/replies.py `play_batches`): the game
-plays the next batch while the caller judges one; the answers are those of playing
+"""Rounds played batches ahead (harness/checks/replies.py `play_batches`): the game
+plays the next batches while the caller judges one; the answers are those of playing
 the batches one after another; a fault is raised after the rounds before its batch;
 and leaving early leaves no batch in flight on the connection. The RTP simulation's
 stacked rounds, played so, are judged by the decision table as the differential's;
@@ -20,7 +20,13 @@ from harness.adapters.base import check_body, exchange_sequentially
 from harness.checks import REGISTRY
 from harness.checks.dealing import dealt_cards_distinct
 from harness.checks.registry import CheckFailure, Context
-from harness.checks.replies import PIPELINE_ROUNDS, Stacked, play_batches, play_rounds
+from harness.checks.replies import (
+    BATCHES_AHEAD,
+    PIPELINE_ROUNDS,
+    Stacked,
+    play_batches,
+    play_rounds,
+)
 from harness.checks.simulation import seeded_deals
 from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import serve_request
@@ -97,17 +103,20 @@ def test_the_answers_are_those_of_the_batches_played_one_after_another() -> None
     assert adapter.most_at_once == 1  # one thread at a time on the connection
 
 
-def test_the_game_plays_the_next_batch_while_the_caller_judges_one() -> None:
+def test_the_game_plays_the_next_batches_while_the_caller_judges_one() -> None:
     adapter = _Watched()
     ctx = _context(adapter)
-    following = threading.Event()
-    with closing(play_batches(ctx, _rounds(2 * PIPELINE_ROUNDS))) as answers:
+    ahead = threading.Event()
+    adapter.on_begin.append(ahead)
+    batches = BATCHES_AHEAD + 2
+    with closing(play_batches(ctx, _rounds(batches * PIPELINE_ROUNDS))) as answers:
         next(answers)  # the first round of the first batch, being judged
-        adapter.on_begin.append(following)
-        # Each batch is two exchanges (rounds, then acts and results): the second batch's
-        # first begins while the caller still holds the first batch.
-        assert following.wait(30) and adapter.begun >= 3
-        assert len(list(answers)) == 2 * PIPELINE_ROUNDS - 1
+        # Each batch is two exchanges (rounds, then acts and results): the batches after
+        # it, BATCHES_AHEAD of them, begin while the caller still holds the first.
+        while adapter.begun < 2 * BATCHES_AHEAD + 1:
+            ahead.clear()
+            assert ahead.wait(30)
+        assert len(list(answers)) == batches * PIPELINE_ROUNDS - 1
 
 
 def test_leaving_early_leaves_no_batch_in_flight() -> None:
@@ -123,8 +132,8 @@ def test_leaving_early_leaves_no_batch_in_flight() -> None:
             if k == 3:
                 raise RuntimeError("judging failed")
     begun = adapter.begun
-    assert adapter.running == 0  # the batch in flight was waited for
-    assert adapter.begun == begun and begun <= 4  # and nothing more was sent
+    assert adapter.running == 0  # the batches in flight were waited for
+    assert adapter.begun == begun and begun <= 2 * (BATCHES_AHEAD + 1)  # nothing more sent
     assert sys.getswitchinterval() == interval
 
 
@@ -141,6 +150,7 @@ def test_a_fault_is_raised_after_the_rounds_before_its_batch() -> None:
             seen += 1
     assert seen == PIPELINE_ROUNDS
     assert adapter.running == 0
+    assert adapter.begun == 3  # the batches queued behind the fault were never sent
 
 
 class _LeavesOneInProgress(ReferenceGame):

@@ -9,16 +9,19 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import strictjson
 from harness._schema import compiled_def
-from harness.adapters.base import decode_reply
+from harness.adapters.base import check_body, decode_reply
 from harness.adapters.subprocess import _encode, _line
+from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import messages, serve_request
-from harness.protocol.shapes import CARDS, CATEGORIES, conforms
+from harness.protocol import shapes as shapes_module
+from harness.protocol.shapes import CARDS, CATEGORIES, conforms, read_line
 from harness.reference import ReferenceGame
 
 SCHEMA = "protocol-v1.schema.json"
@@ -229,3 +232,108 @@ def test_the_amounts_found_misstated_are_those_of_reading_every_wager(reply: Any
     huge = copy.deepcopy(next(b for op, b in REPLIES if op == "result"))
     huge["seats"][0]["wagers"]["ante"]["returned"] = 2**53
     assert [m.sent for m in messages.misstated_amounts(huge)] == [2**53]
+
+
+def _line_of(body: dict[str, Any], rid: int = 9) -> str:
+    return json.dumps({"id": rid, "ok": body}, separators=(",", ":"), default=str)
+
+
+def _strictly(op: str, text: str, rid: int = 9) -> Any:
+    """What the strict path makes of a reply line to `op` (request id `rid`): the record a
+    check reads of it, or None where that path reads no record (not JSON, an error reply,
+    another id, a body that is not protocol v1's, an amount beyond 2^53 - 1)."""
+    try:
+        reply = decode_reply(text)
+    except ValueError:
+        return None
+    if not isinstance(reply, dict) or reply.get("id") != rid or type(reply.get("id")) is not int:
+        return None
+    try:
+        body = check_body({"id": rid, "op": op}, reply, {})
+    except (ErrorReply, ProtocolViolation):
+        return None
+    if set(reply) != {"id", "ok"}:
+        return None
+    if op == "round":
+        return messages.read_dealt(body)
+    if op == "result" and "status" not in body and not messages.misstated_amounts(body):
+        return messages.read_result(body)
+    return body if op == "act" else None
+
+
+@pytest.mark.parametrize(
+    ("op", "body"), REPLIES, ids=[f"{op}{i}" for i, (op, _) in enumerate(REPLIES)]
+)
+def test_every_reply_of_the_reference_is_read_in_one_pass(op: str, body: dict[str, Any]) -> None:
+    text = _line_of(body)
+    assert read_line(op, text) == (9, _strictly(op, text))
+    assert read_line("act", '{"id":4,"ok":{}}') == (4, {})
+
+
+# Text put in a reply line: keys twice, escapes, an error beside the body, ids of other types.
+EDITS = [
+    ('"ok":{', '"ok":{"round":"r0",'),
+    ('"seat":1,', '"seat":1,"seat":1,'),
+    ('"stake":', '"stake":1,"stake":'),
+    ('"flop":', '"fl\\u006fp":'),
+    ('"As"', '"A\\u0073"'),
+    ('"id":9,', '"id":9,"error":{"code":"x"},'),
+    ('"id":9', '"id":9.0'),
+    ('"id":9', '"id":true'),
+    ('"id":9', '"id":"9"'),
+    ('"id":9,', ""),
+    ('"hand":"', '"hand":"x:'),
+    ('"round":"', '"round":"\\u003a'),
+    ('"hole":["', '"hole":[":",{"\\u003a":1},"'),
+    ("}}", '},"extra":1}'),
+    ("}}", "}} "),
+    ("}}", "}}}"),
+    ('"events":[', '"events":[{"type":"settled","seat":1,"type":"action"},'),
+]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated(), st.lists(st.sampled_from(EDITS), max_size=2), st.sampled_from(["", "act"]))
+def test_a_line_read_in_one_pass_is_read_so_by_the_strict_path(
+    reply: tuple[str, Any], edits: list[tuple[str, str]], as_op: str
+) -> None:
+    """Whatever read_line takes, the strict reader, the schema and the reading of
+    harness/checks/replies.py take, as the same record: it is only ever a shortcut."""
+    op, body = reply
+    op = as_op or op
+    text = _line_of(body)
+    for old, new in edits:
+        text = text.replace(old, new, 1)
+    read = read_line(op, text)
+    if read is not None:
+        assert read == (9, _strictly(op, text)), text
+
+
+def test_a_key_sent_twice_is_never_read_in_one_pass() -> None:
+    """Not even where the colons of the line written again could make up for it: a colon
+    spelled as an escape, or a key the shape does not require left out."""
+    op, body = next(r for r in REPLIES if r[0] == "result")
+    seat = body["seats"][0]
+    text = _line_of(body)
+    twice = text.replace('"seat":1,', '"seat":1,"seat":1,', 1)
+    assert read_line(op, text) is not None and read_line(op, twice) is None
+    assert read_line(op, twice.replace('"round":"', '"round":"\\u003a', 1)) is None
+    bare = copy.deepcopy(body)
+    for key in ("hole", "hand"):
+        del bare["seats"][0][key]
+    del bare["seats"][0]["wagers"]["aa_bonus"]
+    assert read_line(op, _line_of(bare)) is not None  # what it may leave out, left out
+    text = _line_of(bare).replace(f'"seat":{seat["seat"]},', f'"seat":{seat["seat"]},' * 2, 1)
+    assert read_line(op, text) is None
+
+
+def test_no_field_of_a_shape_has_a_default_but_unset() -> None:
+    """read_line's count of colons needs a body written again with exactly the keys sent:
+    a field absent stays absent (UNSET), never written with a default."""
+    shapes = [s for s in vars(shapes_module).values() if isinstance(s, type)]
+    shapes = [s for s in shapes if issubclass(s, msgspec.Struct) and s.__name__.endswith("Shape")]
+    assert len(shapes) >= 7
+    for shape in shapes:
+        for field in msgspec.structs.fields(shape):
+            assert field.default in (msgspec.NODEFAULT, msgspec.UNSET), (shape, field.name)
+            assert field.default_factory is msgspec.NODEFAULT, (shape, field.name)

@@ -14,13 +14,16 @@ from harness import strictjson
 from harness._schema import compiled_def, with_decimals
 from harness.errors import ErrorReply, ProtocolViolation
 from harness.protocol import OPS
+from harness.protocol.messages import Dealt, Settled
 from harness.protocol.shapes import conforms
 
 STARTUP_GRACE = 60.0  # seconds a game may take to answer `hello`: it may still be starting
 MAX_REPLY = 64 << 20  # a reply longer than this is garbage (a shuffle of 100,000 decks is ~7 MB)
 
 # One reply of a pipelined batch: the `ok` body, or the error reply (returned, not raised).
-Answer = dict[str, Any] | ErrorReply
+# A transport that reads a round's replies in one pass (harness/protocol/shapes.py
+# `read_line`) answers a `round` or `result` with its record instead of its body.
+Answer = dict[str, Any] | Dealt | Settled | ErrorReply
 
 
 class Adapter(Protocol):
@@ -35,7 +38,8 @@ class Adapter(Protocol):
     def exchange(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Answer]:
         """Send `(op, params)` requests without waiting for replies, then collect them.
 
-        Returns, in request order, each `ok` body or the ErrorReply of an error reply
+        Returns, in request order, each `ok` body (or, for a `round` or `result`, the
+        record a check reads of it: Answer) or the ErrorReply of an error reply
         (returned, not raised). Replies are matched to requests by `id`, so the game
         may answer in any order. A protocol violation raises ProtocolViolation for
         the whole batch, its evidence naming the request it concerns.

@@ -51,6 +51,7 @@ from harness.adapters.base import (
     decode_reply,
 )
 from harness.errors import ErrorReply, ProtocolViolation, Unreachable, Violation
+from harness.protocol.shapes import read_line
 
 STDERR_TAIL = 2000  # characters of stderr kept with each fault's evidence
 STDERR_RING = 64 << 10  # bytes of the game's stderr kept at most: the last ones
@@ -149,6 +150,21 @@ class _Batch:
         while self.replied[self.unanswered]:
             self.unanswered += 1
         return self.requests[self.unanswered]
+
+    def take_line(self, line: bytes) -> bool:
+        """Take a line that is an ok reply to the first request still unanswered, its body
+        in its shape, read in one pass (harness/protocol/shapes.py `read_line`); False for
+        any other line, which `take` reads strictly."""
+        request = self.requests[self.unanswered]  # first_unanswered moved it there
+        try:
+            read = read_line(request["op"], line.decode("utf-8"))
+        except UnicodeDecodeError:
+            return False
+        if read is None or read[0] != request["id"]:
+            return False
+        self.replied[self.unanswered] = True
+        self.answers[self.unanswered] = read[1]
+        return True
 
     def take(self, reply: Any) -> None:
         """Match one reply to its request and judge it (check_body, for its own request)."""
@@ -305,7 +321,10 @@ class SubprocessAdapter:
         outgoing = _Outgoing(b"".join([_line(r) for r in batch.requests]))
         try:
             for _ in batch.requests:
-                batch.take(self._read_reply(batch.first_unanswered(), outgoing))
+                request = batch.first_unanswered()
+                line = self._readline(self._wait(request), request, outgoing)
+                if not batch.take_line(line):
+                    batch.take(self._decoded(line, request))
         except ProtocolViolation as late:
             if batch.wrong is None:
                 raise
@@ -330,9 +349,15 @@ class SubprocessAdapter:
     def _read_reply(self, request: dict[str, Any], outgoing: _Outgoing | None = None) -> Any:
         """The next reply, parsed: a violation naming `request` if none comes or it is not
         strict JSON (base.decode_reply)."""
-        # A game answering hello may still be starting (interpreter, imports): slow, not hung.
-        wait = max(self.timeout, STARTUP_GRACE) if request["op"] == "hello" else self.timeout
-        line = self._readline(wait, request, outgoing)
+        return self._decoded(self._readline(self._wait(request), request, outgoing), request)
+
+    def _wait(self, request: dict[str, Any]) -> float:
+        """Seconds the reply to `request` may take: a game answering hello may still be
+        starting (interpreter, imports), slow, not hung."""
+        return max(self.timeout, STARTUP_GRACE) if request["op"] == "hello" else self.timeout
+
+    def _decoded(self, line: bytes, request: dict[str, Any]) -> Any:
+        """A reply line parsed as strict JSON; not JSON, a violation naming `request`."""
         try:
             return decode_reply(line)
         except ValueError as exc:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
+from harness.adapters.base import Answer
 from harness.checks.registry import CheckFailure, Context, NotTested
 from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
 from harness.protocol import Capability
@@ -271,20 +274,33 @@ def as_evidence(body: Mapping[str, object]) -> dict[str, object]:
     return safe
 
 
-def _checked(
-    reply: Mapping[str, object], result: Mapping[str, object] | None, refused: Refusal | None
-) -> Played:
-    """A round's answers read, with any amount beyond 2^53 - 1 in its result marked
+def _checked(reply: Answer, result: Answer | None, refused: Refusal | None) -> Played:
+    """A round's answers read (a transport may have read them already: Answer in
+    harness/adapters/base.py), with any amount beyond 2^53 - 1 in its result marked
     malformed."""
-    dealt = read_dealt(reply)
-    if result is None:
-        return Played(dealt, None, refused)
+    dealt = _dealt(reply)
+    if result is None or isinstance(result, Settled):
+        return Played(dealt, result, refused)
+    assert isinstance(result, Mapping)  # an error reply is a refusal, never read
     bad = misstated_amounts(result)
     if bad:
         first = bad[0]
         detail = f"seat {first.seat} {first.wager} {first.field} beyond 2^53 - 1"
         return Played(dealt, None, refused, Malformed(detail, as_evidence(result), bad))
     return Played(dealt, read_result(result), refused)
+
+
+def _dealt(reply: Answer) -> Dealt:
+    """A `round` reply's record, read here unless the transport read it."""
+    if isinstance(reply, Dealt):
+        return reply
+    assert isinstance(reply, Mapping)  # no other answer opens a round
+    return read_dealt(reply)
+
+
+def _round_id(reply: Answer) -> str | int | None:
+    """The round a `round` reply opened; None for a refusal."""
+    return None if isinstance(reply, ErrorReply) else _dealt(reply).round
 
 
 def round_request(rnd: Stacked) -> tuple[str, dict[str, object]]:
@@ -299,7 +315,7 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
     time otherwise, and its acts and result still go out without waiting.
     """
     opened = ctx.adapter.exchange([round_request(r) for r in rounds])
-    idents = [None if isinstance(r, ErrorReply) else r["round"] for r in opened]
+    idents = [_round_id(r) for r in opened]
     second: list[tuple[str, dict[str, object]]] = []
     for rnd, ident in zip(rounds, idents, strict=True):
         if ident is not None:
@@ -320,15 +336,15 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
                 if ident is not None:
                     finish_round(ctx, ident, [s for s, _ in rnd.actions])
             return [
-                Played(read_dealt(reply), None, None, malformed)
+                Played(_dealt(reply), None, None, malformed)
                 if not isinstance(reply, ErrorReply) and named is not None and ident == named
                 else play_rounds(ctx, [rnd])[0]
                 for rnd, reply, ident in zip(rounds, opened, idents, strict=True)
             ]
         assert not isinstance(opened[0], ErrorReply)
-        return [Played(read_dealt(opened[0]), None, None, malformed)]
+        return [Played(_dealt(opened[0]), None, None, malformed)]
     played = []
-    for rnd, reply in zip(rounds, opened, strict=True):
+    for rnd, reply, ident in zip(rounds, opened, idents, strict=True):
         if isinstance(reply, ErrorReply):
             played.append(Played(None, None, ("round", reply)))
             continue
@@ -341,25 +357,28 @@ def play_rounds(ctx: Context, rounds: list[Stacked]) -> list[Played]:
         if isinstance(result, ErrorReply):
             refused = refused or ("result", result)
         if refused is not None:  # free the table for the next round, as play_round does
-            finish_round(ctx, reply["round"], [s for s, _ in rnd.actions])
+            finish_round(ctx, ident, [s for s, _ in rnd.actions])
         settled = None if refused is not None or isinstance(result, ErrorReply) else result
         played.append(_checked(reply, settled, refused))
     return played
 
 
 PIPELINE_ROUNDS = 32  # rounds in flight for a game with capability pipeline
+BATCHES_AHEAD = 2  # batches handed to the thread that plays them, ahead of the one judged
 SWITCH_INTERVAL = 0.0002  # seconds a thread holds the interpreter while another waits
 
 
 def play_batches(ctx: Context, rounds: Iterable[Stacked]) -> Generator[Played, None, None]:
     """Every round played, a batch at a time (play_rounds: PIPELINE_ROUNDS for a game
-    with capability pipeline, else one), the next batch in flight on a thread of its own
-    while the caller judges the one before: the game's work overlaps the harness's
-    (docs/performance.md). `rounds` is read a batch ahead, in the caller's thread. Only
-    that thread uses the connection until the last batch is back; a fault of the game's
-    is raised here, after the rounds before its batch were yielded, as when the batches
-    were played one after another. Close the generator (contextlib.closing) when
-    leaving it early, a fault included: closing waits for the batch in flight."""
+    with capability pipeline, else one), the next BATCHES_AHEAD batches handed to a
+    thread of their own while the caller judges the one before: the game's work, and
+    the reading of its replies, overlap the judging (docs/performance.md). `rounds` is
+    read that far ahead, in the caller's thread. Only that thread uses the connection
+    until the last batch is back; a fault of the game's is raised here, after the rounds
+    before its batch were yielded, and the batches behind it are never sent, as when the
+    batches were played one after another. Close the generator (contextlib.closing)
+    when leaving it early, a fault included: closing waits for the batches in flight
+    and sends none of those not begun."""
     size = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
     source = iter(rounds)
     # The thread talking to the game takes the interpreter back within 0.2 ms of a reply,
@@ -374,29 +393,48 @@ def play_batches(ctx: Context, rounds: Iterable[Stacked]) -> Generator[Played, N
 
 
 def _batches(ctx: Context, source: Iterator[Stacked], size: int) -> Iterator[Played]:
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-play") as pool:
-        first = list(islice(source, size))
-        pending = pool.submit(play_rounds, ctx, first) if first else None
+    stop = threading.Event()  # a batch failed, or the caller left: play nothing more
+
+    def play(batch: list[Stacked]) -> list[Played]:
+        if stop.is_set():
+            return []  # never sent: nobody will read it
         try:
-            while pending is not None:
-                following = list(islice(source, size))  # made while the game plays
-                played = pending.result()
-                pending = pool.submit(play_rounds, ctx, following) if following else None
-                yield from played  # judged while the game plays the following batch
+            return play_rounds(ctx, batch)
+        except BaseException:
+            stop.set()  # the batches queued behind a fault are not played
+            raise
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chcert-play") as pool:
+        pending: deque[Future[list[Played]]] = deque()
+
+        def submit() -> None:
+            batch = list(islice(source, size))  # drawn while the game plays
+            if batch:
+                pending.append(pool.submit(play, batch))
+
+        try:
+            for _ in range(BATCHES_AHEAD):
+                submit()
+            while pending:
+                played = pending[0].result()
+                pending.popleft()
+                submit()
+                yield from played  # judged while the game plays the batches after it
         finally:
+            stop.set()
             _landed(pending)
 
 
-def _landed(pending: Future[list[Played]] | None) -> None:
-    """Wait for the batch in flight, whatever is raised meanwhile (a CPU deadline, a
+def _landed(pending: deque[Future[list[Played]]]) -> None:
+    """Wait for the batches in flight, whatever is raised meanwhile (a CPU deadline, a
     Ctrl-C): the connection is the caller's again only once that thread has let it go.
-    What was raised while waiting is raised then; the batch's own outcome, unjudged,
-    is dropped."""
+    What was raised while waiting is raised then; the batches' own outcomes, unjudged,
+    are dropped."""
     interrupted: BaseException | None = None
-    while pending is not None and not pending.done():
+    while any(not p.done() for p in pending):
         try:
-            wait([pending])
-        except BaseException as exc:  # raised below, once the batch is back
+            wait(pending)
+        except BaseException as exc:  # raised below, once the batches are back
             interrupted = interrupted or exc
     if interrupted is not None:
         raise interrupted

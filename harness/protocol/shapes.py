@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from decimal import Decimal
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
 from harness._schema import schema_contents
+from harness.protocol.messages import Dealt, Settled
+from harness.rules.table import MAX_AMOUNT
 
 _COMMON = schema_contents("common.schema.json")["$defs"]
 _SETTLED = schema_contents("protocol-v1.schema.json")["$defs"]["result_settled"]["properties"]
@@ -46,7 +49,9 @@ else:
     WireAction = Literal[ACTIONS]
     WireEvent = Literal[EVENTS]
 
-Amount = Annotated[int, msgspec.Meta(ge=0)]
+# At most 2^53 - 1, which the schema cannot bound: a larger amount is the schema's to pass
+# and the round's to be malformed for (harness/protocol/messages.py `misstated_amounts`).
+Amount = Annotated[int, msgspec.Meta(ge=0, le=MAX_AMOUNT)]
 Hole = Annotated[list[WireCard], msgspec.Meta(min_length=2, max_length=2)]
 Flop = Annotated[list[WireCard], msgspec.Meta(min_length=3, max_length=3)]
 Board = Annotated[list[WireCard], msgspec.Meta(min_length=5, max_length=5)]
@@ -57,17 +62,24 @@ class WagerShape(msgspec.Struct):
     returned: Amount
 
 
+# A field the schema does not require is UNSET when absent, never given a default: written
+# again (read_line), a body has exactly the keys it was sent with.
+
+
 class WagersShape(msgspec.Struct):
     ante: WagerShape
     call: WagerShape
-    aa_bonus: WagerShape | None = None
+    aa_bonus: WagerShape | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class SettledSeatShape(msgspec.Struct):
     seat: int
     action: WireAction
     wagers: WagersShape
-    hand: WireCategory | None = None
+    hand: WireCategory | msgspec.UnsetType | None = msgspec.UNSET
+    # Not protocol v1's (any value passes its schema), but what the reference and most
+    # games show: named so that read_line keeps it.
+    hole: Any = msgspec.UNSET
 
 
 class DealerShape(msgspec.Struct):
@@ -119,3 +131,58 @@ def conforms(op: str, body: dict[str, Any]) -> bool:
     except msgspec.ValidationError:
         return False
     return True
+
+
+T = TypeVar("T")
+
+
+class _Reply(msgspec.Struct, Generic[T], forbid_unknown_fields=True):
+    """An ok reply: its id and body, nothing else (an `error` beside them is the strict
+    reader's to find)."""
+
+    id: int
+    ok: T
+
+
+class _Body(msgspec.Struct, Generic[T]):
+    ok: T
+
+
+class _LineReader(msgspec.Struct, frozen=True):
+    shape: msgspec.json.Decoder[Any]  # the reply in its shape: the check
+    record: msgspec.json.Decoder[Any] | None  # its body as the record a check reads
+
+
+_READERS = {
+    "round": _LineReader(
+        msgspec.json.Decoder(_Reply[DealtShape]), msgspec.json.Decoder(_Body[Dealt])
+    ),
+    "result": _LineReader(
+        msgspec.json.Decoder(_Reply[SettledShape]), msgspec.json.Decoder(_Body[Settled])
+    ),
+    # protocol v1's act body is any object, read as the strict reader reads it
+    "act": _LineReader(msgspec.json.Decoder(_Reply[dict[str, Any]], float_hook=Decimal), None),
+}
+
+
+def read_line(op: str, text: str) -> tuple[int, Dealt | Settled | dict[str, Any]] | None:
+    """(id, body) of a reply line to `op` read in one pass: the body a round's record
+    (Dealt, Settled), an act's the object sent. None when only the strict reader and the
+    schema can say (harness/adapters/base.py): not an ok reply, its body not in its shape,
+    an escape, a key given twice, or any other op.
+
+    The shape refuses whatever the schema refuses (conforms); a key given twice is found
+    as harness/strictjson.py finds it, by the colons of the reply written again: every
+    key its shape names, and only those sent, is written again (no field has a default),
+    so a key sent twice, or one the shape does not name, leaves fewer colons."""
+    reader = _READERS.get(op)
+    if reader is None or "\\" in text:  # an escape, which could spell a colon
+        return None
+    try:
+        reply = reader.shape.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if msgspec.json.encode(reply).count(b":") != text.count(":"):
+        return None
+    body = reply.ok if reader.record is None else reader.record.decode(text).ok
+    return reply.id, body
