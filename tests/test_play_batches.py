@@ -18,7 +18,7 @@ import pytest
 
 from harness.adapters.base import check_body, exchange_sequentially
 from harness.checks import REGISTRY
-from harness.checks.dealing import dealt_cards_distinct
+from harness.checks.dealing import DEALT_ROUNDS, dealt_cards_distinct
 from harness.checks.registry import CheckFailure, Context
 from harness.checks.replies import (
     BATCHES_AHEAD,
@@ -211,3 +211,37 @@ def test_dealt_cards_distinct_meets_the_refused_act_before_any_result() -> None:
     with pytest.raises(CheckFailure) as raised:
         dealt_cards_distinct(ctx)
     assert raised.value.refused == ("act", "invalid_action", "no calls today")
+
+
+class _RefusesInRound(ReferenceGame):
+    """Refuses seat 2's call in its `refuse_in`-th round."""
+
+    def __init__(self, refuse_in: int) -> None:
+        super().__init__()
+        self.refuse_in = f"r{refuse_in}"
+
+    def act(self, round: Any, seat: Any, action: Any) -> dict[str, Any]:
+        if round == self.refuse_in and seat == 2 and action == "call":
+            raise ErrorReply("invalid_action", "no calls in this round")
+        return super().act(round, seat, action)
+
+
+def test_dealt_cards_distinct_plays_its_rounds_batches_at_a_time() -> None:
+    """A game with capability pipeline gets PIPELINE_ROUNDS rounds at once: their round
+    requests, then every act, then every result (three exchanges a batch)."""
+    adapter = _Watched()
+    dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
+    batches = -(-DEALT_ROUNDS // PIPELINE_ROUNDS)
+    assert adapter.begun == 3 * batches
+    assert not adapter.game._open_rounds
+
+
+def test_a_refused_act_in_a_batch_leaves_no_round_of_it_open() -> None:
+    """The failure is the refused act's; every round the batch opened is decided before
+    the check stops, so the next check finds the table free."""
+    adapter = _Watched()
+    adapter.game = _RefusesInRound(PIPELINE_ROUNDS + 3)
+    with pytest.raises(CheckFailure) as raised:
+        dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
+    assert raised.value.refused == ("act", "invalid_action", "no calls in this round")
+    assert not adapter.game._open_rounds

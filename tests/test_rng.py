@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ from harness.gamemath.rng import (
     pearson_power,
     position_counts,
     position_p_values,
+    raw_frequency,
+    raw_runs,
     run_deck_battery,
     run_dieharder,
     sample_and_test,
@@ -478,3 +481,37 @@ def test_a_shuffle_biased_for_a_while_fails_certification(tmp_path: Path) -> Non
     assert rng["stage2"]["ran"] is False and rng["decks"] == DEFAULT_DECKS
     (failure,) = [f for f in results["failures"] if f["item"].endswith("rng-battery")]
     assert "beyond what any fair shuffle gives" in failure["message"]
+
+
+def _nist_as_written(bits: np.ndarray) -> tuple[float, float]:
+    """NIST SP 800-22's monobit (2.1) and runs (2.3) p-values read off the bits one by
+    one, as the battery read them before it counted them byte by byte."""
+    n = bits.size
+    monobit = math.erfc(abs(2 * int(bits.sum()) - n) / math.sqrt(2 * n))
+    pi = float(bits.mean())
+    if abs(pi - 0.5) >= 2 / math.sqrt(n):
+        return monobit, 0.0
+    runs = 1 + int(np.count_nonzero(bits[1:] != bits[:-1]))
+    tau = 2 * math.sqrt(2 * n) * pi * (1 - pi)
+    return monobit, math.erfc(abs(runs - 2 * n * pi * (1 - pi)) / tau)
+
+
+@pytest.mark.parametrize("source", ["fair", "biased", "sticky", "alternating", "zeros"])
+def test_the_sequences_counted_byte_by_byte_give_nist_s_p_values_to_the_bit(source: str) -> None:
+    rng = np.random.default_rng(5)
+    size = 3 * battery_module.RAW_SEQUENCE_BITS // 8
+    data = {
+        "fair": rng.integers(0, 256, size, dtype=np.uint8),
+        "biased": np.packbits(rng.random(8 * size) < 0.503),
+        "sticky": np.packbits(np.cumsum(rng.random(8 * size) < 0.45) % 2),
+        "alternating": np.full(size, 0b10101010, np.uint8),
+        "zeros": np.zeros(size, np.uint8),
+    }[source]
+    bits = np.unpackbits(data).reshape(3, -1)
+    want = np.array([_nist_as_written(s) for s in bits])
+    assert np.array_equal(battery_module._sequence_p_values(data), want)
+    every = _nist_as_written(np.unpackbits(data))
+    assert raw_frequency(data, 0.01).p_value == every[0]
+    assert raw_frequency(data, 0.01).statistic == float(np.unpackbits(data).mean())
+    assert raw_runs(data, 0.01).p_value == every[1]
+    assert raw_runs(data, 0.01).statistic == 1 + np.count_nonzero(np.diff(np.unpackbits(data)))

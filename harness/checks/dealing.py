@@ -8,15 +8,19 @@ import binascii
 
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import (
+    PIPELINE_ROUNDS,
+    free_rounds,
     open_round,
+    open_rounds,
     parse,
     request_ok,
     requests_ok,
     settled_result,
+    settled_results,
     stake,
 )
 from harness.protocol import Capability
-from harness.protocol.messages import StackedCards, fields_of, seat_stakes
+from harness.protocol.messages import Dealt, Settled, StackedCards, fields_of, seat_stakes
 from harness.results.model import Outcome
 
 
@@ -85,26 +89,42 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
     played, every seat calling so that the whole board and the dealer are shown.
     """
     seats = list(range(1, min(ctx.seats, 7) + 1))
-    ante = stake(ctx)
-    for number in range(DEALT_ROUNDS):
-        dealt = open_round(ctx, [seat_stakes(s, ante) for s in seats])
-        # Every seat calls whatever it holds: the acts go out together. The result is asked
-        # after them, so that a refused act, not the reply to a round left undecided, is
-        # what the check meets.
-        requests_ok(
-            ctx,
-            [("act", {"round": dealt.round, "seat": s, "action": "call"}) for s in seats],
-        )
-        result = settled_result(ctx, dealt.round)
-        shown = [*(c for e in dealt.seats for c in e.hole), *result.board, *result.dealer.hole]
-        cards = parse(shown, "the cards shown", number)
-        if len(cards) != 2 * len(seats) + 7 or len(set(cards)) != len(cards):
-            repeated = sorted({str(c) for c in cards if cards.count(c) > 1})
-            raise CheckFailure(
-                f"round {number} shows {len(cards)} cards, {len(set(cards))} distinct"
-                + (f" ({', '.join(repeated)} twice)" if repeated else ""),
-                expected=f"{2 * len(seats) + 7} distinct cards",
-                actual=[str(c) for c in cards],
-                evidence={"round": fields_of(dealt), "result": fields_of(result)},
+    wagers = [seat_stakes(s, stake(ctx)) for s in seats]
+    # A game with capability pipeline plays PIPELINE_ROUNDS rounds at once, any other one.
+    size = PIPELINE_ROUNDS if Capability.PIPELINE in ctx.capabilities else 1
+    for first in range(0, DEALT_ROUNDS, size):
+        opened = open_rounds(ctx, wagers, min(size, DEALT_ROUNDS - first))
+        # Every seat calls whatever it holds: the acts go out together. The results are
+        # asked after them, so that a refused act, not the reply to a round left
+        # undecided, is what the check meets.
+        try:
+            requests_ok(
+                ctx,
+                [
+                    ("act", {"round": d.round, "seat": s, "action": "call"})
+                    for d in opened
+                    for s in seats
+                ],
             )
+        except CheckFailure:
+            free_rounds(ctx, opened)
+            raise
+        results = settled_results(ctx, opened)
+        for number, (dealt, result) in enumerate(zip(opened, results, strict=True), first):
+            _all_distinct(dealt, result, number, len(seats))
     return Outcome(evidence={"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)})
+
+
+def _all_distinct(dealt: Dealt, result: Settled, number: int, seats: int) -> None:
+    """Round `number` shows each of its 2 x seats + 7 cards once, or a CheckFailure."""
+    shown = [*(c for e in dealt.seats for c in e.hole), *result.board, *result.dealer.hole]
+    cards = parse(shown, "the cards shown", number)
+    if len(cards) != 2 * seats + 7 or len(set(cards)) != len(cards):
+        repeated = sorted({str(c) for c in cards if cards.count(c) > 1})
+        raise CheckFailure(
+            f"round {number} shows {len(cards)} cards, {len(set(cards))} distinct"
+            + (f" ({', '.join(repeated)} twice)" if repeated else ""),
+            expected=f"{2 * seats + 7} distinct cards",
+            actual=[str(c) for c in cards],
+            evidence={"round": fields_of(dealt), "result": fields_of(result)},
+        )

@@ -26,11 +26,13 @@ from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violatio
 from harness.protocol import Capability
 from harness.protocol.messages import (
     Dealt,
+    InProgress,
     Misstated,
     Result,
     SeatStakes,
     Settled,
     StackedCards,
+    Voided,
     fields_of,
     misstated_amounts,
     read_dealt,
@@ -78,6 +80,42 @@ def open_round(ctx: Context, seats: list[SeatStakes], cards: StackedCards | None
     return read_dealt(request_ok(ctx, "round", **params))
 
 
+def open_rounds(ctx: Context, seats: list[SeatStakes], count: int) -> list[Dealt]:
+    """`count` rounds opened together at these stakes (Adapter.exchange), their replies
+    read; the game refusing one is a failure (request_ok), the others freed first."""
+    answers = ctx.adapter.exchange([("round", {"seats": seats})] * count)
+    refused = next((a for a in answers if isinstance(a, ErrorReply)), None)
+    opened = [_dealt(a) for a in answers if not isinstance(a, ErrorReply)]
+    if refused is not None:
+        free_rounds(ctx, opened)
+        raise _refused_valid("round", {"seats": seats}, refused) from refused
+    return opened
+
+
+def settled_results(ctx: Context, rounds: list[Dealt]) -> list[Settled]:
+    """The rounds' results, asked together, each a settled one (settled_result); a
+    failure frees the rounds first."""
+    answers = ctx.adapter.exchange([("result", {"round": d.round}) for d in rounds])
+    found = []
+    for dealt, answer in zip(rounds, answers, strict=True):
+        if isinstance(answer, ErrorReply):
+            free_rounds(ctx, rounds)
+            raise _refused_valid("result", {"round": dealt.round}, answer) from answer
+        result = answer if isinstance(answer, Settled) else read_result(_body(answer))
+        if not isinstance(result, Settled):
+            free_rounds(ctx, rounds)
+            raise _unsettled(dealt.round, result)
+        found.append(result)
+    return found
+
+
+def free_rounds(ctx: Context, rounds: list[Dealt]) -> None:
+    """Best effort: every seat of each round folded, so that a check that stops leaves
+    no round of its own open for the next (finish_round)."""
+    for dealt in rounds:
+        finish_round(ctx, dealt.round, [s.seat for s in dealt.seats])
+
+
 def result_of(ctx: Context, round_id: str | int) -> Result:
     """A round's `result`, read; refused, a failure (request_ok)."""
     return read_result(request_ok(ctx, "result", round=round_id))
@@ -88,12 +126,16 @@ def settled_result(ctx: Context, round_id: str | int) -> Settled:
     interrupted (a round in progress or void then is a failure)."""
     result = result_of(ctx, round_id)
     if not isinstance(result, Settled):
-        raise CheckFailure(
-            f"round {round_id!r}: result answered a round {result.status}, every seat decided",
-            expected="a settled round",
-            actual=fields_of(result),
-        )
+        raise _unsettled(round_id, result)
     return result
+
+
+def _unsettled(round_id: str | int, result: InProgress | Voided) -> CheckFailure:
+    return CheckFailure(
+        f"round {round_id!r}: result answered a round {result.status}, every seat decided",
+        expected="a settled round",
+        actual=fields_of(result),
+    )
 
 
 def recall(ctx: Context, last: int) -> tuple[Result, ...]:
@@ -281,21 +323,24 @@ def _checked(reply: Answer, result: Answer | None, refused: Refusal | None) -> P
     dealt = _dealt(reply)
     if result is None or isinstance(result, Settled):
         return Played(dealt, result, refused)
-    assert isinstance(result, Mapping)  # an error reply is a refusal, never read
-    bad = misstated_amounts(result)
+    body = _body(result)  # an error reply is a refusal, never read
+    bad = misstated_amounts(body)
     if bad:
         first = bad[0]
         detail = f"seat {first.seat} {first.wager} {first.field} beyond 2^53 - 1"
-        return Played(dealt, None, refused, Malformed(detail, as_evidence(result), bad))
-    return Played(dealt, read_result(result), refused)
+        return Played(dealt, None, refused, Malformed(detail, as_evidence(body), bad))
+    return Played(dealt, read_result(body), refused)
 
 
 def _dealt(reply: Answer) -> Dealt:
     """A `round` reply's record, read here unless the transport read it."""
-    if isinstance(reply, Dealt):
-        return reply
-    assert isinstance(reply, Mapping)  # no other answer opens a round
-    return read_dealt(reply)
+    return reply if isinstance(reply, Dealt) else read_dealt(_body(reply))
+
+
+def _body(reply: Answer) -> Mapping[str, object]:
+    """An ok body the transport left as sent."""
+    assert isinstance(reply, Mapping)  # neither an error reply nor another op's record
+    return reply
 
 
 def _round_id(reply: Answer) -> str | int | None:

@@ -667,44 +667,55 @@ def _z_detectable(alpha: float, n: float) -> float:
     )
 
 
-def _monobit_p(bits: npt.NDArray[np.uint8]) -> float:
-    n = bits.size
-    s = 2 * int(bits.sum()) - n
+def _monobit_p(ones: int, n: int) -> float:
+    """NIST SP 800-22 frequency (monobit) test (2.1) of n bits, `ones` of them one."""
+    s = 2 * ones - n
     return float(math.erfc(abs(s) / math.sqrt(2 * n)))
 
 
-def _runs_p(bits: npt.NDArray[np.uint8]) -> float:
-    """NIST SP 800-22 runs test (2.3); 0 when the frequency prerequisite fails."""
-    n = bits.size
-    pi = float(bits.mean())
+def _runs_p(ones: int, runs: int, n: int) -> float:
+    """NIST SP 800-22 runs test (2.3) of n bits with `ones` ones in `runs` runs; 0 when
+    the frequency prerequisite fails."""
+    pi = ones / n
     if abs(pi - 0.5) >= 2 / math.sqrt(n):
         return 0.0
-    runs = 1 + int(np.count_nonzero(bits[1:] != bits[:-1]))
     return float(
         math.erfc(abs(runs - 2 * n * pi * (1 - pi)) / (2 * math.sqrt(2 * n) * pi * (1 - pi)))
     )
 
 
+def bit_counts(data: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The one bits and the runs of identical bits of each row of bytes, read most
+    significant bit first (as np.unpackbits reads them), counted byte by byte: a run
+    ends wherever a bit differs from the next, inside a byte (its seven neighbouring
+    pairs) or across two (the last bit of one, the first of the next)."""
+    ones = np.bitwise_count(data).sum(axis=-1, dtype=np.int64)
+    inside = np.bitwise_count((data ^ (data >> 1)) & 0x7F).sum(axis=-1, dtype=np.int64)
+    across = np.count_nonzero((data[..., :-1] & 1) != (data[..., 1:] >> 7), axis=-1)
+    return ones, 1 + inside + across
+
+
 def raw_frequency(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
-    bits = np.unpackbits(data)
-    ones = float(bits.mean())
+    n = 8 * data.size
+    ones = int(bit_counts(data)[0])
     return StatResult(
         "raw frequency",
-        ones,
-        _monobit_p(bits),
-        f"proportion of one bits over {bits.size:,} bits (NIST monobit)",
-        f"P(bit = 1) off 0.5 by {_z_detectable(alpha, bits.size) / 2:.1e}",
+        ones / n,
+        _monobit_p(ones, n),
+        f"proportion of one bits over {n:,} bits (NIST monobit)",
+        f"P(bit = 1) off 0.5 by {_z_detectable(alpha, n) / 2:.1e}",
     )
 
 
 def raw_runs(data: npt.NDArray[np.uint8], alpha: float) -> StatResult:
-    bits = np.unpackbits(data)
+    n = 8 * data.size
+    ones, runs = (int(c) for c in bit_counts(data))
     return StatResult(
         "raw runs",
-        float(1 + np.count_nonzero(bits[1:] != bits[:-1])),
-        _runs_p(bits),
+        float(runs),
+        _runs_p(ones, runs, n),
         "number of runs of identical bits (NIST runs)",
-        f"P(next bit differs) off 0.5 by {_z_detectable(alpha, bits.size) / 2:.1e}",
+        f"P(next bit differs) off 0.5 by {_z_detectable(alpha, n) / 2:.1e}",
     )
 
 
@@ -737,10 +748,12 @@ def raw_serial_correlation(data: npt.NDArray[np.uint8], alpha: float) -> StatRes
 def _sequence_p_values(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
     """Monobit and runs p-values of each whole sequence of RAW_SEQUENCE_BITS (both
     second-level tests use them)."""
-    bits = np.unpackbits(data)
-    whole = bits.size // RAW_SEQUENCE_BITS  # RAW_SEQUENCES in stage 1, twice that pooled
-    sequences = bits[: whole * RAW_SEQUENCE_BITS].reshape(whole, RAW_SEQUENCE_BITS)
-    return np.array([[_monobit_p(s), _runs_p(s)] for s in sequences])
+    size = RAW_SEQUENCE_BITS // 8  # whole bytes: RAW_SEQUENCE_BITS is a multiple of 8
+    whole = data.size // size  # RAW_SEQUENCES in stage 1, twice that pooled
+    ones, runs = bit_counts(data[: whole * size].reshape(whole, size))
+    n = RAW_SEQUENCE_BITS
+    pairs = zip(ones.tolist(), runs.tolist(), strict=True)
+    return np.array([[_monobit_p(o, n), _runs_p(o, r, n)] for o, r in pairs])
 
 
 class SequencePValues:
