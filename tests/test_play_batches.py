@@ -245,3 +245,20 @@ def test_a_refused_act_in_a_batch_leaves_no_round_of_it_open() -> None:
         dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
     assert raised.value.refused == ("act", "invalid_action", "no calls in this round")
     assert not adapter.game._open_rounds
+
+
+class _AnswersAnActBadly(_RefusesInRound):
+    """Takes seat 2's call in its `refuse_in`-th round, and answers it with a list: JSON,
+    the channel in step, a body no `act` reply has."""
+
+    def act(self, round: Any, seat: Any, action: Any) -> Any:
+        taken = ReferenceGame.act(self, round, seat, action)
+        return [] if round == self.refuse_in and seat == 2 else taken
+
+
+def test_a_protocol_violation_in_a_batch_leaves_no_round_of_it_open() -> None:
+    adapter = _Watched()
+    adapter.game = _AnswersAnActBadly(PIPELINE_ROUNDS + 3)
+    with pytest.raises(ProtocolViolation, match="neither an 'ok' object"):
+        dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
+    assert not adapter.game._open_rounds

@@ -337,3 +337,22 @@ def test_no_field_of_a_shape_has_a_default_but_unset() -> None:
         for field in msgspec.structs.fields(shape):
             assert field.default in (msgspec.NODEFAULT, msgspec.UNSET), (shape, field.name)
             assert field.default_factory is msgspec.NODEFAULT, (shape, field.name)
+
+
+@pytest.mark.parametrize(
+    ("op", "text"),
+    [
+        ("act", '{"id":9,"ok":{"x":1e99999999999999999999999}}'),
+        ("act", '{"id":9,"ok":{"x":' + "[" * 990 + "]" * 990 + "}}"),
+        ("act", '{"id":9,"ok":{"x":1}}'),
+        ("result", "HOLE"),
+    ],
+)
+def test_what_only_the_strict_reader_can_judge_is_left_to_it(op: str, text: str) -> None:
+    """A number no Decimal holds, nesting deeper than the strict reader reads, any body
+    of an act but the empty one: read_line declines, and the strict path says."""
+    if text == "HOLE":
+        body = copy.deepcopy(next(b for o, b in REPLIES if o == "result"))
+        body["seats"][0]["hole"] = [[]] * 3
+        text = _line_of(body)
+    assert read_line(op, text) is None

@@ -9,7 +9,7 @@ import binascii
 from harness.checks.registry import CheckFailure, Context, check
 from harness.checks.replies import (
     PIPELINE_ROUNDS,
-    free_rounds,
+    freed_on_failure,
     open_round,
     open_rounds,
     parse,
@@ -97,7 +97,7 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
         # Every seat calls whatever it holds: the acts go out together. The results are
         # asked after them, so that a refused act, not the reply to a round left
         # undecided, is what the check meets.
-        try:
+        with freed_on_failure(ctx, opened):
             requests_ok(
                 ctx,
                 [
@@ -106,10 +106,7 @@ def dealt_cards_distinct(ctx: Context) -> Outcome:
                     for s in seats
                 ],
             )
-        except CheckFailure:
-            free_rounds(ctx, opened)
-            raise
-        results = settled_results(ctx, opened)
+            results = settled_results(ctx, opened)
         for number, (dealt, result) in enumerate(zip(opened, results, strict=True), first):
             _all_distinct(dealt, result, number, len(seats))
     return Outcome(evidence={"dealt_rounds": DEALT_ROUNDS, "seats": len(seats)})

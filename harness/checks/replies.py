@@ -87,33 +87,36 @@ def open_rounds(ctx: Context, seats: list[SeatStakes], count: int) -> list[Dealt
     refused = next((a for a in answers if isinstance(a, ErrorReply)), None)
     opened = [_dealt(a) for a in answers if not isinstance(a, ErrorReply)]
     if refused is not None:
-        free_rounds(ctx, opened)
-        raise _refused_valid("round", {"seats": seats}, refused) from refused
+        with freed_on_failure(ctx, opened):
+            raise _refused_valid("round", {"seats": seats}, refused) from refused
     return opened
 
 
 def settled_results(ctx: Context, rounds: list[Dealt]) -> list[Settled]:
-    """The rounds' results, asked together, each a settled one (settled_result); a
-    failure frees the rounds first."""
+    """The rounds' results, asked together, each a settled one (settled_result)."""
     answers = ctx.adapter.exchange([("result", {"round": d.round}) for d in rounds])
     found = []
     for dealt, answer in zip(rounds, answers, strict=True):
         if isinstance(answer, ErrorReply):
-            free_rounds(ctx, rounds)
             raise _refused_valid("result", {"round": dealt.round}, answer) from answer
         result = answer if isinstance(answer, Settled) else read_result(_body(answer))
         if not isinstance(result, Settled):
-            free_rounds(ctx, rounds)
             raise _unsettled(dealt.round, result)
         found.append(result)
     return found
 
 
-def free_rounds(ctx: Context, rounds: list[Dealt]) -> None:
-    """Best effort: every seat of each round folded, so that a check that stops leaves
-    no round of its own open for the next (finish_round)."""
-    for dealt in rounds:
-        finish_round(ctx, dealt.round, [s.seat for s in dealt.seats])
+@contextlib.contextmanager
+def freed_on_failure(ctx: Context, rounds: list[Dealt]) -> Iterator[None]:
+    """A failure or a protocol violation leaving the block leaves none of `rounds` open:
+    best effort, every seat of each folded (finish_round), so that the check's next
+    neighbour finds the table free, then the fault raised as it was."""
+    try:
+        yield
+    except (CheckFailure, ProtocolViolation):
+        for dealt in rounds:
+            finish_round(ctx, dealt.round, [s.seat for s in dealt.seats])
+        raise
 
 
 def result_of(ctx: Context, round_id: str | int) -> Result:

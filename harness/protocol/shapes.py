@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
@@ -78,8 +77,8 @@ class SettledSeatShape(msgspec.Struct):
     wagers: WagersShape
     hand: WireCategory | msgspec.UnsetType | None = msgspec.UNSET
     # Not protocol v1's (any value passes its schema), but what the reference and most
-    # games show: named so that read_line keeps it.
-    hole: Any = msgspec.UNSET
+    # games show: named, as cards, so that read_line keeps it.
+    hole: list[WireCard] | msgspec.UnsetType = msgspec.UNSET
 
 
 class DealerShape(msgspec.Struct):
@@ -114,6 +113,11 @@ class DealtShape(msgspec.Struct):
     round: str | int
     seats: Annotated[list[DealtSeatShape], msgspec.Meta(min_length=1)]
     flop: Flop
+
+
+class ActShape(msgspec.Struct, forbid_unknown_fields=True):
+    """An `act` reply's body as the reference sends it, empty (protocol v1 takes any
+    object: any other goes to the strict reader)."""
 
 
 SHAPES: dict[str, type[msgspec.Struct]] = {"round": DealtShape, "result": SettledShape}
@@ -160,21 +164,21 @@ _READERS = {
     "result": _LineReader(
         msgspec.json.Decoder(_Reply[SettledShape]), msgspec.json.Decoder(_Body[Settled])
     ),
-    # protocol v1's act body is any object, read as the strict reader reads it
-    "act": _LineReader(msgspec.json.Decoder(_Reply[dict[str, Any]], float_hook=Decimal), None),
+    "act": _LineReader(msgspec.json.Decoder(_Reply[ActShape]), None),
 }
 
 
 def read_line(op: str, text: str) -> tuple[int, Dealt | Settled | dict[str, Any]] | None:
     """(id, body) of a reply line to `op` read in one pass: the body a round's record
-    (Dealt, Settled), an act's the object sent. None when only the strict reader and the
-    schema can say (harness/adapters/base.py): not an ok reply, its body not in its shape,
-    an escape, a key given twice, or any other op.
+    (Dealt, Settled), an act's the empty object. None when only the strict reader and
+    the schema can say (harness/adapters/base.py): not an ok reply, its body not in its
+    shape, an escape, a key given twice, or any other op.
 
-    The shape refuses whatever the schema refuses (conforms); a key given twice is found
-    as harness/strictjson.py finds it, by the colons of the reply written again: every
-    key its shape names, and only those sent, is written again (no field has a default),
-    so a key sent twice, or one the shape does not name, leaves fewer colons."""
+    The shape refuses whatever the schema refuses (conforms), and no part of it is of
+    any type, so none nests deeper than the strict reader reads; a key given twice is
+    found as harness/strictjson.py finds it, by the colons of the reply written again:
+    every key its shape names, and only those sent, is written again (no field has a
+    default), so a key sent twice, or one the shape does not name, leaves fewer colons."""
     reader = _READERS.get(op)
     if reader is None or "\\" in text:  # an escape, which could spell a colon
         return None
@@ -184,5 +188,5 @@ def read_line(op: str, text: str) -> tuple[int, Dealt | Settled | dict[str, Any]
         return None
     if msgspec.json.encode(reply).count(b":") != text.count(":"):
         return None
-    body = reply.ok if reader.record is None else reader.record.decode(text).ok
+    body = {} if reader.record is None else reader.record.decode(text).ok
     return reply.id, body
