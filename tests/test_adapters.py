@@ -390,3 +390,24 @@ def test_the_reference_bounds_the_rounds_open_at_once() -> None:
     assert err.value.code == "round_in_progress"
     game.act(round=idents[0], seat=1, action="fold")  # a finished round frees its place
     game.round(seats=seats)
+
+
+def test_the_pipe_from_the_game_holds_a_megabyte_where_the_system_allows() -> None:
+    """A game's large replies (raw RNG output) are not stopped every 64 KiB
+    (harness/adapters/subprocess.py PIPE_SIZE)."""
+    import fcntl
+
+    from harness.adapters.subprocess import PIPE_SIZE
+
+    most = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    if most < PIPE_SIZE and os.geteuid() != 0:
+        pytest.skip(f"this system allows pipes of {most} bytes")
+    adapter = open_adapter("reference")
+    try:
+        assert isinstance(adapter, SubprocessAdapter) and adapter._proc is not None
+        stdout = adapter._proc.stdout
+        assert stdout is not None
+        assert fcntl.fcntl(stdout.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_SIZE
+        assert len(adapter.request("rng", bytes=1 << 20)["data"]) > 1 << 20
+    finally:
+        adapter.close()

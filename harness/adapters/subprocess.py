@@ -26,6 +26,7 @@ against a child blocked writing replies that nobody reads yet.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
 import json
 import os
@@ -56,6 +57,10 @@ from harness.protocol.shapes import read_line
 STDERR_TAIL = 2000  # characters of stderr kept with each fault's evidence
 STDERR_RING = 64 << 10  # bytes of the game's stderr kept at most: the last ones
 READ_SIZE = 1 << 16
+# Bytes the pipe from the game holds (Linux's 64 KiB by default): a game writing a large
+# reply (raw RNG output, a megabyte a request) is not stopped every 64 KiB to wait for the
+# harness to read, which costs both a switch of process and, here, of thread.
+PIPE_SIZE = 1 << 20
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(..., separators) per call
 
@@ -74,6 +79,13 @@ def _line(request: dict[str, Any]) -> bytes:
     if fast is not None and fast.isascii() and b"\\" not in fast and b"\x7f" not in fast:
         return fast + b"\n"
     return (_encode(request) + "\n").encode()
+
+
+def _widen(fd: int) -> None:
+    """The pipe behind `fd` made PIPE_SIZE bytes, where the system allows it (Linux, up to
+    /proc/sys/fs/pipe-max-size for a process without privileges); else left as it is."""
+    with contextlib.suppress(AttributeError, OSError):  # fcntl.F_SETPIPE_SZ: Linux only
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
 
 
 class _StderrRing:
@@ -236,10 +248,12 @@ class SubprocessAdapter:
             raise Unreachable(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
         if self._stderr is not None:
             self._stderr.close()
-        assert self._proc.stderr is not None and self._proc.stdin is not None
-        self._stderr = _StderrRing(os.dup(self._proc.stderr.fileno()))
-        self._proc.stderr.close()
-        os.set_blocking(self._proc.stdin.fileno(), False)  # written through _Outgoing only
+        proc = self._proc
+        assert proc.stderr is not None and proc.stdin is not None and proc.stdout is not None
+        self._stderr = _StderrRing(os.dup(proc.stderr.fileno()))
+        proc.stderr.close()
+        os.set_blocking(proc.stdin.fileno(), False)  # written through _Outgoing only
+        _widen(proc.stdout.fileno())
         self._lines.clear()
         self._partial.clear()
         self._partial_size = 0
