@@ -28,7 +28,7 @@ from harness.checks.replies import (
     play_rounds,
 )
 from harness.checks.simulation import seeded_deals
-from harness.errors import ErrorReply, ProtocolViolation
+from harness.errors import ErrorReply, ProtocolViolation, Unreachable, Violation
 from harness.protocol import serve_request
 from harness.protocol.declaration import Declaration
 from harness.protocol.messages import seat_stakes
@@ -253,7 +253,7 @@ class _AnswersAnActBadly(_RefusesInRound):
 
     def act(self, round: Any, seat: Any, action: Any) -> Any:
         taken = ReferenceGame.act(self, round, seat, action)
-        return [] if round == self.refuse_in and seat == 2 else taken
+        return [] if round == self.refuse_in and seat == 2 and action == "call" else taken
 
 
 def test_a_protocol_violation_in_a_batch_leaves_no_round_of_it_open() -> None:
@@ -262,3 +262,61 @@ def test_a_protocol_violation_in_a_batch_leaves_no_round_of_it_open() -> None:
     with pytest.raises(ProtocolViolation, match="neither an 'ok' object"):
         dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
     assert not adapter.game._open_rounds
+
+
+class _Hangs(_Watched):
+    """Its acts' exchange hangs past the timeout (the transport then kills the game);
+    counts what is sent after."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hung = False
+        self.after: list[str] = []
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        if self.hung:
+            self.after.append(op)
+        return super().request(op, **params)
+
+    def exchange(self, requests: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        if requests[0][0] == "act":
+            self.hung = True
+            evidence: dict[str, Any] = {"request": {"op": "act"}, "reply": None}
+            raise ProtocolViolation("no reply within 1 s", evidence, kind=Violation.NO_REPLY)
+        return super().exchange(requests)
+
+
+def test_after_a_hang_nothing_is_sent_to_free_the_rounds_of_a_game_that_is_gone() -> None:
+    adapter = _Hangs()
+    with pytest.raises(ProtocolViolation, match="no reply within"):
+        dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
+    assert adapter.after == []
+
+
+class _GoneWhileFreed(_Watched):
+    """The game refuses a call; folding a seat to free the table then finds it
+    unreachable."""
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        if op == "act" and params.get("action") == "fold":
+            raise Unreachable("cannot start 'game': Too many open files")
+        return super().request(op, **params)
+
+
+def test_a_failure_is_raised_as_it_was_whatever_freeing_the_rounds_meets() -> None:
+    adapter = _GoneWhileFreed()
+    adapter.game = _RefusesInRound(3)
+    with pytest.raises(CheckFailure) as raised:
+        dealt_cards_distinct(dataclasses.replace(_context(adapter), clause="s000-r1"))
+    assert raised.value.refused == ("act", "invalid_action", "no calls in this round")
+
+
+def test_a_game_without_pipeline_is_dealt_one_round_at_a_time_as_before() -> None:
+    """Its round and its result each asked alone (Adapter.request, whose faults name
+    the request), its acts together: one exchange a round."""
+    adapter = _Watched()
+    hello = adapter.request("hello")
+    hello["capabilities"] = [c for c in hello["capabilities"] if c != "pipeline"]
+    ctx = Context(adapter, Declaration(hello), load_profile("standard"), seed=7)  # type: ignore[arg-type]
+    dealt_cards_distinct(dataclasses.replace(ctx, clause="s000-r1"))
+    assert adapter.begun == DEALT_ROUNDS

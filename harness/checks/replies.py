@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.adapters.base import Answer
 from harness.checks.registry import CheckFailure, Context, NotTested
-from harness.errors import ErrorReply, InvalidCards, ProtocolViolation, Violation
+from harness.errors import ErrorReply, HarnessFault, InvalidCards, ProtocolViolation, Violation
 from harness.protocol import Capability
 from harness.protocol.messages import (
     Dealt,
@@ -81,8 +81,11 @@ def open_round(ctx: Context, seats: list[SeatStakes], cards: StackedCards | None
 
 
 def open_rounds(ctx: Context, seats: list[SeatStakes], count: int) -> list[Dealt]:
-    """`count` rounds opened together at these stakes (Adapter.exchange), their replies
-    read; the game refusing one is a failure (request_ok), the others freed first."""
+    """`count` rounds opened together at these stakes (Adapter.exchange; one, as
+    open_round opens it), their replies read; the game refusing one is a failure
+    (request_ok), the others freed first."""
+    if count == 1:
+        return [open_round(ctx, seats)]
     answers = ctx.adapter.exchange([("round", {"seats": seats})] * count)
     refused = next((a for a in answers if isinstance(a, ErrorReply)), None)
     opened = [_dealt(a) for a in answers if not isinstance(a, ErrorReply)]
@@ -93,7 +96,10 @@ def open_rounds(ctx: Context, seats: list[SeatStakes], count: int) -> list[Dealt
 
 
 def settled_results(ctx: Context, rounds: list[Dealt]) -> list[Settled]:
-    """The rounds' results, asked together, each a settled one (settled_result)."""
+    """The rounds' results, asked together (one, as settled_result asks it), each a
+    settled one."""
+    if len(rounds) == 1:
+        return [settled_result(ctx, rounds[0].round)]
     answers = ctx.adapter.exchange([("result", {"round": d.round}) for d in rounds])
     found = []
     for dealt, answer in zip(rounds, answers, strict=True):
@@ -108,15 +114,30 @@ def settled_results(ctx: Context, rounds: list[Dealt]) -> list[Settled]:
 
 @contextlib.contextmanager
 def freed_on_failure(ctx: Context, rounds: list[Dealt]) -> Iterator[None]:
-    """A failure or a protocol violation leaving the block leaves none of `rounds` open:
-    best effort, every seat of each folded (finish_round), so that the check's next
-    neighbour finds the table free, then the fault raised as it was."""
+    """A failure, or a wrong reply on a channel still in step (Violation.MALFORMED),
+    leaving the block leaves none of `rounds` open, so that the check's next neighbour
+    finds the table free; then the fault is raised as it was. After a hang, an exit or a
+    line that is not JSON the game is gone, and its rounds with it: nothing is sent."""
     try:
         yield
-    except (CheckFailure, ProtocolViolation):
-        for dealt in rounds:
-            finish_round(ctx, dealt.round, [s.seat for s in dealt.seats])
+    except CheckFailure:
+        _fold_every_seat(ctx, rounds)
         raise
+    except ProtocolViolation as exc:
+        if exc.kind is Violation.MALFORMED:
+            _fold_every_seat(ctx, rounds)
+        raise
+
+
+def _fold_every_seat(ctx: Context, rounds: list[Dealt]) -> None:
+    """Best effort: every seat of each round folded, a refusal taken as it comes, until
+    the game answers one wrongly or cannot be reached (it is then past freeing, and
+    the fault being raised is the one to report)."""
+    with contextlib.suppress(ProtocolViolation, HarnessFault):
+        for dealt in rounds:
+            for seat in dealt.seats:
+                with contextlib.suppress(ErrorReply):
+                    ctx.adapter.request("act", round=dealt.round, seat=seat.seat, action="fold")
 
 
 def result_of(ctx: Context, round_id: str | int) -> Result:
