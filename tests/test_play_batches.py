@@ -24,6 +24,7 @@ from harness.checks.replies import (
     BATCHES_AHEAD,
     PIPELINE_ROUNDS,
     Stacked,
+    finish_round,
     play_batches,
     play_rounds,
 )
@@ -320,3 +321,28 @@ def test_a_game_without_pipeline_is_dealt_one_round_at_a_time_as_before() -> Non
     ctx = Context(adapter, Declaration(hello), load_profile("standard"), seed=7)  # type: ignore[arg-type]
     dealt_cards_distinct(dataclasses.replace(ctx, clause="s000-r1"))
     assert adapter.begun == DEALT_ROUNDS
+
+
+class _HangsOnFolds(_Watched):
+    """Every fold hangs past the timeout: the transport then kills the game."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folds = 0
+
+    def request(self, op: str, **params: Any) -> dict[str, Any]:
+        if op == "act" and params.get("action") == "fold":
+            self.folds += 1
+            evidence: dict[str, Any] = {"request": {"op": op, **params}, "reply": None}
+            raise ProtocolViolation("no reply within 1 s", evidence, kind=Violation.NO_REPLY)
+        return super().request(op, **params)
+
+
+def test_freeing_a_round_stops_once_the_game_is_gone() -> None:
+    """finish_round sends no second fold after one hung (each would start the game
+    again); a refusal, or a wrong reply on a channel in step, does not stop it."""
+    adapter = _HangsOnFolds()
+    ctx = _context(adapter)
+    assert not finish_round(ctx, "r1", [1, 2, 3])
+    assert adapter.folds == 1
+    assert finish_round(_context(_Watched()), "nope", [1, 2, 3])  # refused: unknown_round

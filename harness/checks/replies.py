@@ -130,14 +130,12 @@ def freed_on_failure(ctx: Context, rounds: list[Dealt]) -> Iterator[None]:
 
 
 def _fold_every_seat(ctx: Context, rounds: list[Dealt]) -> None:
-    """Best effort: every seat of each round folded, a refusal taken as it comes, until
-    the game answers one wrongly or cannot be reached (it is then past freeing, and
-    the fault being raised is the one to report)."""
-    with contextlib.suppress(ProtocolViolation, HarnessFault):
+    """Best effort: every seat of each round folded (finish_round), until the game is
+    gone or cannot be reached (the fault being raised is then the one to report)."""
+    with contextlib.suppress(HarnessFault):
         for dealt in rounds:
-            for seat in dealt.seats:
-                with contextlib.suppress(ErrorReply):
-                    ctx.adapter.request("act", round=dealt.round, seat=seat.seat, action="fold")
+            if not finish_round(ctx, dealt.round, [s.seat for s in dealt.seats]):
+                break
 
 
 def result_of(ctx: Context, round_id: str | int) -> Result:
@@ -167,11 +165,20 @@ def recall(ctx: Context, last: int) -> tuple[Result, ...]:
     return read_history(request_ok(ctx, "history", last=last))
 
 
-def finish_round(ctx: Context, round_id: object, seats: list[int], action: str = "fold") -> None:
-    """Best effort: decide every seat so the table is free for the next round."""
+def finish_round(ctx: Context, round_id: object, seats: list[int], action: str = "fold") -> bool:
+    """Best effort: decide every seat so the table is free for the next round. A refusal
+    or a wrong reply on a channel still in step is taken as it comes; after a hang, an
+    exit or a line that is not JSON the game, and the round, are gone: nothing more is
+    sent (each request would start the game again) and the answer is False."""
     for seat in seats:
-        with contextlib.suppress(ErrorReply, ProtocolViolation):
+        try:
             ctx.adapter.request("act", round=round_id, seat=seat, action=action)
+        except ErrorReply:
+            pass
+        except ProtocolViolation as exc:
+            if exc.kind is not Violation.MALFORMED:
+                return False
+    return True
 
 
 def parse(value: Any, what: str, number: int) -> tuple[Card, ...]:
@@ -369,7 +376,11 @@ def _body(reply: Answer) -> Mapping[str, object]:
 
 def _round_id(reply: Answer) -> str | int | None:
     """The round a `round` reply opened; None for a refusal."""
-    return None if isinstance(reply, ErrorReply) else _dealt(reply).round
+    if isinstance(reply, ErrorReply):
+        return None
+    ident = reply.round if isinstance(reply, Dealt) else _body(reply)["round"]
+    assert isinstance(ident, str | int)  # the schema's
+    return ident
 
 
 def round_request(rnd: Stacked) -> tuple[str, dict[str, object]]:
